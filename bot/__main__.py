@@ -1,0 +1,8 @@
+"""`python -m bot` -> cli.main()."""
+
+import sys
+
+from bot.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

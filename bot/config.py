@@ -1,0 +1,101 @@
+"""Settings.from_env(mapping): every environment variable is named here and only here."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+
+class ConfigError(ValueError):
+    """A setting is missing or wrong; the message names the variable and where to set it."""
+
+
+def _int(env: Mapping[str, str], name: str, default: int, minimum: int = 0) -> int:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a whole number; fix it in .env or the environment.") from None
+    if value < minimum:
+        raise ConfigError(f"{name} must be at least {minimum}; fix it in .env or the environment.")
+    return value
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything paperbot reads from its environment. Secrets never appear in repr()."""
+
+    data_dir: Path = Path("data")
+    seeds_dir: Path = Path("seeds")
+    inbox_dir: Path = Path("data/inbox")
+    inbox_interval_minutes: int = 15
+    timezone: str = "UTC"
+    admins: frozenset[str] = frozenset()
+    log_level: str = "INFO"
+    host: str = "0.0.0.0"
+    port: int = 3000
+    slack_bot_token: str = field(default="", repr=False)
+    slack_signing_secret: str = field(default="", repr=False)
+    slack_app_token: str = field(default="", repr=False)
+    slack_api_base_url: str = ""
+
+    @property
+    def db_path(self) -> Path:
+        return self.data_dir / "paperbot.sqlite3"
+
+    @property
+    def index_dir(self) -> Path:
+        return self.data_dir / "index"
+
+    @property
+    def socket_mode(self) -> bool:
+        return bool(self.slack_app_token)
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The values that must never reach a log line or a message."""
+        return tuple(s for s in (self.slack_bot_token, self.slack_signing_secret, self.slack_app_token) if s)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """Build settings from `env` (default: os.environ); raise ConfigError on bad values."""
+        env = os.environ if env is None else env
+        data_dir = Path(env.get("PAPERBOT_DATA_DIR", "").strip() or "data")
+        timezone = env.get("PAPERBOT_TIMEZONE", "").strip() or "UTC"
+        try:
+            ZoneInfo(timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ConfigError(
+                f"PAPERBOT_TIMEZONE={timezone!r} is not a known time zone; use an IANA name such as "
+                "Asia/Shanghai or America/New_York in .env."
+            ) from None
+        admins = frozenset(a.strip() for a in env.get("PAPERBOT_ADMINS", "").split(",") if a.strip())
+        return cls(
+            data_dir=data_dir,
+            seeds_dir=Path(env.get("PAPERBOT_SEEDS_DIR", "").strip() or "seeds"),
+            inbox_dir=Path(env.get("PAPERBOT_INBOX", "").strip() or data_dir / "inbox"),
+            inbox_interval_minutes=_int(env, "PAPERBOT_INBOX_INTERVAL_MINUTES", 15, minimum=1),
+            timezone=timezone,
+            admins=admins,
+            log_level=(env.get("PAPERBOT_LOG_LEVEL", "").strip() or "INFO").upper(),
+            host=env.get("PAPERBOT_HOST", "").strip() or "0.0.0.0",
+            port=_int(env, "PORT", 3000, minimum=0),
+            slack_bot_token=env.get("SLACK_BOT_TOKEN", "").strip(),
+            slack_signing_secret=env.get("SLACK_SIGNING_SECRET", "").strip(),
+            slack_app_token=env.get("SLACK_APP_TOKEN", "").strip(),
+            slack_api_base_url=env.get("SLACK_API_BASE_URL", "").strip(),
+        )
+
+    def missing_slack_settings(self) -> list[str]:
+        """Name the Slack variables `serve` still needs (empty when it can connect)."""
+        missing = []
+        if not self.slack_bot_token:
+            missing.append("SLACK_BOT_TOKEN")
+        if not self.socket_mode and not self.slack_signing_secret:
+            missing.append("SLACK_SIGNING_SECRET")
+        return missing
