@@ -1,13 +1,18 @@
 """Every user-facing string, English and Chinese side by side.
 
 `t(key, lang, **fmt)` looks a message up and formats it. Keys are grouped by prefix
-(`listing.`, `cli.`, `search.`, ...); every key has both languages with the same
-placeholders (tests/test_i18n.py checks this), so the two never drift apart.
+(`listing.`, `search.`, `card.`, `slack.`, `home.`, ...); every key has both languages with
+the same placeholders (tests/test_i18n.py checks this), so the two never drift apart.
+
+Strings shown in Slack are mrkdwn: `*bold*`, `_italic_`, `` `code` ``, `<@U123>` mentions.
 """
 
 from __future__ import annotations
 
+import re
+
 LANGS = ("en", "zh")
+DEFAULT_LANG = "en"
 
 MESSAGES: dict[str, dict[str, str]] = {
     # -- listing: why a file or record was rejected (file:line is added by the caller) --
@@ -55,11 +60,301 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "a second 'AI总结' or a '机构' line comes after the summary; each record has one of each, before 'Comments'",
         "zh": "摘要之后又出现“AI总结”或“机构”行；每条记录各只有一行，且位于 Comments 之前",
     },
+    # --- /papers help -------------------------------------------------------------
+    "help.title": {
+        "en": "*paperbot* finds papers in English and Chinese. Only you see the results.",
+        "zh": "*paperbot* 可以用中文或英文查找论文，结果仅你可见。",
+    },
+    "help.body": {
+        "en": (
+            "`/papers speculative decoding` search titles, authors, affiliations and summaries\n"
+            "`/papers 推测解码` Chinese works too\n"
+            '`/papers "KV cache" author:Chen` a phrase and a field\n'
+            "`/papers share ParisKV` post the best match in this channel for everyone\n"
+            "`/papers lang zh` show papers in Chinese first (`/papers lang en` for English)\n"
+            "`/papers help` this message"
+        ),
+        "zh": (
+            "`/papers speculative decoding` 在标题、作者、机构和摘要中搜索\n"
+            "`/papers 推测解码` 也可以用中文搜索\n"
+            '`/papers "KV cache" author:Chen` 短语与字段搜索\n'
+            "`/papers share ParisKV` 把最匹配的论文发到本频道，所有人可见\n"
+            "`/papers lang en` 优先显示英文（`/papers lang zh` 显示中文）\n"
+            "`/papers help` 显示本说明"
+        ),
+    },
+    "help.buttons": {
+        "en": "Results come with buttons: *Share* posts a paper here, *Details* shows the full card, *More like this* finds similar papers.",
+        "zh": "每条结果都有按钮：*分享* 把论文发到频道，*详情* 显示完整信息，*相似论文* 查找类似的论文。",
+    },
+    "help.coming_soon": {
+        "en": "`/papers {word}` is coming soon: daily digests and subscriptions land in a later release. For now, search with `/papers QUERY`.",
+        "zh": "`/papers {word}` 即将推出：每日摘要与订阅会在后续版本中提供。目前请用 `/papers 关键词` 搜索。",
+    },
+    # --- search results -----------------------------------------------------------
+    "search.header": {
+        "en": "*{total}* papers for “{query}” · page {page} of {pages}",
+        "zh": "“{query}” 共找到 *{total}* 篇论文 · 第 {page}/{pages} 页",
+    },
+    "search.any_terms": {
+        "en": "No paper matched every word, so these match some of them.",
+        "zh": "没有论文同时包含所有词，以下结果只匹配了部分词。",
+    },
+    "search.none": {
+        "en": "No papers found for “{query}”.",
+        "zh": "没有找到与“{query}”相关的论文。",
+    },
+    "search.none_hint": {
+        "en": "Try fewer or different words, English or Chinese. `/papers help` shows examples.",
+        "zh": "试试更少或不同的词，中英文均可。`/papers help` 查看示例。",
+    },
+    "search.suggestion_prompt": {
+        "en": "Did you mean “{suggestion}”?",
+        "zh": "你是不是要找“{suggestion}”？",
+    },
+    "search.more_like_header": {
+        "en": "*{total}* papers like “{title}” · page {page} of {pages}",
+        "zh": "与“{title}”相似的论文共 *{total}* 篇 · 第 {page}/{pages} 页",
+    },
+    "search.more_like_none": {
+        "en": "I found no papers like “{title}”.",
+        "zh": "没有找到与“{title}”相似的论文。",
+    },
+    "search.query_empty": {
+        "en": "There was nothing to search for in that query.",
+        "zh": "这个查询里没有可搜索的内容。",
+    },
+    "search.query_repaired": {
+        "en": "I ignored parts of the query I couldn't read (such as an unclosed quote).",
+        "zh": "查询中有无法识别的部分（例如未闭合的引号），已忽略。",
+    },
+    "search.query_problem": {
+        "en": "Parts of the query were ignored.",
+        "zh": "查询中的部分内容已被忽略。",
+    },
+    "search.query_too_long": {
+        "en": "That query was long, so I searched its first {limit} characters.",
+        "zh": "查询过长，只搜索了前 {limit} 个字符。",
+    },
+    # --- buttons (Slack allows 75 characters) ----------------------------------------
+    "button.share": {"en": "Share", "zh": "分享"},
+    "button.details": {"en": "Details", "zh": "详情"},
+    "button.more": {"en": "More like this", "zh": "相似论文"},
+    "button.next": {"en": "Next ›", "zh": "下一页 ›"},
+    "button.prev": {"en": "‹ Previous", "zh": "‹ 上一页"},
+    "button.search": {"en": "Search “{query}”", "zh": "搜索“{query}”"},
+    # --- a paper's card -------------------------------------------------------------
+    "card.label_authors": {"en": "Authors", "zh": "作者"},
+    "card.label_affiliations": {"en": "Affiliations", "zh": "机构"},
+    "card.label_venue": {"en": "Venue", "zh": "会议/期刊"},
+    "card.label_summary": {"en": "Summary", "zh": "摘要"},
+    "card.label_comments": {"en": "Comments", "zh": "备注"},
+    "card.label_journal_ref": {"en": "Journal reference", "zh": "期刊引用"},
+    "card.label_links": {"en": "Links", "zh": "链接"},
+    "card.label_id": {"en": "Paper id", "zh": "论文编号"},
+    "card.authors_more": {"en": "+{count}", "zh": "等 {count} 人"},
+    "card.summary_language_note": {
+        "en": "(summary in Chinese)",
+        "zh": "（中文摘要）",
+    },
+    "card.shared_by": {
+        "en": "<@{user_id}> shared this paper",
+        "zh": "<@{user_id}> 分享了这篇论文",
+    },
+    "card.paper_not_found": {
+        "en": "That paper is no longer in the library. Search again with `/papers QUERY`.",
+        "zh": "这篇论文已不在库中。请用 `/papers 关键词` 重新搜索。",
+    },
+    # --- sharing ----------------------------------------------------------------------
+    "share.usage": {
+        "en": "Tell me what to share: `/papers share QUERY` or `/papers share PAPER-ID`.",
+        "zh": "请告诉我要分享什么：`/papers share 关键词` 或 `/papers share 论文编号`。",
+    },
+    "share.not_found": {
+        "en": "Nothing matched “{query}”, so I shared nothing. Try `/papers {query}` to look first.",
+        "zh": "没有与“{query}”匹配的论文，未分享。可以先用 `/papers {query}` 搜索看看。",
+    },
+    "share.done": {
+        "en": "Shared “{title}” in this channel.",
+        "zh": "已在本频道分享“{title}”。",
+    },
+    "share.needs_channel": {
+        "en": "There's no channel to share into here. Run `/papers share {query}` in a channel instead.",
+        "zh": "这里没有可以分享的频道。请在频道中运行 `/papers share {query}`。",
+    },
+    # --- Slack API failures ----------------------------------------------------------
+    "slack.not_in_channel": {
+        "en": "I'm not a member of this channel, so I can't post here. Invite me with `/invite @paperbot` and try again.",
+        "zh": "我还不是本频道的成员，无法发帖。请用 `/invite @paperbot` 邀请我后重试。",
+    },
+    "slack.channel_not_found": {
+        "en": "I can't see this channel (it may be private). Invite me with `/invite @paperbot` and try again.",
+        "zh": "我看不到这个频道（可能是私有频道）。请用 `/invite @paperbot` 邀请我后重试。",
+    },
+    "slack.is_archived": {
+        "en": "This channel is archived, so nobody can post in it. Share into another channel.",
+        "zh": "该频道已归档，无法发帖。请分享到其他频道。",
+    },
+    "slack.ratelimited": {
+        "en": "Slack is limiting how fast I can post right now. Please try again in a minute.",
+        "zh": "Slack 暂时限制了我的发帖频率，请一分钟后重试。",
+    },
+    "slack.error": {
+        "en": "Slack refused that request (`{error}`). Please try again; if it keeps happening, tell whoever runs paperbot.",
+        "zh": "Slack 拒绝了这次请求（`{error}`）。请重试；如果一直出现，请联系 paperbot 的管理员。",
+    },
+    "error.generic": {
+        "en": "Sorry, something went wrong on my side. It has been logged; please try again in a moment.",
+        "zh": "抱歉，我这边出了问题，已记录日志，请稍后重试。",
+    },
+    "error.not_ready": {
+        "en": "I'm still loading the library. Please try again in a few seconds.",
+        "zh": "论文库仍在加载，请几秒钟后重试。",
+    },
+    # --- language -----------------------------------------------------------------------
+    "lang.set": {
+        "en": "Got it: I'll show papers in English first.",
+        "zh": "好的：之后将优先以中文显示论文。",
+    },
+    "lang.current": {
+        "en": "Papers are shown in {name} first. Change it with `/papers lang en` or `/papers lang zh`.",
+        "zh": "当前优先显示{name}。可用 `/papers lang en` 或 `/papers lang zh` 更改。",
+    },
+    "lang.unset": {
+        "en": "You haven't picked a language: a query with Chinese characters shows Chinese first, otherwise English. Pick one with `/papers lang en` or `/papers lang zh`.",
+        "zh": "你还没有选择语言：含中文的查询优先显示中文，否则显示英文。可用 `/papers lang en` 或 `/papers lang zh` 选择。",
+    },
+    "lang.usage": {
+        "en": "I know two languages: `/papers lang en` (English) or `/papers lang zh` (中文).",
+        "zh": "目前支持两种语言：`/papers lang en`（English）或 `/papers lang zh`（中文）。",
+    },
+    "lang.name_en": {"en": "English", "zh": "英文"},
+    "lang.name_zh": {"en": "Chinese", "zh": "中文"},
+    # --- App Home ------------------------------------------------------------------------
+    "home.title": {"en": "paperbot", "zh": "paperbot 论文助手"},
+    "home.intro": {
+        "en": "Find papers in English and Chinese. *{papers}* papers in the library.",
+        "zh": "用中文或英文查找论文。库中共有 *{papers}* 篇论文。",
+    },
+    "home.search_how": {
+        "en": "Search from any channel with `/papers QUERY`; only you see the results. Or try one of these:",
+        "zh": "在任意频道输入 `/papers 关键词` 搜索，结果仅你可见。也可以试试：",
+    },
+    "home.newest": {"en": "Newest papers", "zh": "最新论文"},
+    "home.empty_library": {
+        "en": "The library is empty. Whoever runs paperbot can add listings with `python -m bot ingest`.",
+        "zh": "论文库还是空的。管理员可以用 `python -m bot ingest` 添加论文列表。",
+    },
+    "home.results": {"en": "Results for “{query}”", "zh": "“{query}”的搜索结果"},
+    "home.lang_label": {"en": "Show papers in", "zh": "论文显示语言"},
+    "home.subscriptions_title": {"en": "Subscriptions", "zh": "订阅"},
+    "home.subscriptions_placeholder": {
+        "en": "Daily digests are coming soon: you'll subscribe to topics here and get new papers every morning.",
+        "zh": "每日摘要即将推出：届时可在这里订阅主题，每天早上收到新论文。",
+    },
+    # --- offline console and start-up --------------------------------------------------
+    "console.intro": {
+        "en": "paperbot offline console: type `/papers QUERY`, `/papers help`, or `quit`. Replies show what Slack would show.",
+        "zh": "paperbot 离线控制台：输入 `/papers 关键词`、`/papers help` 或 `quit`。回复内容与 Slack 中显示的一致。",
+    },
+    "console.hint": {
+        "en": "Start a line with /papers, e.g. `/papers KV cache`. Type `quit` to leave.",
+        "zh": "请以 /papers 开头，例如 `/papers KV缓存`。输入 `quit` 退出。",
+    },
+    "console.posted": {
+        "en": "[posted in the channel, visible to everyone]",
+        "zh": "[已发到频道，所有人可见]",
+    },
+    "console.ephemeral": {
+        "en": "[only you can see this]",
+        "zh": "[仅你可见]",
+    },
+    "setup.missing_all": {
+        "en": (
+            "No Slack tokens found ({names}), so paperbot starts its offline console instead.\n"
+            "To connect it to Slack:\n"
+            "  1. Open https://api.slack.com/apps, choose Create New App -> From an app manifest,\n"
+            "     pick your workspace and paste manifest.yml from this repository.\n"
+            "  2. Install the app to the workspace.\n"
+            "  3. Copy the Bot User OAuth Token (xoxb-...) into .env as SLACK_BOT_TOKEN, and either\n"
+            "     an app-level token with connections:write (xapp-...) as SLACK_APP_TOKEN (Socket Mode),\n"
+            "     or the Signing Secret as SLACK_SIGNING_SECRET (HTTP mode, Request URL .../slack/events).\n"
+            "  4. Run `python -m bot serve` again."
+        ),
+        "zh": (
+            "没有找到 Slack 令牌（{names}），因此 paperbot 改为启动离线控制台。\n"
+            "连接到 Slack 的步骤：\n"
+            "  1. 打开 https://api.slack.com/apps，选择 Create New App -> From an app manifest，\n"
+            "     选择工作区并粘贴本仓库中的 manifest.yml。\n"
+            "  2. 将应用安装到工作区。\n"
+            "  3. 把 Bot User OAuth Token（xoxb-...）写入 .env 的 SLACK_BOT_TOKEN，并且\n"
+            "     填写带 connections:write 权限的应用级令牌（xapp-...）为 SLACK_APP_TOKEN（Socket 模式），\n"
+            "     或者把 Signing Secret 写为 SLACK_SIGNING_SECRET（HTTP 模式，Request URL 为 .../slack/events）。\n"
+            "  4. 重新运行 `python -m bot serve`。"
+        ),
+    },
+    "setup.missing_some": {
+        "en": "Cannot start: {names} is not set. Add it to .env (see .env.example) or the environment, then run `python -m bot serve` again.",
+        "zh": "无法启动：未设置 {names}。请在 .env（参见 .env.example）或环境变量中设置后，重新运行 `python -m bot serve`。",
+    },
+    "setup.serving_http": {
+        "en": "paperbot is listening on http://{host}:{port}/slack/events (health: /healthz)",
+        "zh": "paperbot 正在监听 http://{host}:{port}/slack/events（健康检查：/healthz）",
+    },
+    "setup.serving_socket": {
+        "en": "paperbot is connecting to Slack in Socket Mode",
+        "zh": "paperbot 正在以 Socket 模式连接 Slack",
+    },
 }
 
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_PLACEHOLDER = re.compile(r"{(\w+)}")
 
-def t(key: str, lang: str = "en", /, **fmt: object) -> str:
-    """Return message `key` in `lang` (falling back to English), formatted with `fmt`."""
+
+def normalize_lang(lang: str | None) -> str:
+    """Return "en" or "zh" for any spelling of a language we know (zh-CN, EN), else "en"."""
+    value = (lang or "").strip().lower()
+    if value.startswith("zh") or value in ("cn", "中文", "chinese"):
+        return "zh"
+    return DEFAULT_LANG
+
+
+def is_lang(word: str) -> bool:
+    """Tell whether `word` names one of our languages (`en`, `zh`, `中文`, `english`, ...)."""
+    return word.strip().lower() in {"en", "zh", "english", "chinese", "中文", "英文", "cn", "zh-cn", "en-us"}
+
+
+def has_chinese(text: str) -> bool:
+    return bool(_CJK.search(text or ""))
+
+
+def detect_lang(text: str) -> str:
+    """Guess a reader's language from what they typed: any Chinese character means "zh"."""
+    return "zh" if has_chinese(text) else "en"
+
+
+def choose_lang(stored: str | None, text: str = "") -> str:
+    """The reader's display language: their setting, else a guess from their query."""
+    return normalize_lang(stored) if stored else detect_lang(text)
+
+
+def other_lang(lang: str) -> str:
+    return "en" if normalize_lang(lang) == "zh" else "zh"
+
+
+def has_message(key: str) -> bool:
+    return key in MESSAGES
+
+
+def placeholders(template: str) -> set[str]:
+    return set(_PLACEHOLDER.findall(template))
+
+
+def t(key: str, lang: str | None = DEFAULT_LANG, /, **fmt: object) -> str:
+    """Return message `key` in `lang` (English when unknown), with `{placeholders}` filled in.
+
+    Raises KeyError for an unknown key: a missing string is a bug worth seeing in tests.
+    """
     entry = MESSAGES[key]
-    text = entry.get(lang) or entry["en"]
-    return text.format(**fmt) if fmt else text
+    template = entry.get(normalize_lang(lang)) or entry[DEFAULT_LANG]
+    return template.format(**fmt) if fmt else template
