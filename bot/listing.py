@@ -1,0 +1,320 @@
+"""Parse the bilingual listing format into Papers, reporting bad records by file and line.
+
+A listing file names its feed on its first line, then holds records whose fields stand on
+their own lines (usually with blank lines between them):
+
+    English title
+    Chinese title
+    Author One, Author Two
+    机构 * Univ A（甲大学） ； Univ B（乙大学） 纠错      (optional)
+    AI总结 中文摘要……
+    Comments Accepted at ICML 2026                    (optional)
+    Journal ref Proceedings of ... (ICML), 2026       (optional)
+
+Blank lines carry no meaning, so a record ends where its `AI总结`/`Comments`/`Journal ref`
+lines end and the next plain line begins the next record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from pathlib import Path
+
+from bot.i18n import t
+from bot.models import Affiliation, Listing, ListingError, Paper
+
+_SUMMARY = re.compile(r"^AI\s*总结\s*[:：]?\s*")
+_AFFILIATIONS = re.compile(r"^机构\s*[*＊]?\s*[:：]?\s*")
+_COMMENTS = re.compile(r"^Comments?\s*[:：]\s*|^Comments?\s+", re.IGNORECASE)
+_JOURNAL = re.compile(r"^Journal[\s-]*ref\s*[:：]?\s*", re.IGNORECASE)
+_DEBRIS = re.compile(r"\s*纠错\s*$")
+_AFFILIATION_SEP = re.compile(r"\s*[；;]\s*")
+_AUTHOR_SEP = re.compile(r"\s*[,，、;；]\s*|\s+and\s+")
+_URL = re.compile(r"https?://[^\s<>\"'（）()，,；;]+", re.IGNORECASE)
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_LATIN = re.compile(r"[A-Za-z]")
+_OTHER_VENUE = re.compile(
+    r"(?<![A-Za-z])([A-Z][A-Za-z]*[A-Z]{2,}[A-Za-z]*)(?:\s*['’]?\s*(?:19|20)\d\d(?!\d)|\))"
+)  # an unknown acronym followed by a year ("ICMLCN 2025") or closing parentheses ("(ICMLCN)")
+_YEAR4 = re.compile(r"(?<!\d)(19[89]\d|20\d\d)(?!\d)")
+
+#: Venue acronyms and the long names that stand for them in comments and journal refs.
+VENUES: dict[str, tuple[str, ...]] = {
+    "ICML": ("International Conference on Machine Learning",),
+    "NeurIPS": ("Neural Information Processing Systems", "NIPS"),
+    "ICLR": ("International Conference on Learning Representations",),
+    "AAAI": ("AAAI Conference on Artificial Intelligence",),
+    "IJCAI": ("International Joint Conference on Artificial Intelligence",),
+    "ACL": ("Annual Meeting of the Association for Computational Linguistics",),
+    "EMNLP": ("Empirical Methods in Natural Language Processing",),
+    "NAACL": (),
+    "COLING": (),
+    "CVPR": ("Computer Vision and Pattern Recognition",),
+    "ICCV": ("International Conference on Computer Vision",),
+    "ECCV": ("European Conference on Computer Vision",),
+    "KDD": ("Knowledge Discovery and Data Mining",),
+    "SIGIR": (),
+    "WWW": ("The Web Conference",),
+    "COLT": ("Conference on Learning Theory",),
+    "AISTATS": ("Artificial Intelligence and Statistics",),
+    "UAI": ("Uncertainty in Artificial Intelligence",),
+    "COLM": ("Conference on Language Modeling",),
+    "TMLR": ("Transactions on Machine Learning Research",),
+    "JMLR": ("Journal of Machine Learning Research",),
+    "ICRA": ("International Conference on Robotics and Automation",),
+    "CoRL": ("Conference on Robot Learning",),
+    "MLSys": (),
+}
+_VENUE_PATTERNS = [
+    (name, re.compile(r"(?<![A-Za-z])(?:" + "|".join(re.escape(n) for n in (name, *aliases)) + r")(?![A-Za-z])", re.IGNORECASE))
+    for name, aliases in VENUES.items()
+]
+
+
+def paper_id(title_en: str) -> str:
+    """Derive a stable id from the English title, ignoring case, width and punctuation.
+
+    "MineDraft: A Framework…" and "minedraft — a framework…" get the same id, so the same
+    paper listed by two feeds (or re-ingested after a typo fix in spacing) merges.
+    """
+    normal = unicodedata.normalize("NFKC", title_en).casefold()
+    normal = " ".join(re.findall(r"\w+", normal))
+    return hashlib.sha1(normal.encode("utf-8")).hexdigest()[:12]
+
+
+def read_text(path: Path) -> tuple[str | None, ListingError | None]:
+    """Read a listing as UTF-8 (BOM or not); refuse binary and non-UTF-8 files with a reason."""
+    data = path.read_bytes()
+    return decode_listing(str(path), data)
+
+
+def decode_listing(name: str, data: bytes) -> tuple[str | None, ListingError | None]:
+    """Decode listing bytes, naming the likely encoding when they are not UTF-8."""
+    if b"\x00" in data[:8192]:
+        return None, listing_error(name, 0, "file_binary")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        try:
+            data.decode("gb18030")
+            guess = "GBK/GB18030"
+        except UnicodeDecodeError:
+            guess = ""
+        key = "file_not_utf8_gbk" if guess else "file_not_utf8"
+        return None, listing_error(name, 0, key, offset=exc.start)
+    return text.replace("\r\n", "\n").replace("\r", "\n"), None
+
+
+def parse_path(path: str | Path) -> Listing:
+    """Parse one listing file; unreadable files come back as a Listing with one error."""
+    path = Path(path)
+    try:
+        text, error = read_text(path)
+    except OSError as exc:
+        return Listing(path=str(path), feed="", errors=[listing_error(str(path), 0, "file_unreadable", detail=exc.strerror or str(exc))])
+    if error:
+        return Listing(path=str(path), feed="", errors=[error])
+    return parse_text(text, str(path))
+
+
+def parse_text(text: str, path: str = "<text>") -> Listing:
+    """Parse the text of one listing; bad records become errors, good ones still count."""
+    lines = [(n, _clean(line)) for n, line in enumerate(text.split("\n"), start=1)]
+    lines = [(n, line) for n, line in lines if line]
+    if not lines:
+        return Listing(path=path, feed="", errors=[listing_error(path, 0, "file_empty")])
+    feed_line, feed = lines[0]
+    if _kind(feed) != "plain":
+        return Listing(path=path, feed="", errors=[listing_error(path, feed_line, "feed_missing")])
+    listing = Listing(path=path, feed=feed)
+    for chunk in _chunks(lines[1:]):
+        _parse_chunk(chunk, listing)
+    return listing
+
+
+def parse_affiliations(text: str) -> list[Affiliation]:
+    """Split `A（甲） ； B（乙） 纠错` into pairs; either language may be missing.
+
+    The Chinese name is the trailing full-width (or CJK-holding half-width) parenthesised
+    group, matched from the end so that nested parentheses stay inside the name.
+    """
+    text = _DEBRIS.sub("", text)
+    pairs = []
+    for part in _AFFILIATION_SEP.split(text):
+        part = part.strip(" ，,")
+        if part:
+            pairs.append(_split_pair(part))
+    return pairs
+
+
+def parse_authors(text: str) -> list[str]:
+    """Split an author line on commas (either width), enumeration commas and ' and '."""
+    return [a.strip() for a in _AUTHOR_SEP.split(text) if a.strip()]
+
+
+def find_urls(text: str) -> list[str]:
+    """Return the URLs in `text` without trailing sentence punctuation, in order, once each."""
+    seen: dict[str, None] = {}
+    for url in _URL.findall(text):
+        seen.setdefault(url.rstrip(".。:：!?"), None)
+    return list(seen)
+
+
+def find_venue(text: str) -> tuple[str, int | None, str]:
+    """Find (venue name, year, track) in comments or a journal ref; ("", None, "") if none.
+
+    Track is "workshop" when the text names a workshop, else "main".
+    """
+    best: tuple[int, str] | None = None
+    for name, pattern in _VENUE_PATTERNS:
+        for match in pattern.finditer(text):
+            # "International Conference on Machine Learning for Communication..." is another venue.
+            if re.match(r"\s+(?:for|and|in|on)\s", text[match.end():]) and " " in match.group(0):
+                continue
+            if best is None or match.start() < best[0]:
+                best = (match.start(), name)
+            break
+    if best is None:
+        other = _OTHER_VENUE.search(text)
+        if not other:
+            return "", None, ""
+        best = (other.start(), other.group(1))
+    start, name = best
+    year = None
+    short = re.search(r"(?<![A-Za-z])" + re.escape(name) + r"\s*['’‘]?\s*(\d\d)(?!\d)", text, re.IGNORECASE)
+    years = [(abs(m.start() - start), int(m.group(1))) for m in _YEAR4.finditer(text)]
+    if years:
+        year = min(years)[1]
+    elif short:
+        year = 2000 + int(short.group(1))
+    track = "workshop" if re.search(r"workshop", text, re.IGNORECASE) else "main"
+    return name, year, track
+
+
+def venue_label(name: str, year: int | None, track: str) -> str:
+    """Join venue parts: 'ICML 2026', 'ICML 2026 Workshop'."""
+    if not name:
+        return ""
+    label = f"{name} {year}" if year else name
+    return f"{label} Workshop" if track == "workshop" else label
+
+
+# -- internals ---------------------------------------------------------------------------
+
+
+def _clean(line: str) -> str:
+    line = line.replace("\ufeff", "").replace("\u00a0", " ").replace("\u3000", " ")
+    return line.strip()
+
+
+def _kind(line: str) -> str:
+    if _SUMMARY.match(line):
+        return "summary"
+    if _AFFILIATIONS.match(line):
+        return "affiliations"
+    if _JOURNAL.match(line):
+        return "journal"
+    if _COMMENTS.match(line):
+        return "comments"
+    return "plain"
+
+
+def _chunks(lines: list[tuple[int, str]]):
+    """Group lines into records: a record closes when a plain line follows its trailer."""
+    chunk: list[tuple[int, str, str]] = []
+    in_trailer = False
+    for number, line in lines:
+        kind = _kind(line)
+        if kind == "plain" and in_trailer:
+            yield chunk
+            chunk, in_trailer = [], False
+        if kind in ("summary", "comments", "journal"):
+            in_trailer = True
+        chunk.append((number, kind, line))
+    if chunk:
+        yield chunk
+
+
+def _parse_chunk(chunk: list[tuple[int, str, str]], listing: Listing) -> None:
+    path = listing.path
+    first_line = chunk[0][0]
+    summary_at = next((i for i, (_, kind, _) in enumerate(chunk) if kind == "summary"), None)
+    if summary_at is None:
+        listing.errors.append(listing_error(path, first_line, "record_no_summary"))
+        return
+    head = chunk[:summary_at]
+    affiliation_lines = [line for _, kind, line in head if kind == "affiliations"]
+    plain = [(n, line) for n, kind, line in head if kind == "plain"]
+    if len(plain) > 3:
+        # The record before this one lost its AI总结 line and ran into this one.
+        listing.errors.append(listing_error(path, plain[0][0], "record_no_summary"))
+        cut = plain[-3][0]
+        plain = plain[-3:]
+        affiliation_lines = [line for n, kind, line in head if kind == "affiliations" and n > cut]
+        first_line = cut
+    if len(plain) < 3:
+        listing.errors.append(listing_error(path, first_line, "record_short", found=len(plain)))
+        return
+    if len(affiliation_lines) > 1:
+        listing.errors.append(listing_error(path, first_line, "record_two_affiliations"))
+        return
+    (_, title_en), (_, title_zh), (_, authors) = plain
+    if not _LATIN.search(title_en) and _CJK.search(title_en):
+        listing.errors.append(listing_error(path, first_line, "record_title_not_english"))
+        return
+    trailer = chunk[summary_at:]
+    summary = _SUMMARY.sub("", trailer[0][2]).strip()
+    comments = " ".join(_COMMENTS.sub("", line).strip() for _, kind, line in trailer if kind == "comments")
+    journal = " ".join(_JOURNAL.sub("", line).strip() for _, kind, line in trailer if kind == "journal")
+    extra = [n for n, kind, _ in trailer[1:] if kind in ("summary", "affiliations")]
+    if extra:
+        listing.errors.append(listing_error(path, extra[0], "record_misplaced_line"))
+        return
+    venue_name, year, track = find_venue(f"{comments} {journal}")
+    paper = Paper(
+        id=paper_id(title_en),
+        title_en=title_en,
+        title_zh=title_zh,
+        authors=parse_authors(authors),
+        affiliations=parse_affiliations(_AFFILIATIONS.sub("", affiliation_lines[0])) if affiliation_lines else [],
+        summary_zh=summary,
+        comments=comments,
+        journal_ref=journal,
+        venue=venue_label(venue_name, year, track),
+        venue_name=venue_name,
+        year=year,
+        track=track,
+        urls=find_urls(f"{comments} {journal}"),
+        feeds=[listing.feed],
+    )
+    listing.records.append((first_line, paper))
+
+
+def _split_pair(part: str) -> Affiliation:
+    for open_, close in (("（", "）"), ("(", ")")):
+        if not part.endswith(close):
+            continue
+        depth = 0
+        for i in range(len(part) - 1, -1, -1):
+            ch = part[i]
+            if ch in "）)":
+                depth += 1
+            elif ch in "（(":
+                depth -= 1
+                if depth == 0:
+                    inner, outer = part[i + 1 : -1].strip(), part[:i].strip()
+                    if open_ == "（" or _CJK.search(inner):
+                        if not outer:
+                            return Affiliation(en="", zh=inner) if _CJK.search(inner) else Affiliation(en=inner, zh="")
+                        return Affiliation(en=outer, zh=inner)
+                    break
+    if _CJK.search(part) and not _LATIN.search(part):
+        return Affiliation(en="", zh=part)
+    return Affiliation(en=part, zh="")
+
+
+def listing_error(path: str, line: int, key: str, **fmt) -> ListingError:
+    """Build a ListingError with the reason for `listing.<key>` in both languages."""
+    return ListingError(path=path, line=line, reason=t(f"listing.{key}", "en", **fmt), reason_zh=t(f"listing.{key}", "zh", **fmt))
