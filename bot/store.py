@@ -1,0 +1,282 @@
+"""SQLite, the source of truth: papers, the feeds that listed them, reader settings.
+
+One connection per Store, shared by threads behind a lock: every statement here takes
+well under a millisecond, so serialising them costs less than a connection per thread.
+WAL lets another process (a CLI `ingest` while `serve` runs) read and write alongside.
+
+Every change to a paper takes the next value of one counter: `seq` is the value at which
+the paper was first stored (what digests call new), `rev` the value of its latest change
+(what the index compares against to know it is current).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bot.models import Affiliation, IngestReport, Listing, Paper
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS papers (
+    id           TEXT PRIMARY KEY,
+    seq          INTEGER NOT NULL UNIQUE,
+    rev          INTEGER NOT NULL,
+    first_seen   TEXT NOT NULL,
+    updated_at   TEXT NOT NULL,
+    title_en     TEXT NOT NULL,
+    title_zh     TEXT NOT NULL,
+    authors      TEXT NOT NULL,
+    affiliations TEXT NOT NULL,
+    summary_zh   TEXT NOT NULL,
+    comments     TEXT NOT NULL,
+    journal_ref  TEXT NOT NULL,
+    venue        TEXT NOT NULL,
+    venue_name   TEXT NOT NULL,
+    year         INTEGER,
+    track        TEXT NOT NULL,
+    urls         TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS papers_rev ON papers (rev);
+CREATE TABLE IF NOT EXISTS paper_feeds (
+    paper_id   TEXT NOT NULL REFERENCES papers (id),
+    feed       TEXT NOT NULL,
+    first_seen TEXT NOT NULL,
+    PRIMARY KEY (paper_id, feed)
+);
+CREATE TABLE IF NOT EXISTS ingests (
+    id        INTEGER PRIMARY KEY,
+    path      TEXT NOT NULL,
+    feed      TEXT NOT NULL,
+    at        TEXT NOT NULL,
+    new       INTEGER NOT NULL,
+    updated   INTEGER NOT NULL,
+    unchanged INTEGER NOT NULL,
+    rejected  INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS user_prefs (
+    user_id TEXT PRIMARY KEY,
+    lang    TEXT NOT NULL
+);
+"""
+
+_CONTENT = (
+    "title_en", "title_zh", "authors", "affiliations", "summary_zh", "comments",
+    "journal_ref", "venue", "venue_name", "year", "track", "urls",
+)  # fmt: skip
+_JSON = {"authors", "affiliations", "urls"}
+
+
+def utc_now() -> str:
+    """Return the current UTC time as ISO 8601 (seconds)."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class Store:
+    """Papers and settings in one SQLite file."""
+
+    def __init__(self, path: Path, *, clock: Callable[[], str] = utc_now):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        with self.transaction() as db:
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """Run a block as one IMMEDIATE transaction: all of it lands, or none of it."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def _query(self, sql: str, args: tuple = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._db.execute(sql, args).fetchall()
+
+    # -- papers ------------------------------------------------------------------------
+
+    def ingest_listing(self, listing: Listing) -> IngestReport:
+        """Store every good record of a listing in one transaction; report new/updated/same.
+
+        A paper already stored is updated: non-empty fields from the new record replace
+        the old ones, and the feed is added. Nothing changed means no new `rev`.
+        """
+        report = IngestReport(path=listing.path, feed=listing.feed, errors=list(listing.errors))
+        now = self._clock()
+        with self.transaction() as db:
+            counter = self._counter(db)
+            for _, paper in listing.records:
+                row = db.execute("SELECT * FROM papers WHERE id = ?", (paper.id,)).fetchone()
+                feeds_added = self._add_feeds(db, paper.id, paper.feeds, now) if row else 0
+                if row is None:
+                    counter += 1
+                    values = _to_row(paper)
+                    db.execute(
+                        f"INSERT INTO papers (id, seq, rev, first_seen, updated_at, {', '.join(_CONTENT)}) "
+                        f"VALUES (?, ?, ?, ?, ?, {', '.join('?' for _ in _CONTENT)})",
+                        (paper.id, counter, counter, now, now, *values),
+                    )
+                    self._add_feeds(db, paper.id, paper.feeds, now)
+                    report.new += 1
+                    continue
+                merged = _merge(row, paper)
+                if merged != tuple(row[c] for c in _CONTENT) or feeds_added:
+                    counter += 1
+                    db.execute(
+                        f"UPDATE papers SET rev = ?, updated_at = ?, {', '.join(f'{c} = ?' for c in _CONTENT)} WHERE id = ?",
+                        (counter, now, *merged, paper.id),
+                    )
+                    report.updated += 1
+                else:
+                    report.unchanged += 1
+            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('counter', ?)", (str(counter),))
+            db.execute(
+                "INSERT INTO ingests (path, feed, at, new, updated, unchanged, rejected) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (listing.path, listing.feed, now, report.new, report.updated, report.unchanged, report.rejected),
+            )
+        return report
+
+    @staticmethod
+    def _counter(db: sqlite3.Connection) -> int:
+        row = db.execute("SELECT value FROM meta WHERE key = 'counter'").fetchone()
+        return int(row[0]) if row else 0
+
+    @staticmethod
+    def _add_feeds(db: sqlite3.Connection, paper_id: str, feeds: list[str], now: str) -> int:
+        added = 0
+        for feed in feeds:
+            added += db.execute(
+                "INSERT OR IGNORE INTO paper_feeds (paper_id, feed, first_seen) VALUES (?, ?, ?)", (paper_id, feed, now)
+            ).rowcount
+        return added
+
+    def get(self, paper_id: str) -> Paper | None:
+        papers = self.get_many([paper_id])
+        return papers[0] if papers else None
+
+    def get_many(self, ids: list[str]) -> list[Paper]:
+        """Return the papers with these ids, in the order given (unknown ids are skipped)."""
+        if not ids:
+            return []
+        marks = ", ".join("?" for _ in ids)
+        rows = self._query(f"SELECT * FROM papers WHERE id IN ({marks})", tuple(ids))
+        feeds = self._feeds_of([r["id"] for r in rows])
+        by_id = {r["id"]: _from_row(r, feeds.get(r["id"], [])) for r in rows}
+        return [by_id[i] for i in ids if i in by_id]
+
+    def find_ids(self, prefix: str, limit: int = 2) -> list[str]:
+        """Return ids starting with `prefix` (so people can type a short id)."""
+        prefix = prefix.lower()
+        if not prefix or any(c not in "0123456789abcdef" for c in prefix):
+            return []
+        return [r[0] for r in self._query("SELECT id FROM papers WHERE id >= ? AND id < ? ORDER BY id LIMIT ?", (prefix, prefix + "g", limit))]
+
+    def _feeds_of(self, ids: list[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            for row in self._query(
+                f"SELECT paper_id, feed FROM paper_feeds WHERE paper_id IN ({marks}) ORDER BY first_seen, feed", tuple(chunk)
+            ):
+                out.setdefault(row[0], []).append(row[1])
+        return out
+
+    def iter_papers(self, *, since_rev: int = 0, batch: int = 1000) -> Iterator[Paper]:
+        """Yield papers changed after `since_rev`, oldest change first, in batches."""
+        last = since_rev
+        while True:
+            rows = self._query("SELECT * FROM papers WHERE rev > ? ORDER BY rev LIMIT ?", (last, batch))
+            if not rows:
+                return
+            feeds = self._feeds_of([r["id"] for r in rows])
+            for row in rows:
+                yield _from_row(row, feeds.get(row["id"], []))
+            last = rows[-1]["rev"]
+
+    def newest(self, limit: int = 5, *, after_seq: int = 0) -> list[Paper]:
+        """Return the most recently first-seen papers (newest first)."""
+        rows = self._query("SELECT id FROM papers WHERE seq > ? ORDER BY seq DESC LIMIT ?", (after_seq, limit))
+        return self.get_many([r[0] for r in rows])
+
+    def state(self) -> tuple[int, int]:
+        """Return (paper count, latest rev) for comparing with the index."""
+        row = self._query("SELECT COUNT(*), COALESCE(MAX(rev), 0) FROM papers")[0]
+        return int(row[0]), int(row[1])
+
+    def last_seq(self) -> int:
+        return int(self._query("SELECT COALESCE(MAX(seq), 0) FROM papers")[0][0])
+
+    def stats(self) -> dict:
+        """Count papers, feeds, venues and ingests for `stats` and the App Home."""
+        papers, rev = self.state()
+        feeds = {r[0]: r[1] for r in self._query("SELECT feed, COUNT(*) FROM paper_feeds GROUP BY feed ORDER BY 2 DESC")}
+        venues = {
+            r[0] or "": r[1]
+            for r in self._query("SELECT venue, COUNT(*) FROM papers GROUP BY venue ORDER BY 2 DESC, 1")
+        }
+        ingests = self._query("SELECT COUNT(*), MAX(at) FROM ingests")[0]
+        return {
+            "papers": papers,
+            "feeds": feeds,
+            "venues": venues,
+            "last_seq": self.last_seq(),
+            "last_rev": rev,
+            "ingests": int(ingests[0]),
+            "last_ingest_at": ingests[1],
+        }
+
+    # -- readers -----------------------------------------------------------------------
+
+    def get_user_lang(self, user_id: str) -> str | None:
+        rows = self._query("SELECT lang FROM user_prefs WHERE user_id = ?", (user_id,))
+        return rows[0][0] if rows else None
+
+    def set_user_lang(self, user_id: str, lang: str) -> None:
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO user_prefs (user_id, lang) VALUES (?, ?)", (user_id, lang))
+
+
+def _to_row(paper: Paper) -> tuple:
+    data = paper.to_dict()
+    return tuple(json.dumps(data[c], ensure_ascii=False) if c in _JSON else data[c] for c in _CONTENT)
+
+
+def _merge(row: sqlite3.Row, paper: Paper) -> tuple:
+    """Keep each stored value unless the new record has a non-empty one."""
+    new = _to_row(paper)
+    empty = ("", "[]", None)
+    return tuple(old if value in empty else value for old, value in zip((row[c] for c in _CONTENT), new, strict=True))
+
+
+def _from_row(row: sqlite3.Row, feeds: list[str]) -> Paper:
+    data = {c: row[c] for c in _CONTENT}
+    for c in _JSON:
+        data[c] = json.loads(data[c])
+    data["affiliations"] = [Affiliation(**a) for a in data["affiliations"]]
+    return Paper(id=row["id"], feeds=feeds, first_seen=row["first_seen"], seq=row["seq"], rev=row["rev"], **data)

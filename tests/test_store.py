@@ -1,0 +1,112 @@
+"""The SQLite store: merging re-ingested papers, one transaction per file, reader settings."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot.listing import parse_path, parse_text
+from bot.store import Store
+
+SEEDS = Path(__file__).resolve().parent.parent / "seeds"
+
+RECORD = """{title}
+{title_zh}
+Ada Lovelace, Alan Turing
+AI总结 {summary}
+{comments}
+"""
+
+
+def listing(feed: str, *records: dict, path: str = "x.txt"):
+    body = "\n".join(
+        RECORD.format(**{"title_zh": "部件", "summary": "摘要", "comments": "", **record}) for record in records
+    )
+    return parse_text(f"{feed}\n\n{body}", path)
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = Store(tmp_path / "paperbot.sqlite3")
+    yield store
+    store.close()
+
+
+def test_seeds_twice_give_97_papers_and_no_duplicates(store):
+    for _ in range(2):
+        for path in sorted(SEEDS.glob("*.txt")):
+            store.ingest_listing(parse_path(path))
+    count, _ = store.state()
+    assert count == 97
+    assert store.stats()["feeds"] == {"ICML": 90, "Harvard University（哈佛大学）": 7}
+
+
+def test_reingest_reports_unchanged_and_keeps_sequence(store):
+    first = store.ingest_listing(listing("ICML", {"title": "Widgets"}))
+    again = store.ingest_listing(listing("ICML", {"title": "Widgets"}))
+    assert (first.new, again.new, again.updated, again.unchanged) == (1, 0, 0, 1)
+    assert store.state() == (1, 1)
+
+
+def test_same_paper_in_another_feed_adds_the_feed_and_keeps_seq(store):
+    store.ingest_listing(listing("ICML", {"title": "Widgets"}, {"title": "Gadgets"}))
+    report = store.ingest_listing(listing("MIT（麻省理工学院）", {"title": "WIDGETS", "comments": "Comments Code: https://x.org/w"}))
+    assert (report.new, report.updated) == (0, 1)
+    [paper] = [p for p in store.iter_papers() if p.seq == 1]
+    assert paper.title_en == "WIDGETS"  # the latest listing wins
+    assert paper.feeds == ["ICML", "MIT（麻省理工学院）"]
+    assert paper.seq == 1 and paper.rev == 3
+    assert paper.urls == ["https://x.org/w"]
+    assert store.state() == (2, 3)
+
+
+def test_update_keeps_stored_values_the_new_record_lacks(store):
+    store.ingest_listing(listing("ICML", {"title": "Widgets", "comments": "Comments Accepted at ICML 2026"}))
+    store.ingest_listing(listing("ICML", {"title": "Widgets", "summary": "新摘要"}))
+    [paper] = store.iter_papers()
+    assert paper.summary_zh == "新摘要"
+    assert paper.venue == "ICML 2026"
+
+
+def test_a_failing_file_leaves_the_store_as_it_was(store, monkeypatch):
+    store.ingest_listing(listing("ICML", {"title": "Widgets"}))
+    before = store.state()
+    bad = listing("ICML", {"title": "Gadgets"}, {"title": "Sprockets"})
+    bad.records[1][1].authors = object()  # not JSON-serialisable: fails on the second record
+    with pytest.raises(TypeError):
+        store.ingest_listing(bad)
+    assert store.state() == before
+    assert [p.title_en for p in store.iter_papers()] == ["Widgets"]
+
+
+def test_iter_papers_since_rev_and_newest(store):
+    store.ingest_listing(listing("ICML", *({"title": f"Paper {n}"} for n in range(5))))
+    assert [p.title_en for p in store.iter_papers(since_rev=3, batch=1)] == ["Paper 3", "Paper 4"]
+    assert [p.title_en for p in store.newest(2)] == ["Paper 4", "Paper 3"]
+    assert [p.title_en for p in store.newest(10, after_seq=4)] == ["Paper 4"]
+
+
+def test_find_ids_by_prefix(store):
+    store.ingest_listing(listing("ICML", {"title": "Widgets"}))
+    [paper] = store.iter_papers()
+    assert store.find_ids(paper.id[:5]) == [paper.id]
+    assert store.find_ids("zz") == []
+    assert store.find_ids("") == []
+
+
+def test_user_language_is_remembered_across_connections(tmp_path):
+    store = Store(tmp_path / "db.sqlite3")
+    assert store.get_user_lang("U1") is None
+    store.set_user_lang("U1", "zh")
+    store.close()
+    again = Store(tmp_path / "db.sqlite3")
+    assert again.get_user_lang("U1") == "zh"
+    again.close()
+
+
+def test_store_is_in_wal_mode_for_concurrent_readers(store):
+    db = sqlite3.connect(store.path)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    db.close()
