@@ -1,0 +1,31 @@
+# `make run` installs into .venv and runs the bot; `make test` installs and runs the checks.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: install run test lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/python -m bot serve
+
+lint: $(STAMP)
+	$(BIN)/ruff check bot tests bench
+	$(BIN)/python -W error -c "import bot.cli, bot.corpus, bot.slack.app, bot.slack.server"
+
+test: lint
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py --sizes 1000,10000,100000
+
+clean:
+	rm -rf $(VENV) data .pytest_cache .ruff_cache .hypothesis
