@@ -1,0 +1,575 @@
+"""Pure renderers: Paper/Hit/SearchResult -> Message(text, blocks) within Block Kit limits.
+
+Blocks are plain dicts, so tests compare dicts and the offline console prints them with
+`blocks_to_text`. Nothing here imports slack_sdk or talks to Slack. Every renderer keeps
+within the limits in `LIMITS`, truncating with an ellipsis; `check_blocks` verifies that.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from bot.i18n import has_message, other_lang, t
+from bot.models import Fragment, Hit, Paper, SearchResult
+
+# Block Kit's limits (https://api.slack.com/reference/block-kit/blocks).
+LIMITS = {
+    "message_blocks": 50,
+    "home_blocks": 100,
+    "section_text": 3000,
+    "section_fields": 10,
+    "field_text": 2000,
+    "header_text": 150,
+    "context_elements": 10,
+    "context_text": 3000,
+    "actions_elements": 25,
+    "button_text": 75,
+    "button_value": 2000,
+    "action_id": 255,
+    "block_id": 255,
+    "url": 3000,
+    "option_text": 75,
+    "option_value": 150,
+    "select_options": 100,
+    "message_text": 3000,  # our own cap on the notification fallback text
+    "private_metadata": 3000,
+}
+
+ELLIPSIS = "…"
+AUTHORS_SHOWN = 3
+AFFILIATIONS_SHOWN = 3
+SNIPPET_CHARS = 600
+SUMMARY_CHARS_SHARED = 600
+SUMMARY_SECTIONS_MAX = 4
+QUERY_CHARS_IN_VALUE = 1500  # leaves room for the rest of a button's JSON value (2,000)
+ZWSP = "\u200b"  # lets *bold* render next to CJK text, which Slack won't bold without a word boundary
+
+
+@dataclass
+class Message:
+    """What Slack shows: `text` is the notification/fallback, `blocks` the layout."""
+
+    text: str
+    blocks: list[dict] = field(default_factory=list)
+
+
+# -- text helpers ----------------------------------------------------------------------
+
+
+def truncate(text: str, limit: int) -> str:
+    """Cut `text` to at most `limit` characters, ending in an ellipsis when cut."""
+    text = text or ""
+    if len(text) <= limit:
+        return text
+    return text[: max(0, limit - 1)].rstrip() + ELLIPSIS
+
+
+def escape(text: str) -> str:
+    """Escape the three characters Slack's mrkdwn treats as control characters."""
+    return (text or "").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _unescape(text: str) -> str:
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
+def _plain(text: str, limit: int) -> dict:
+    return {"type": "plain_text", "text": truncate(text, limit) or " ", "emoji": True}
+
+
+def _mrkdwn(text: str, limit: int = LIMITS["section_text"]) -> dict:
+    return {"type": "mrkdwn", "text": truncate(text, limit) or " "}
+
+
+def section(text: str, **extra) -> dict:
+    return {"type": "section", "text": _mrkdwn(text), **extra}
+
+
+def context(*texts: str) -> dict:
+    elements = [_mrkdwn(x, LIMITS["context_text"]) for x in texts if x][: LIMITS["context_elements"]]
+    return {"type": "context", "elements": elements or [_mrkdwn(" ")]}
+
+
+def header(text: str) -> dict:
+    return {"type": "header", "text": _plain(text, LIMITS["header_text"])}
+
+
+def divider() -> dict:
+    return {"type": "divider"}
+
+
+def button(text: str, action_id: str, value: dict | str, *, style: str | None = None) -> dict:
+    """A button whose `value` (a dict becomes compact JSON) fits Slack's 2,000 characters."""
+    raw = value if isinstance(value, str) else encode_value(value)
+    element = {
+        "type": "button",
+        "text": _plain(text, LIMITS["button_text"]),
+        "action_id": action_id,
+        "value": raw[: LIMITS["button_value"]],
+    }
+    if style:
+        element["style"] = style
+    return element
+
+
+def actions(*elements: dict, block_id: str | None = None) -> dict:
+    block = {"type": "actions", "elements": list(elements)[: LIMITS["actions_elements"]]}
+    if block_id:
+        block["block_id"] = block_id[: LIMITS["block_id"]]
+    return block
+
+
+def encode_value(data: dict) -> str:
+    """Pack a button's state as compact JSON; a long query is cut so the value stays valid."""
+    data = dict(data)
+    if isinstance(data.get("q"), str):
+        data["q"] = data["q"][:QUERY_CHARS_IN_VALUE]
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def decode_value(raw: str | None) -> dict:
+    """Unpack a button's value; anything unreadable becomes {} (a stale or forged click)."""
+    try:
+        data = json.loads(raw or "{}")
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def short_authors(authors: list[str], lang: str, shown: int = AUTHORS_SHOWN) -> str:
+    """"A, B, C +12": the first few authors and how many more there are."""
+    names = [escape(a) for a in authors if a]
+    if len(names) <= shown + 1:
+        return ", ".join(names)
+    return ", ".join(names[:shown]) + " " + t("card.authors_more", lang, count=len(names) - shown)
+
+
+def short_affiliations(paper: Paper, lang: str, shown: int = AFFILIATIONS_SHOWN) -> str:
+    names = _unique(a.name(lang) for a in paper.affiliations)
+    if len(names) <= shown + 1:
+        return "; ".join(escape(n) for n in names)
+    rest = t("card.authors_more", lang, count=len(names) - shown)
+    return "; ".join(escape(n) for n in names[:shown]) + " " + rest
+
+
+def _unique(values) -> list[str]:
+    seen: dict[str, None] = {}
+    for value in values:
+        if value and value not in seen:
+            seen[value] = None
+    return list(seen)
+
+
+def paper_url(paper: Paper) -> str:
+    return next((u for u in paper.urls if u.startswith(("http://", "https://"))), "")
+
+
+def _link(url: str, label: str) -> str:
+    if not url or len(url) > 1000 or any(c in url for c in "<>| "):
+        return label
+    return f"<{url}|{label}>"
+
+
+def _title_line(paper: Paper, lang: str, prefix: str = "") -> str:
+    title = escape(truncate(paper.title(lang), 280))
+    return f"{prefix}*{_link(paper_url(paper), title)}*"
+
+
+def _other_title(paper: Paper, lang: str) -> str:
+    other = paper.title(other_lang(lang))
+    if not other or other == paper.title(lang):
+        return ""
+    return f"_{escape(truncate(other, 280))}_"
+
+
+def render_snippet(fragments: list[Fragment], limit: int = SNIPPET_CHARS) -> str:
+    """Fragments -> mrkdwn with matched text in *bold*, at most `limit` visible characters."""
+    parts: list[str] = []
+    used = 0
+    for fragment in fragments:
+        text = " ".join(fragment.text.split()) if "\n" in fragment.text else fragment.text
+        room = limit - used
+        if room <= 0:
+            break
+        if len(text) > room:
+            text = truncate(text, room)
+        used += len(text)
+        if fragment.hit and text.strip():
+            cleaned = escape(text.strip().replace("*", "∗"))
+            lead = " " if text[:1].isspace() else ""
+            trail = " " if text[-1:].isspace() else ""
+            parts.append(f"{lead}{ZWSP}*{cleaned}*{ZWSP}{trail}")
+        else:
+            parts.append(escape(text))
+    return "".join(parts).strip()
+
+
+def _meta_line(paper: Paper, lang: str) -> str:
+    bits = [short_authors(paper.authors, lang), short_affiliations(paper, lang)]
+    if paper.venue:
+        bits.append(f"*{escape(paper.venue)}*")
+    return " · ".join(b for b in bits if b)
+
+
+# -- messages --------------------------------------------------------------------------
+
+
+def render_notice(text: str) -> Message:
+    """A one-section message: confirmations, errors, usage."""
+    return Message(text=truncate(_to_plain(text), LIMITS["message_text"]), blocks=[section(text)])
+
+
+def render_help(lang: str) -> Message:
+    blocks = [
+        section(t("help.title", lang)),
+        section(t("help.body", lang)),
+        context(t("help.buttons", lang)),
+    ]
+    return Message(text=_to_plain(t("help.title", lang)), blocks=blocks)
+
+
+def render_hit(hit: Hit, lang: str, number: int, *, shareable: bool = True) -> list[dict]:
+    """One result: a section (title, other title, authors, venue, snippet) and its buttons."""
+    paper = hit.paper
+    lines = [_title_line(paper, lang, prefix=f"{number}. "), _other_title(paper, lang), _meta_line(paper, lang)]
+    snippet = render_snippet(hit.snippet)
+    if snippet:
+        lines.append("> " + snippet.replace("\n", " "))
+    text = "\n".join(line for line in lines if line)
+    key = f"{number}:{paper.id}"
+    return [
+        section(text, block_id=f"hit:{key}"[: LIMITS["block_id"]]),
+        paper_buttons(paper, lang, shareable=shareable, key=key),
+    ]
+
+
+def paper_buttons(paper: Paper, lang: str, *, shareable: bool = True, details: bool = True, key: str = "") -> dict:
+    value = {"id": paper.id, "l": lang}
+    elements = []
+    if shareable:
+        elements.append(button(t("button.share", lang), "paper_share", value, style="primary"))
+    if details:
+        elements.append(button(t("button.details", lang), "paper_details", value))
+    elements.append(button(t("button.more", lang), "paper_more", value))
+    return actions(*elements, block_id=f"buttons:{key or paper.id}")
+
+
+def render_results(
+    result: SearchResult,
+    lang: str,
+    *,
+    like: Paper | None = None,
+    shareable: bool = True,
+    note: str = "",
+) -> Message:
+    """A page of results: count, notes, the hits with buttons, and Previous/Next.
+
+    `like` marks a "More like this" page (the header names that paper and paging keeps
+    asking for papers like it). `shareable=False` drops Share (App Home has no channel).
+    """
+    query_label = escape(truncate(result.query, 200))
+    notes = [note] if note else []
+    if result.problem:
+        notes.append(problem_text(result.problem, lang))
+    if like is not None:
+        title = escape(truncate(like.title(lang), 200))
+        if not result.hits:
+            return render_notice("\n".join([t("search.more_like_none", lang, title=title), *notes]))
+        head = t("search.more_like_header", lang, total=result.total, title=title, page=result.page, pages=result.pages)
+    else:
+        if not result.hits:
+            return render_no_results(result, lang, notes)
+        head = t("search.header", lang, total=result.total, query=query_label, page=result.page, pages=result.pages)
+        if result.mode == "any":
+            notes.append(t("search.any_terms", lang))
+    blocks: list[dict] = [section(head)]
+    if notes:
+        blocks.append(context(*notes))
+    for number, hit in enumerate(result.hits, start=(result.page - 1) * result.per_page + 1):
+        blocks.extend(render_hit(hit, lang, number, shareable=shareable))
+    nav = page_buttons(result, lang, like=like)
+    if nav:
+        blocks.append(divider())
+        blocks.append(nav)
+    return Message(text=truncate(_to_plain(head), LIMITS["message_text"]), blocks=blocks[: LIMITS["message_blocks"]])
+
+
+def page_state(result: SearchResult, lang: str, *, like: Paper | None = None) -> dict:
+    """What a paging button needs to ask for another page of the same results."""
+    if like is not None:
+        return {"m": "more", "id": like.id, "l": lang}
+    return {"m": "search", "q": result.query, "l": lang}
+
+
+def page_buttons(result: SearchResult, lang: str, *, like: Paper | None = None) -> dict | None:
+    state = page_state(result, lang, like=like)
+    elements = []
+    if result.page > 1:
+        elements.append(button(t("button.prev", lang), "results_prev", {**state, "p": result.page - 1}))
+    if result.has_next:
+        elements.append(button(t("button.next", lang), "results_next", {**state, "p": result.page + 1}))
+    return actions(*elements, block_id="pages") if elements else None
+
+
+def render_no_results(result: SearchResult, lang: str, notes: list[str] | None = None) -> Message:
+    """Say nothing matched; offer the index's suggestion as a button that runs it."""
+    query_label = escape(truncate(result.query, 200))
+    text = t("search.none", lang, query=query_label)
+    blocks = [section(text)]
+    if notes:
+        blocks.append(context(*notes))
+    if result.suggestion:
+        suggestion = escape(truncate(result.suggestion, 200))
+        blocks.append(section(t("search.suggestion_prompt", lang, suggestion=suggestion)))
+        label = t("button.search", lang, query=truncate(result.suggestion, 50))
+        blocks.append(actions(button(label, "search_run", {"q": result.suggestion, "l": lang}, style="primary"), block_id="suggest"))
+    blocks.append(context(t("search.none_hint", lang)))
+    return Message(text=_to_plain(text), blocks=blocks)
+
+
+def problem_text(problem: str, lang: str) -> str:
+    """The i18n message for a search `problem` key (bare or `search.`-prefixed)."""
+    for key in (problem, f"search.{problem}"):
+        if has_message(key):
+            return t(key, lang)
+    return t("search.query_problem", lang)
+
+
+def render_card(paper: Paper, lang: str, *, full: bool = True, shared_by: str | None = None) -> Message:
+    """A paper's card. `full`: both titles, all authors and affiliations, summary, links.
+
+    Shared cards (full=False, `shared_by` set) are shorter: they land in a channel.
+    """
+    other = other_lang(lang)
+    blocks: list[dict] = []
+    if shared_by:
+        blocks.append(context(t("card.shared_by", lang, user_id=shared_by)))
+    if full:
+        blocks.append(header(paper.title(lang)))
+        if _other_title(paper, lang):
+            blocks.append(section(_other_title(paper, lang)))
+    else:
+        blocks.append(section("\n".join(x for x in (_title_line(paper, lang), _other_title(paper, lang)) if x)))
+
+    if full:
+        authors = ", ".join(escape(a) for a in paper.authors)
+        if authors:
+            blocks.append(section(f"*{t('card.label_authors', lang)}*\n{authors}"))
+        affiliations = _affiliation_lines(paper, lang, other)
+        if affiliations:
+            blocks.append(section(f"*{t('card.label_affiliations', lang)}*\n{affiliations}"))
+        fields = []
+        if paper.venue:
+            fields.append(f"*{t('card.label_venue', lang)}*\n{escape(paper.venue)}")
+        if paper.journal_ref:
+            fields.append(f"*{t('card.label_journal_ref', lang)}*\n{escape(paper.journal_ref)}")
+        fields.append(f"*{t('card.label_id', lang)}*\n`{escape(paper.id)}`")
+        blocks.append({"type": "section", "fields": [_mrkdwn(f, LIMITS["field_text"]) for f in fields[: LIMITS["section_fields"]]]})
+    else:
+        meta = _meta_line(paper, lang)
+        if meta:
+            blocks.append(context(meta))
+
+    if paper.summary_zh:
+        label = f"*{t('card.label_summary', lang)}*"
+        if lang != "zh":
+            label += " " + t("card.summary_language_note", lang)
+        if full:
+            chunks = split_text(escape(paper.summary_zh), LIMITS["section_text"] - len(label) - 2, SUMMARY_SECTIONS_MAX)
+            blocks.append(section(f"{label}\n{chunks[0]}"))
+            blocks.extend(section(chunk) for chunk in chunks[1:])
+        else:
+            blocks.append(section(f"{label}\n{escape(truncate(paper.summary_zh, SUMMARY_CHARS_SHARED))}"))
+    if full and paper.comments:
+        blocks.append(section(f"*{t('card.label_comments', lang)}*\n{escape(paper.comments)}"))
+    links = [u for u in paper.urls if u.startswith(("http://", "https://"))]
+    if links:
+        blocks.append(context(*(_link(u, escape(truncate(u, 80))) for u in links[: LIMITS["context_elements"]])))
+    blocks.append(paper_buttons(paper, lang, shareable=not shared_by, details=not full))
+    text = paper.title(lang)
+    if shared_by:
+        text = f"{_to_plain(t('card.shared_by', lang, user_id=shared_by))}: {text}"
+    return Message(text=truncate(text, LIMITS["message_text"]), blocks=blocks[: LIMITS["message_blocks"]])
+
+
+def _affiliation_lines(paper: Paper, lang: str, other: str) -> str:
+    lines = []
+    for affiliation in paper.affiliations:
+        first, second = affiliation.name(lang), affiliation.name(other)
+        line = escape(first) + (f" ({escape(second)})" if second and second != first else "")
+        lines.append(f"• {line}")
+    return "\n".join(lines)
+
+
+def split_text(text: str, limit: int, max_parts: int) -> list[str]:
+    """Split text into at most `max_parts` pieces of at most `limit` characters.
+
+    Cuts at a sentence end or space near the limit; the last piece is truncated with an
+    ellipsis when the text is longer than `limit * max_parts`.
+    """
+    parts: list[str] = []
+    rest = text
+    while rest and len(parts) < max_parts - 1 and len(rest) > limit:
+        cut = max(rest.rfind(mark, 0, limit) for mark in ("。", ". ", "；", "\n", " "))
+        cut = cut + 1 if cut > limit // 2 else limit
+        parts.append(rest[:cut].rstrip())
+        rest = rest[cut:].lstrip()
+    parts.append(truncate(rest, limit))
+    return parts or [""]
+
+
+# -- validation ------------------------------------------------------------------------
+
+
+def check_blocks(blocks: list[dict], surface: str = "message") -> list[str]:
+    """List every way `blocks` breaks Block Kit's limits (empty when Slack will accept them).
+
+    `surface` is "message" (50 blocks) or "home" (100 blocks).
+    """
+    problems: list[str] = []
+    limit = LIMITS["home_blocks"] if surface == "home" else LIMITS["message_blocks"]
+    if len(blocks) > limit:
+        problems.append(f"{len(blocks)} blocks > {limit} on a {surface}")
+    block_ids: set[str] = set()
+    for index, block in enumerate(blocks):
+        where = f"block {index} ({block.get('type')})"
+        block_id = block.get("block_id")
+        if block_id is not None:
+            if len(block_id) > LIMITS["block_id"]:
+                problems.append(f"{where}: block_id longer than {LIMITS['block_id']}")
+            if block_id in block_ids:
+                problems.append(f"{where}: duplicate block_id {block_id!r}")
+            block_ids.add(block_id)
+        kind = block.get("type")
+        if kind == "section":
+            problems += _check_section(block, where)
+        elif kind == "header":
+            problems += _check_text(block.get("text"), LIMITS["header_text"], f"{where} text", plain=True)
+        elif kind == "context":
+            elements = block.get("elements", [])
+            if not 1 <= len(elements) <= LIMITS["context_elements"]:
+                problems.append(f"{where}: {len(elements)} elements, allowed 1-{LIMITS['context_elements']}")
+            for element in elements:
+                if element.get("type") in ("mrkdwn", "plain_text"):
+                    problems += _check_text(element, LIMITS["context_text"], f"{where} element")
+        elif kind == "actions":
+            elements = block.get("elements", [])
+            if not 1 <= len(elements) <= LIMITS["actions_elements"]:
+                problems.append(f"{where}: {len(elements)} elements, allowed 1-{LIMITS['actions_elements']}")
+            action_ids = [e.get("action_id") for e in elements if e.get("action_id")]
+            if len(action_ids) != len(set(action_ids)):
+                problems.append(f"{where}: duplicate action_id")
+            for element in elements:
+                problems += _check_element(element, where)
+        elif kind in ("divider", "image", "input", "rich_text"):
+            pass
+        else:
+            problems.append(f"{where}: unknown block type")
+    return problems
+
+
+def _check_text(obj: dict | None, limit: int, where: str, *, plain: bool = False) -> list[str]:
+    if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
+        return [f"{where}: missing text object"]
+    problems = []
+    if plain and obj.get("type") != "plain_text":
+        problems.append(f"{where}: must be plain_text")
+    if not obj["text"]:
+        problems.append(f"{where}: empty text")
+    if len(obj["text"]) > limit:
+        problems.append(f"{where}: {len(obj['text'])} characters > {limit}")
+    return problems
+
+
+def _check_section(block: dict, where: str) -> list[str]:
+    problems = []
+    if "text" not in block and "fields" not in block:
+        problems.append(f"{where}: needs text or fields")
+    if "text" in block:
+        problems += _check_text(block["text"], LIMITS["section_text"], f"{where} text")
+    fields = block.get("fields", [])
+    if len(fields) > LIMITS["section_fields"]:
+        problems.append(f"{where}: {len(fields)} fields > {LIMITS['section_fields']}")
+    for field_obj in fields:
+        problems += _check_text(field_obj, LIMITS["field_text"], f"{where} field")
+    if "accessory" in block:
+        problems += _check_element(block["accessory"], where)
+    return problems
+
+
+def _check_element(element: dict, where: str) -> list[str]:
+    problems = []
+    kind = element.get("type")
+    if len(element.get("action_id", "")) > LIMITS["action_id"]:
+        problems.append(f"{where}: action_id longer than {LIMITS['action_id']}")
+    if kind == "button":
+        problems += _check_text(element.get("text"), LIMITS["button_text"], f"{where} button", plain=True)
+        if len(element.get("value", "")) > LIMITS["button_value"]:
+            problems.append(f"{where}: button value longer than {LIMITS['button_value']}")
+        if len(element.get("url", "")) > LIMITS["url"]:
+            problems.append(f"{where}: button url longer than {LIMITS['url']}")
+    elif kind == "static_select":
+        options = element.get("options", [])
+        if not 1 <= len(options) <= LIMITS["select_options"]:
+            problems.append(f"{where}: {len(options)} options, allowed 1-{LIMITS['select_options']}")
+        for option in options + ([element["initial_option"]] if "initial_option" in element else []):
+            problems += _check_text(option.get("text"), LIMITS["option_text"], f"{where} option", plain=True)
+            if len(option.get("value", "")) > LIMITS["option_value"]:
+                problems.append(f"{where}: option value longer than {LIMITS['option_value']}")
+        if "placeholder" in element:
+            problems += _check_text(element["placeholder"], LIMITS["header_text"], f"{where} placeholder", plain=True)
+    return problems
+
+
+def check_view(view: dict) -> list[str]:
+    """Check a Home view: its blocks (100 max) and private_metadata."""
+    problems = check_blocks(view.get("blocks", []), surface="home")
+    if len(view.get("private_metadata", "")) > LIMITS["private_metadata"]:
+        problems.append("private_metadata longer than 3,000 characters")
+    return problems
+
+
+# -- plain text, for the offline console -------------------------------------------------
+
+_LINK = re.compile(r"<(https?://[^|>]+)\|([^>]+)>")
+_BARE_LINK = re.compile(r"<(https?://[^|>]+)>")
+_MENTION = re.compile(r"<@(\w+)>")
+
+
+def _to_plain(mrkdwn: str) -> str:
+    """Flatten mrkdwn for notifications and terminals: links become "label (url)"."""
+    text = _LINK.sub(lambda m: f"{m.group(2)} ({m.group(1)})", mrkdwn)
+    text = _BARE_LINK.sub(r"\1", text)
+    text = _MENTION.sub(r"@\1", text)
+    return _unescape(text.replace(ZWSP, ""))
+
+
+def blocks_to_text(blocks: list[dict]) -> str:
+    """Render blocks as the plain text a reader would see; buttons become [Label]."""
+    lines: list[str] = []
+    for block in blocks:
+        kind = block.get("type")
+        if kind == "header":
+            title = block["text"]["text"]
+            lines += [title, "=" * min(len(title), 60)]
+        elif kind == "section":
+            if "text" in block:
+                lines.append(_to_plain(block["text"]["text"]))
+            if "fields" in block:
+                lines.append("   ".join(_to_plain(f["text"]).replace("\n", ": ", 1) for f in block["fields"]))
+        elif kind == "context":
+            lines.append(" · ".join(_to_plain(e.get("text", "")) for e in block.get("elements", [])))
+        elif kind == "actions":
+            labels = []
+            for element in block.get("elements", []):
+                if element.get("type") == "button":
+                    labels.append(f"[{element['text']['text']}]")
+                elif element.get("type") == "static_select":
+                    chosen = element.get("initial_option", {}).get("text", {}).get("text", "")
+                    labels.append(f"[{chosen} ▾]")
+            lines.append(" ".join(labels))
+        elif kind == "divider":
+            lines.append("-" * 40)
+    return "\n".join(lines)

@@ -1,0 +1,217 @@
+"""/papers: pure answers (`answer_command`, `answer_action`) and the Bolt listener.
+
+The answers take the corpus and what the user typed or clicked and return a `Reply`; they
+never touch Slack, so the Bolt listeners and the offline console (bot/console.py) share
+them. Only `register` knows about Bolt.
+
+Subcommands are reserved first words: `help`, `lang`, `share`, and the digest words
+(`subscribe`, `unsubscribe`, `subscriptions`, `digest`), which answer "coming soon" until
+digests land. Every other first word starts a search: `/papers diffusion models` must
+search, so an unknown word is a query, not an error.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from bot.i18n import choose_lang, detect_lang, is_lang, normalize_lang, t
+from bot.models import Paper, SearchResult
+from bot.slack.blocks import (
+    Message,
+    render_card,
+    render_help,
+    render_notice,
+    render_results,
+)
+
+logger = logging.getLogger(__name__)
+
+PER_PAGE = 5
+MAX_QUERY_CHARS = 500
+HELP_WORDS = {"help", "-h", "--help", "?", "？", "帮助"}
+LANG_WORDS = {"lang", "language", "语言"}
+SHARE_WORDS = {"share", "分享"}
+COMING_SOON_WORDS = {"subscribe", "unsubscribe", "subscriptions", "digest", "订阅"}
+
+
+@dataclass
+class Reply:
+    """What to show and where.
+
+    `visibility`: "ephemeral" (only the user) or "in_channel" (everyone).
+    `share`: the paper to post in the channel; `message` is then its shared card.
+    `replace`: a button's answer replaces the message it was clicked in (paging).
+    """
+
+    message: Message
+    lang: str = "en"
+    visibility: str = "ephemeral"
+    share: Paper | None = None
+    replace: bool = False
+    result: SearchResult | None = None  # the page shown, for surfaces that re-render it (Home)
+
+    @property
+    def text(self) -> str:
+        return self.message.text
+
+    @property
+    def blocks(self) -> list[dict]:
+        return self.message.blocks
+
+
+def notice(key: str, lang: str, **fmt: object) -> Reply:
+    return Reply(render_notice(t(key, lang, **fmt)), lang=lang)
+
+
+def error_reply(lang: str) -> Reply:
+    """What a user sees when a handler fails: no traceback, a useful sentence."""
+    return notice("error.generic", lang)
+
+
+def answer_command(corpus, user_id: str, channel_id: str, text: str) -> Reply:
+    """Answer `/papers TEXT` from `user_id` in `channel_id`."""
+    text = " ".join((text or "").split())
+    stored = corpus.get_user_lang(user_id)
+    lang = choose_lang(stored, text)
+    word, _, rest = text.partition(" ")
+    word = word.lower()
+    if not text or word in HELP_WORDS:
+        return Reply(render_help(lang), lang=lang)
+    if word in LANG_WORDS:
+        return answer_lang(corpus, user_id, rest, stored)
+    if word in COMING_SOON_WORDS:
+        return notice("help.coming_soon", lang, word=word)
+    if not corpus.is_ready():
+        return notice("error.not_ready", lang)
+    if word in SHARE_WORDS:
+        return answer_share(corpus, user_id, channel_id, rest, choose_lang(stored, rest))
+    return answer_search(corpus, text, lang)
+
+
+def answer_lang(corpus, user_id: str, arg: str, stored: str | None) -> Reply:
+    """`/papers lang` shows the setting; `/papers lang en|zh` changes and remembers it."""
+    arg = arg.strip()
+    if not arg:
+        if stored:
+            lang = normalize_lang(stored)
+            return notice("lang.current", lang, name=t(f"lang.name_{lang}", lang))
+        return notice("lang.unset", "en")
+    if not is_lang(arg):
+        return notice("lang.usage", choose_lang(stored, arg))
+    lang = normalize_lang(arg)
+    corpus.set_user_lang(user_id, lang)
+    return notice("lang.set", lang)
+
+
+def _clip_query(text: str, lang: str) -> tuple[str, str]:
+    if len(text) <= MAX_QUERY_CHARS:
+        return text, ""
+    return text[:MAX_QUERY_CHARS], t("search.query_too_long", lang, limit=MAX_QUERY_CHARS)
+
+
+def answer_search(corpus, text: str, lang: str, *, page: int = 1, shareable: bool = True) -> Reply:
+    """Search and render one page; a page past the end (a stale Next) shows the last one."""
+    query, note = _clip_query(text, lang)
+    result = corpus.search(query, page=max(1, page), per_page=PER_PAGE)
+    if not result.hits and result.total and result.page > result.pages:
+        result = corpus.search(query, page=result.pages, per_page=PER_PAGE)
+    message = render_results(result, lang, shareable=shareable, note=note)
+    return Reply(message, lang=lang, result=result)
+
+
+def answer_more_like(corpus, paper_id: str, lang: str, *, page: int = 1, shareable: bool = True) -> Reply:
+    paper = corpus.get(paper_id)
+    if paper is None:
+        return notice("card.paper_not_found", lang)
+    result = corpus.more_like(paper.id, page=max(1, page), per_page=PER_PAGE)
+    return Reply(render_results(result, lang, like=paper, shareable=shareable), lang=lang, result=result)
+
+
+def answer_details(corpus, paper_id: str, lang: str) -> Reply:
+    paper = corpus.get(paper_id)
+    if paper is None:
+        return notice("card.paper_not_found", lang)
+    return Reply(render_card(paper, lang, full=True), lang=lang)
+
+
+def share_reply(paper: Paper, user_id: str, lang: str) -> Reply:
+    card = render_card(paper, lang, full=False, shared_by=user_id)
+    return Reply(card, lang=lang, visibility="in_channel", share=paper)
+
+
+def answer_share(corpus, user_id: str, channel_id: str, query: str, lang: str) -> Reply:
+    """`/papers share QUERY|ID`: the best match, to be posted in the channel."""
+    query = query.strip()
+    if not query:
+        return notice("share.usage", lang)
+    if not channel_id:
+        return notice("share.needs_channel", lang, query=query)
+    paper = corpus.resolve(query[:MAX_QUERY_CHARS])
+    if paper is None:
+        return notice("share.not_found", lang, query=query[:200])
+    return share_reply(paper, user_id, lang)
+
+
+def answer_action(corpus, user_id: str, action_id: str, value: dict, *, shareable: bool = True) -> Reply:
+    """Answer a button: share, details, more like this, a page, a suggested search.
+
+    `value` is the decoded button value (see blocks.encode_value). The reader's saved
+    language wins over the one the message was rendered in.
+    """
+    stored = corpus.get_user_lang(user_id)
+    lang = normalize_lang(stored or value.get("l") or detect_lang(str(value.get("q", ""))))
+    if not corpus.is_ready():
+        return notice("error.not_ready", lang)
+    paper_id = str(value.get("id", ""))
+    page = _as_int(value.get("p"), 1)
+    if action_id == "paper_share":
+        paper = corpus.get(paper_id)
+        return share_reply(paper, user_id, lang) if paper else notice("card.paper_not_found", lang)
+    if action_id == "paper_details":
+        return answer_details(corpus, paper_id, lang)
+    if action_id == "paper_more":
+        return answer_more_like(corpus, paper_id, lang, shareable=shareable)
+    if action_id in ("results_next", "results_prev"):
+        if value.get("m") == "more":
+            reply = answer_more_like(corpus, paper_id, lang, page=page, shareable=shareable)
+        else:
+            reply = answer_search(corpus, str(value.get("q", "")), lang, page=page, shareable=shareable)
+        reply.replace = True
+        return reply
+    if action_id in ("search_run", "home_example"):
+        reply = answer_search(corpus, str(value.get("q", "")), lang, shareable=shareable)
+        reply.replace = action_id == "search_run"
+        return reply
+    logger.warning("unknown action %r", action_id)
+    return error_reply(lang)
+
+
+def _as_int(raw: object, default: int) -> int:
+    try:
+        return max(1, int(raw))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return default
+
+
+def register(app, corpus) -> None:
+    """Wire `/papers` into a Bolt app: answer in the ack body; share via the Web API."""
+    # Imported here so the pure answers above stay importable without slack_sdk (console).
+    from bot.slack.delivery import share_in_channel
+
+    @app.command("/papers")
+    def on_papers(ack, command, client, respond, logger):
+        user_id = command.get("user_id", "")
+        channel_id = command.get("channel_id", "")
+        text = command.get("text", "")
+        try:
+            reply = answer_command(corpus, user_id, channel_id, text)
+        except Exception:
+            logger.exception("/papers failed for user %s", user_id)
+            reply = error_reply(detect_lang(text))
+        if reply.share is None:
+            # The search takes tens of milliseconds, so the answer rides in the ack itself.
+            ack(text=reply.text, blocks=reply.blocks, response_type="ephemeral")
+            return
+        ack()
+        share_in_channel(reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger)

@@ -1,0 +1,118 @@
+"""Deliver a Reply through Slack and explain what Slack refused, in the reader's language.
+
+Three ways out: the interaction's response_url (`respond`), chat.postMessage, and a DM
+for clicks that came from App Home (which has no response_url). Slack API failures are
+logged and turned into a sentence for the user; they never escape a listener.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from slack_sdk.errors import SlackApiError
+
+from bot.i18n import t
+from bot.slack.blocks import check_blocks, render_notice
+
+logger = logging.getLogger(__name__)
+
+# Slack error codes we can explain; the rest get the generic "Slack refused (code)".
+EXPLAINED = {
+    "not_in_channel": "slack.not_in_channel",
+    "channel_not_found": "slack.channel_not_found",
+    "is_archived": "slack.is_archived",
+    "ratelimited": "slack.ratelimited",
+}
+FALLBACK_TO_RESPONSE_URL = {"not_in_channel", "channel_not_found"}
+
+
+def error_code(error: SlackApiError) -> str:
+    try:
+        return str(error.response.get("error") or "unknown_error")
+    except Exception:
+        return "unknown_error"
+
+
+def explain_slack_error(code: str, lang: str) -> str:
+    key = EXPLAINED.get(code)
+    return t(key, lang) if key else t("slack.error", lang, error=code)
+
+
+def _warn_if_invalid(blocks: list[dict], surface: str = "message") -> None:
+    problems = check_blocks(blocks, surface)
+    if problems:
+        logger.warning("rendered blocks break Block Kit limits: %s", "; ".join(problems[:5]))
+
+
+def has_response_url(respond) -> bool:
+    return bool(respond is not None and getattr(respond, "response_url", None))
+
+
+def respond_privately(reply, *, respond, client, user_id: str, channel_id: str = "", replace: bool = False) -> None:
+    """Show `reply` to `user_id` only: via response_url when there is one, else by DM."""
+    _warn_if_invalid(reply.blocks)
+    if has_response_url(respond):
+        response = respond(
+            text=reply.text,
+            blocks=reply.blocks,
+            response_type="ephemeral",
+            replace_original=replace,
+        )
+        if response.status_code != 200:
+            logger.warning("response_url answered %s: %s", response.status_code, response.body[:200])
+        return
+    try:
+        dm = client.conversations_open(users=user_id)
+        client.chat_postMessage(channel=dm["channel"]["id"], text=reply.text, blocks=reply.blocks, unfurl_links=False)
+    except SlackApiError as error:
+        logger.warning("could not DM %s: %s", user_id, error_code(error))
+
+
+def share_in_channel(reply, *, client, respond, channel_id: str, user_id: str, logger=logger) -> bool:
+    """Post the shared card in the channel; return whether everyone can now see it.
+
+    chat.postMessage fails with not_in_channel/channel_not_found where the bot isn't a
+    member; the interaction's response_url can still post there (`in_channel`). If that
+    fails too, tell the sharer to `/invite @paperbot`.
+    """
+    _warn_if_invalid(reply.blocks)
+    try:
+        client.chat_postMessage(channel=channel_id, text=reply.text, blocks=reply.blocks, unfurl_links=False)
+        return True
+    except SlackApiError as error:
+        code = error_code(error)
+        logger.warning("chat.postMessage to %s failed: %s", channel_id, code)
+    if code in FALLBACK_TO_RESPONSE_URL and has_response_url(respond):
+        try:
+            response = respond(
+                text=reply.text,
+                blocks=reply.blocks,
+                response_type="in_channel",
+                replace_original=False,
+            )
+            if response.status_code == 200:
+                return True
+            logger.warning("response_url in_channel answered %s", response.status_code)
+        except Exception:
+            logger.exception("posting the shared card through response_url failed")
+    tell_user(explain_slack_error(code, reply.lang), lang=reply.lang, respond=respond, client=client, user_id=user_id, channel_id=channel_id)
+    return False
+
+
+def tell_user(text: str, *, lang: str, respond, client, user_id: str, channel_id: str) -> None:
+    """Send the user one private sentence, by whichever route still works."""
+    message = render_notice(text)
+    if has_response_url(respond):
+        try:
+            respond(text=message.text, blocks=message.blocks, response_type="ephemeral", replace_original=False)
+            return
+        except Exception:
+            logger.exception("could not answer through response_url")
+    try:
+        if channel_id:
+            client.chat_postEphemeral(channel=channel_id, user=user_id, text=message.text, blocks=message.blocks)
+        else:
+            dm = client.conversations_open(users=user_id)
+            client.chat_postMessage(channel=dm["channel"]["id"], text=message.text, blocks=message.blocks)
+    except SlackApiError as error:
+        logger.warning("could not tell %s (%s): %s", user_id, lang, error_code(error))

@@ -1,0 +1,199 @@
+"""App Home: newest papers, example searches, the language setting, subscriptions (later).
+
+`render_home` is pure (papers in, view dict out); `publish_home` does one views.publish;
+`register` wires app_home_opened, the example buttons and the language picker.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from slack_sdk.errors import SlackApiError
+
+from bot.i18n import choose_lang, normalize_lang, t
+from bot.models import Hit, Paper, SearchResult
+from bot.slack.blocks import (
+    LIMITS,
+    actions,
+    button,
+    check_view,
+    context,
+    decode_value,
+    divider,
+    header,
+    render_hit,
+    render_results,
+    section,
+    truncate,
+)
+from bot.slack.commands import answer_action, answer_command, error_reply
+from bot.slack.delivery import error_code, share_in_channel, tell_user
+
+logger = logging.getLogger(__name__)
+
+NEWEST_SHOWN = 5
+EXAMPLE_QUERIES = ("speculative decoding", "KV cache", "推测解码", "world model", "强化学习")
+
+
+def render_subscriptions_section(user_id: str, lang: str, subscriptions: list | None = None) -> list[dict]:
+    """The Home section for digests. A placeholder until digests land.
+
+    The digest issue fills this in: list `subscriptions` with unsubscribe buttons and a
+    "Subscribe" button that opens a modal. Keep it under ~20 blocks (Home allows 100).
+    """
+    return [
+        header(t("home.subscriptions_title", lang)),
+        context(t("home.subscriptions_placeholder", lang)),
+    ]
+
+
+def language_picker(lang: str, is_set: bool) -> dict:
+    options = [
+        {"text": {"type": "plain_text", "text": "English"}, "value": "en"},
+        {"text": {"type": "plain_text", "text": "中文"}, "value": "zh"},
+    ]
+    element = {"type": "static_select", "action_id": "home_lang", "options": options}
+    if is_set:
+        element["initial_option"] = options[0] if lang == "en" else options[1]
+    else:
+        element["placeholder"] = {"type": "plain_text", "text": t("home.lang_label", lang)}
+    return {
+        "type": "section",
+        "block_id": "lang",
+        "text": {"type": "mrkdwn", "text": f"*{t('home.lang_label', lang)}*"},
+        "accessory": element,
+    }
+
+
+def render_home(
+    user_id: str,
+    lang: str,
+    *,
+    newest: list[Paper],
+    paper_count: int,
+    lang_is_set: bool = False,
+    result: SearchResult | None = None,
+) -> dict:
+    """The Home tab view. `result`, when given, is shown under the example searches."""
+    blocks: list[dict] = [
+        header(t("home.title", lang)),
+        section(t("home.intro", lang, papers=paper_count)),
+        language_picker(lang, lang_is_set),
+        divider(),
+        section(t("home.search_how", lang)),
+        actions(
+            *(button(truncate(q, 60), "home_example", {"q": q, "l": lang}) for q in EXAMPLE_QUERIES),
+            block_id="examples",
+        ),
+    ]
+    if result is not None:
+        shown = render_results(result, lang, shareable=False)
+        blocks.append(header(t("home.results", lang, query=truncate(result.query, 100))))
+        blocks.extend(shown.blocks[: LIMITS["message_blocks"]])
+    blocks += [divider(), header(t("home.newest", lang))]
+    if newest:
+        for number, paper in enumerate(newest[:NEWEST_SHOWN], start=1):
+            # The newest papers render as snippet-less hits: same layout as search results.
+            for block in render_hit(Hit(paper=paper, score=0.0), lang, number, shareable=False):
+                block = dict(block)
+                if "block_id" in block:
+                    block["block_id"] = f"new:{block['block_id']}"
+                blocks.append(block)
+    else:
+        blocks.append(section(t("home.empty_library", lang)))
+    blocks.append(divider())
+    blocks.extend(render_subscriptions_section(user_id, lang))
+    return {"type": "home", "blocks": blocks[: LIMITS["home_blocks"]]}
+
+
+def build_home(corpus, user_id: str, *, result: SearchResult | None = None, lang: str | None = None) -> dict:
+    stored = corpus.get_user_lang(user_id)
+    lang = normalize_lang(lang) if lang else choose_lang(stored, "")
+    stats = corpus.stats() if corpus.is_ready() else {}
+    newest = corpus.newest(NEWEST_SHOWN) if corpus.is_ready() else []
+    return render_home(
+        user_id,
+        lang,
+        newest=newest,
+        paper_count=int(stats.get("papers", 0)),
+        lang_is_set=bool(stored),
+        result=result,
+    )
+
+
+def publish_home(client, corpus, user_id: str, *, result: SearchResult | None = None, lang: str | None = None) -> bool:
+    """Render and publish one user's Home; log (don't raise) when Slack refuses."""
+    view = build_home(corpus, user_id, result=result, lang=lang)
+    problems = check_view(view)
+    if problems:
+        logger.warning("home view breaks Block Kit limits: %s", "; ".join(problems[:5]))
+    try:
+        client.views_publish(user_id=user_id, view=view)
+        return True
+    except SlackApiError as error:
+        logger.warning("views.publish for %s failed: %s", user_id, error_code(error))
+        return False
+
+
+def register(app, corpus) -> None:
+    @app.event("app_home_opened")
+    def on_home_opened(event, client, logger):
+        if event.get("tab", "home") != "home":
+            return
+        try:
+            publish_home(client, corpus, event["user"])
+        except Exception:
+            logger.exception("rendering Home for %s failed", event.get("user"))
+
+    @app.action("home_example")
+    def on_example(ack, body, action, client, logger):
+        ack()
+        user_id = body["user"]["id"]
+        value = decode_value(action.get("value"))
+        try:
+            reply = answer_action(corpus, user_id, "home_example", value, shareable=False)
+        except Exception:
+            logger.exception("example search from Home failed")
+            reply = error_reply(value.get("l", "en"))
+        publish_home(client, corpus, user_id, result=reply.result, lang=reply.lang)
+
+    @app.action("home_lang")
+    def on_lang(ack, body, action, client, logger):
+        ack()
+        user_id = body["user"]["id"]
+        lang = normalize_lang((action.get("selected_option") or {}).get("value"))
+        try:
+            corpus.set_user_lang(user_id, lang)
+        except Exception:
+            logger.exception("saving the language for %s failed", user_id)
+        publish_home(client, corpus, user_id, lang=lang)
+
+    register_messages(app, corpus)
+
+
+def register_messages(app, corpus) -> None:
+    """The Messages tab: a DM to paperbot is a `/papers` line without the `/papers`."""
+    @app.event("message")
+    def on_message(event, client, logger):
+        if event.get("channel_type") != "im" or event.get("subtype") or event.get("bot_id"):
+            return
+        user_id, channel_id = event.get("user", ""), event.get("channel", "")
+        try:
+            reply = answer_command(corpus, user_id, channel_id, event.get("text", ""))
+        except Exception:
+            logger.exception("answering a DM from %s failed", user_id)
+            reply = error_reply("en")
+        if reply.share is not None:
+            share_in_channel(reply, client=client, respond=None, channel_id=channel_id, user_id=user_id, logger=logger)
+            return
+        try:
+            client.chat_postMessage(channel=channel_id, text=reply.text, blocks=reply.blocks, unfurl_links=False)
+        except SlackApiError as error:
+            logger.warning("answering a DM failed: %s", error_code(error))
+            tell_user(t("slack.error", reply.lang, error=error_code(error)), lang=reply.lang, respond=None, client=client, user_id=user_id, channel_id="")
+
+    @app.event("file_shared")
+    def on_file_shared(event, logger):
+        # Ingesting listings shared as files lands with a later issue; ack and move on.
+        logger.debug("file_shared %s ignored for now", event.get("file_id"))
+
