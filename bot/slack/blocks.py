@@ -285,11 +285,17 @@ def render_results(
         if result.mode == "any":
             notes.append(t("search.any_terms", lang))
     blocks: list[dict] = [section(head)]
+    suggestion = _suggestion_to_offer(result) if like is None else None
+    if suggestion:
+        notes.append(t("search.suggestion_prompt", lang, suggestion=escape(truncate(suggestion, 200))))
     if notes:
         blocks.append(context(*notes))
     for number, hit in enumerate(result.hits, start=(result.page - 1) * result.per_page + 1):
         blocks.extend(render_hit(hit, lang, number, shareable=shareable))
     nav = page_buttons(result, lang, like=like)
+    if suggestion:
+        nav = nav or actions(block_id="pages")
+        nav["elements"].append(suggestion_button(suggestion, lang))
     if nav:
         blocks.append(divider())
         blocks.append(nav)
@@ -323,10 +329,22 @@ def render_no_results(result: SearchResult, lang: str, notes: list[str] | None =
     if result.suggestion:
         suggestion = escape(truncate(result.suggestion, 200))
         blocks.append(section(t("search.suggestion_prompt", lang, suggestion=suggestion)))
-        label = t("button.search", lang, query=truncate(result.suggestion, 50))
-        blocks.append(actions(button(label, "search_run", {"q": result.suggestion, "l": lang}, style="primary"), block_id="suggest"))
+        blocks.append(actions(suggestion_button(result.suggestion, lang), block_id="suggest"))
     blocks.append(context(t("search.none_hint", lang)))
     return Message(text=_to_plain(text), blocks=blocks)
+
+
+def _suggestion_to_offer(result: SearchResult) -> str | None:
+    suggestion = (result.suggestion or "").strip()
+    if not suggestion or suggestion.casefold() == result.query.strip().casefold():
+        return None
+    return suggestion
+
+
+def suggestion_button(suggestion: str, lang: str) -> dict:
+    """A button that runs the suggested query (replacing the message it sits in)."""
+    label = t("button.search", lang, query=truncate(suggestion, 50))
+    return button(label, "search_run", {"q": suggestion, "l": lang}, style="primary")
 
 
 def problem_text(problem: str, lang: str) -> str:

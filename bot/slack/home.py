@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import logging
+import re
 
 from slack_sdk.errors import SlackApiError
 
@@ -82,7 +83,8 @@ def render_home(
         divider(),
         section(t("home.search_how", lang)),
         actions(
-            *(button(truncate(q, 60), "home_example", {"q": q, "l": lang}) for q in EXAMPLE_QUERIES),
+            # action_ids must be unique within a block; the listener matches the prefix.
+            *(button(truncate(q, 60), f"home_example_{i}", {"q": q, "l": lang}) for i, q in enumerate(EXAMPLE_QUERIES)),
             block_id="examples",
         ),
     ]
@@ -145,7 +147,7 @@ def register(app, corpus) -> None:
         except Exception:
             logger.exception("rendering Home for %s failed", event.get("user"))
 
-    @app.action("home_example")
+    @app.action(re.compile(r"^home_example_\d+$"))
     def on_example(ack, body, action, client, logger):
         ack()
         user_id = body["user"]["id"]

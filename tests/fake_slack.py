@@ -1,0 +1,165 @@
+"""A stand-in for Slack's Web API and response_urls, on 127.0.0.1 and a free port.
+
+Point the app's WebClient at `FakeSlack.api_url` (SLACK_API_BASE_URL) and hand out
+`FakeSlack.response_url(...)` as response_urls. Every call is recorded; `fail()` makes
+the next N calls of a method return a Slack error (or 429 + Retry-After for
+"ratelimited").
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs
+
+
+@dataclass
+class Call:
+    method: str  # "chat.postMessage", or "response" for a response_url POST
+    args: dict
+    headers: dict = field(default_factory=dict)
+    status: int = 200  # what the fake answered
+
+
+class FakeSlack:
+    def __init__(self):
+        self.calls: list[Call] = []
+        self._failures: dict[str, list[tuple[str, int]]] = {}
+        self._lock = threading.Condition()
+        self._ids = itertools.count(1)
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    def start(self) -> FakeSlack:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    @property
+    def api_url(self) -> str:
+        return self.url + "/api/"
+
+    def response_url(self, name: str | None = None) -> str:
+        return f"{self.url}/response/{name or next(self._ids)}"
+
+    # -- scripting and inspecting --------------------------------------------------------
+
+    def fail(self, method: str, error: str, times: int = 1) -> None:
+        """Make the next `times` calls of `method` fail with `error` ("ratelimited" -> 429)."""
+        status = 429 if error == "ratelimited" else 200
+        with self._lock:
+            self._failures.setdefault(method, []).extend([(error, status)] * times)
+
+    def reset(self) -> None:
+        with self._lock:
+            self.calls.clear()
+            self._failures.clear()
+
+    def calls_to(self, method: str) -> list[Call]:
+        with self._lock:
+            return [c for c in self.calls if c.method == method]
+
+    def wait_for(self, method: str, count: int = 1, timeout: float = 5.0) -> list[Call]:
+        """Wait until `method` was called `count` times (listeners post after the ack)."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while True:
+                found = [c for c in self.calls if c.method == method]
+                if len(found) >= count:
+                    return found
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    names = [c.method for c in self.calls]
+                    raise AssertionError(f"expected {count} call(s) to {method}, got {len(found)}; calls: {names}")
+                self._lock.wait(remaining)
+
+    def _record(self, call: Call) -> None:
+        with self._lock:
+            self.calls.append(call)
+            self._lock.notify_all()
+
+    def _next_failure(self, method: str) -> tuple[str, int] | None:
+        with self._lock:
+            queue = self._failures.get(method)
+            return queue.pop(0) if queue else None
+
+    # -- the HTTP side ---------------------------------------------------------------------
+
+    def _answer(self, method: str, args: dict) -> dict:
+        if method == "auth.test":
+            return {"ok": True, "url": "https://example.slack.com/", "team": "Example", "user": "paperbot",
+                    "team_id": "T0001", "user_id": "UBOT", "bot_id": "BBOT", "is_enterprise_install": False}
+        if method in ("chat.postMessage", "chat.postEphemeral"):
+            return {"ok": True, "channel": args.get("channel"), "ts": f"{time.time():.6f}", "message_ts": "1.1"}
+        if method == "conversations.open":
+            return {"ok": True, "channel": {"id": "D" + str(args.get("users", "X"))}}
+        if method == "users.info":
+            return {"ok": True, "user": {"id": args.get("user"), "locale": "en-US", "name": "someone"}}
+        if method == "views.publish":
+            return {"ok": True, "view": {"id": "V1", **(args.get("view") or {})}}
+        return {"ok": True}
+
+    def _handler(self):
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):  # noqa: N802
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8")
+                args = _parse(raw, self.headers.get("Content-Type", ""))
+                headers = dict(self.headers.items())
+                if self.path.startswith("/response/"):
+                    fake._record(Call("response", args, headers))
+                    self._send(200, "ok", "text/plain")
+                    return
+                method = self.path.removeprefix("/api/").split("?")[0]
+                failure = fake._next_failure(method)
+                if failure:
+                    error, status = failure
+                    fake._record(Call(method, args, headers, status))
+                    extra = {"Retry-After": "1"} if status == 429 else {}
+                    self._send(status, json.dumps({"ok": False, "error": error}), extra=extra)
+                    return
+                fake._record(Call(method, args, headers))
+                self._send(200, json.dumps(fake._answer(method, args)))
+
+            def _send(self, status, body, content_type="application/json", extra=None):
+                data = body.encode()
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in (extra or {}).items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        return Handler
+
+
+def _parse(raw: str, content_type: str) -> dict:
+    """Slack's Web API takes form fields or JSON; JSON-valued form fields are decoded too."""
+    if "json" in content_type:
+        return json.loads(raw or "{}")
+    args = {k: v[0] for k, v in parse_qs(raw, keep_blank_values=True).items()}
+    for key in ("blocks", "view", "attachments"):
+        if isinstance(args.get(key), str) and args[key][:1] in "[{":
+            args[key] = json.loads(args[key])
+    return args

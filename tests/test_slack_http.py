@@ -1,0 +1,279 @@
+"""paperbot over real HTTP: Slack-signed requests in, calls to a fake Slack Web API out.
+
+Each test uses its own user id because languages are remembered in the shared corpus.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from slack_helpers import all_text, button_values
+
+from bot.slack.blocks import check_blocks, check_view, decode_value
+
+
+def first_hit_text(blocks: list[dict]) -> str:
+    return next(b["text"]["text"] for b in blocks if b.get("block_id", "").startswith("hit:"))
+
+
+# -- /papers QUERY -----------------------------------------------------------------------
+
+
+def test_search_in_english_answers_in_the_ack_body(slack, fake_slack):
+    status, body = slack.command("speculative decoding", user_id="U_SEARCH_EN")
+    assert status == 200
+    assert body["response_type"] == "ephemeral"
+    assert check_blocks(body["blocks"]) == []
+    assert "papers for “speculative decoding”" in body["blocks"][0]["text"]["text"]
+    hit = first_hit_text(body["blocks"])
+    assert hit.startswith("1. *") and "Speculative Decoding" in hit.split("\n")[0]
+    assert "推测解码" in hit.split("\n")[1]  # the other language beneath
+    assert "*Speculative*" in hit  # matched words in bold
+    for action_id in ("paper_share", "paper_details", "paper_more"):
+        assert button_values(body["blocks"], action_id)
+    assert not fake_slack.calls_to("chat.postMessage")  # nothing visible to others
+
+
+def test_search_in_chinese_shows_chinese_first(slack):
+    status, body = slack.command("推测解码", user_id="U_SEARCH_ZH")
+    assert status == 200
+    header = body["blocks"][0]["text"]["text"]
+    assert "共找到" in header
+    lines = first_hit_text(body["blocks"]).split("\n")
+    assert "推测解码" in lines[0] and "Speculative" in lines[1]
+    assert [e["text"]["text"] for e in body["blocks"][2]["elements"]] == ["分享", "详情", "相似论文"]
+
+
+def test_authors_are_shortened_and_affiliations_follow_the_reader(slack):
+    _, body = slack.command("ParisKV", user_id="U_AUTHORS")
+    meta = first_hit_text(body["blocks"]).split("\n")[2]
+    assert meta.startswith("Yanlin Qi, Xinhang Chen, Huiqiang Jiang +3")
+    assert "Xi'an Jiaotong University" in meta and "*ICML 2026*" in meta
+
+
+def test_next_and_previous_page_through_results(slack, fake_slack):
+    _, body = slack.command("learning", user_id="U_PAGES")
+    assert "page 1 of" in body["blocks"][0]["text"]["text"]
+    (next_value,) = button_values(body["blocks"], "results_next")
+    assert decode_value(next_value)["p"] == 2
+
+    status, _ = slack.click("results_next", next_value, user_id="U_PAGES")
+    assert status == 200
+    (page,) = fake_slack.wait_for("response")
+    assert page.args["replace_original"] is True
+    assert "page 2 of" in page.args["blocks"][0]["text"]["text"]
+    assert first_hit_text(page.args["blocks"]).startswith("6. ")
+    assert check_blocks(page.args["blocks"]) == []
+    (prev_value,) = button_values(page.args["blocks"], "results_prev")
+
+    slack.click("results_prev", prev_value, user_id="U_PAGES")
+    pages = fake_slack.wait_for("response", 2)
+    assert "page 1 of" in pages[1].args["blocks"][0]["text"]["text"]
+
+
+def test_a_suggestion_is_a_button_that_runs_it(slack, fake_slack):
+    _, body = slack.command("speculativ decodng", user_id="U_SUGGEST")
+    assert "Did you mean “speculative decoding”?" in all_text(body["blocks"])
+    (value,) = button_values(body["blocks"], "search_run")
+    slack.click("search_run", value, user_id="U_SUGGEST")
+    (answer,) = fake_slack.wait_for("response")
+    assert answer.args["replace_original"] is True
+    assert "papers for “speculative decoding”" in answer.args["blocks"][0]["text"]["text"]
+    assert not button_values(answer.args["blocks"], "search_run")
+
+
+def test_nothing_found_says_so_with_a_hint(slack):
+    _, body = slack.command("qwertyuiop asdfghjkl", user_id="U_NOTHING")
+    text = all_text(body["blocks"])
+    assert "No papers found for “qwertyuiop asdfghjkl”" in text
+    assert "/papers help" in text
+
+
+@pytest.mark.parametrize("text", ["help", "", "   "])
+def test_help(slack, text):
+    status, body = slack.command(text, user_id="U_HELP")
+    assert status == 200 and body["response_type"] == "ephemeral"
+    assert "/papers speculative decoding" in all_text(body["blocks"])
+
+
+def test_lang_is_remembered_across_requests(slack):
+    _, body = slack.command("lang zh", user_id="U_LANG")
+    assert "中文" in body["text"]
+    _, body = slack.command("speculative decoding", user_id="U_LANG")
+    assert "共找到" in body["blocks"][0]["text"]["text"]
+    assert "推测解码" in first_hit_text(body["blocks"]).split("\n")[0]
+    _, body = slack.command("help", user_id="U_LANG")
+    assert "结果仅你可见" in all_text(body["blocks"])
+    _, body = slack.command("lang en", user_id="U_LANG")
+    _, body = slack.command("推测解码", user_id="U_LANG")
+    assert "papers for" in body["blocks"][0]["text"]["text"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("lang fr", "I know two languages"),
+        ("lang", "You haven't picked a language"),
+        ("subscribe ml", "coming soon"),
+        ("share", "Tell me what to share"),
+        ("share qwertyuiop asdfghjkl", "Nothing matched"),
+        ('"unclosed quote', ""),
+        ("((( ::: )))", ""),
+        ("x" * 3000, ""),
+    ],
+)
+def test_odd_input_gets_a_helpful_answer(slack, text, expected):
+    status, body = slack.command(text, user_id="U_ODD")
+    assert status == 200
+    assert body["response_type"] == "ephemeral" and body["text"]
+    assert check_blocks(body["blocks"]) == []
+    assert expected in all_text(body["blocks"])
+    assert "Traceback" not in json.dumps(body)
+
+
+# -- buttons -----------------------------------------------------------------------------
+
+
+def _first_paper_value(slack, query="ParisKV", user_id="U_BUTTONS"):
+    _, body = slack.command(query, user_id=user_id)
+    return button_values(body["blocks"], "paper_share")[0]
+
+
+def test_share_posts_the_card_and_who_shared_it(slack, fake_slack):
+    value = _first_paper_value(slack, user_id="U_SHARE")
+    status, _ = slack.click("paper_share", value, user_id="U_SHARE", channel_id="C_SHARE")
+    assert status == 200
+    (post,) = fake_slack.wait_for("chat.postMessage")
+    assert post.args["channel"] == "C_SHARE"
+    assert "<@U_SHARE> shared this paper" in all_text(post.args["blocks"])
+    assert "ParisKV" in all_text(post.args["blocks"])
+    assert check_blocks(post.args["blocks"]) == []
+
+
+def test_share_where_the_bot_is_not_in_the_channel_uses_the_response_url(slack, fake_slack):
+    fake_slack.fail("chat.postMessage", "not_in_channel")
+    value = _first_paper_value(slack, user_id="U_SHARE2")
+    slack.click("paper_share", value, user_id="U_SHARE2", channel_id="C_PRIVATE")
+    (fallback,) = fake_slack.wait_for("response")
+    assert fallback.args["response_type"] == "in_channel"
+    assert "<@U_SHARE2> shared this paper" in all_text(fallback.args["blocks"])
+    assert fake_slack.calls_to("chat.postMessage")[0].status == 200  # recorded, answered with an error
+
+
+def test_share_into_an_archived_channel_explains_why(slack, fake_slack):
+    fake_slack.fail("chat.postMessage", "is_archived")
+    value = _first_paper_value(slack, user_id="U_SHARE3")
+    slack.click("paper_share", value, user_id="U_SHARE3")
+    (answer,) = fake_slack.wait_for("response")
+    assert answer.args["response_type"] == "ephemeral"
+    assert "archived" in answer.args["text"]
+
+
+def test_a_rate_limited_post_is_retried_after_retry_after(slack, fake_slack):
+    fake_slack.fail("chat.postMessage", "ratelimited")
+    value = _first_paper_value(slack, user_id="U_RATE")
+    slack.click("paper_share", value, user_id="U_RATE")
+    posts = fake_slack.wait_for("chat.postMessage", 2, timeout=10)
+    assert [p.status for p in posts] == [429, 200]
+    assert not fake_slack.calls_to("response")  # no error shown: the retry worked
+
+
+def test_slash_share_posts_the_best_match(slack, fake_slack):
+    status, body = slack.command("share ParisKV", user_id="U_SHARE4", channel_id="C_SHARE4")
+    assert status == 200 and not body
+    (post,) = fake_slack.wait_for("chat.postMessage")
+    assert post.args["channel"] == "C_SHARE4"
+    assert "ParisKV" in all_text(post.args["blocks"])
+
+
+def test_details_shows_the_full_card(slack, fake_slack):
+    value = _first_paper_value(slack, user_id="U_DETAILS")
+    slack.click("paper_details", value, user_id="U_DETAILS")
+    (card,) = fake_slack.wait_for("response")
+    blocks = card.args["blocks"]
+    assert blocks[0]["type"] == "header" and "ParisKV" in blocks[0]["text"]["text"]
+    text = all_text(blocks)
+    for expected in ("ParisKV：", "Themis Palpanas", "Institute of Computing Technology", "Summary", "ICML 2026"):
+        assert expected in text
+    assert card.args["replace_original"] is False
+    assert check_blocks(blocks) == []
+
+
+def test_more_like_this(slack, fake_slack):
+    value = _first_paper_value(slack, user_id="U_MORE")
+    slack.click("paper_more", value, user_id="U_MORE")
+    (answer,) = fake_slack.wait_for("response")
+    assert "papers like “ParisKV" in answer.args["blocks"][0]["text"]["text"]
+    assert check_blocks(answer.args["blocks"]) == []
+
+
+def test_a_stale_or_forged_button_value_gets_an_answer(slack, fake_slack):
+    slack.click("paper_details", '{"id":"ffffffffffff"}', user_id="U_STALE")
+    slack.click("paper_more", "not json", user_id="U_STALE")
+    answers = fake_slack.wait_for("response", 2)
+    assert all("no longer in the library" in a.args["text"] for a in answers)
+
+
+# -- App Home and events ---------------------------------------------------------------
+
+
+def test_app_home_opened_publishes_home(slack, fake_slack):
+    status, _ = slack.event({"type": "app_home_opened", "user": "U_HOME", "channel": "D1", "tab": "home"})
+    assert status == 200
+    (publish,) = fake_slack.wait_for("views.publish")
+    view = publish.args["view"]
+    assert publish.args["user_id"] == "U_HOME" and view["type"] == "home"
+    assert check_view(view) == []
+    text = all_text(view["blocks"])
+    assert "Newest papers" in text and "Subscriptions" in text
+    assert button_values(view["blocks"], "home_example_0")
+
+
+def test_home_example_search_and_language_picker(slack, fake_slack):
+    slack.click("home_example_1", '{"q":"KV cache","l":"en"}', user_id="U_HOME2", container="home")
+    (publish,) = fake_slack.wait_for("views.publish")
+    assert "Results for “KV cache”" in all_text(publish.args["view"]["blocks"])
+    assert check_view(publish.args["view"]) == []
+
+    slack.click("home_lang", {"text": {"type": "plain_text", "text": "中文"}, "value": "zh"}, user_id="U_HOME2", container="home")
+    publishes = fake_slack.wait_for("views.publish", 2)
+    assert "最新论文" in all_text(publishes[1].args["view"]["blocks"])
+    _, body = slack.command("help", user_id="U_HOME2")
+    assert "结果仅你可见" in all_text(body["blocks"])  # the Home choice is the same setting
+
+
+def test_details_clicked_in_home_arrives_by_dm(slack, fake_slack):
+    value = _first_paper_value(slack, user_id="U_HOME3")
+    slack.click("paper_details", value, user_id="U_HOME3", container="home")
+    (post,) = fake_slack.wait_for("chat.postMessage")
+    assert fake_slack.calls_to("conversations.open")[0].args["users"] == "U_HOME3"
+    assert post.args["channel"] == "DU_HOME3"
+
+
+def test_a_dm_is_a_search(slack, fake_slack):
+    slack.event({"type": "message", "channel_type": "im", "channel": "D_DM", "user": "U_DM", "text": "KV缓存", "ts": "1.1"})
+    (post,) = fake_slack.wait_for("chat.postMessage")
+    assert post.args["channel"] == "D_DM"
+    assert "共找到" in post.args["blocks"][0]["text"]["text"]
+
+
+def test_url_verification_challenge(slack):
+    body = json.dumps({"token": "x", "challenge": "challenge-123", "type": "url_verification"})
+    status, answer = slack.post(body, "application/json")
+    assert status == 200 and answer == {"challenge": "challenge-123"}
+
+
+def test_healthz(slack):
+    status, body = slack.request("GET", "/healthz")
+    assert status == 200 and body["ok"] is True
+
+
+def test_no_secret_reaches_slack_or_the_user(slack, fake_slack):
+    from slack_helpers import BOT_TOKEN, SIGNING_SECRET
+
+    _, body = slack.command("speculative decoding", user_id="U_SECRET")
+    slack.click("paper_share", button_values(body["blocks"], "paper_share")[0], user_id="U_SECRET")
+    fake_slack.wait_for("chat.postMessage")
+    sent = json.dumps(body) + json.dumps([c.args for c in fake_slack.calls])
+    assert BOT_TOKEN not in sent and SIGNING_SECRET not in sent
