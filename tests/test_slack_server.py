@@ -1,0 +1,191 @@
+"""Request verification, health, start-up checks, secret redaction and failing handlers."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import time
+
+import pytest
+from slack_helpers import BOT_TOKEN, SIGNING_SECRET, SlackSender, sign
+
+from bot.config import Settings
+from bot.slack.server import RedactSecrets, install_secret_filter, serve, start_app_server
+
+# -- Slack's request signing ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "forgery",
+    ["bad-signature", "wrong-secret", "old-timestamp", "no-headers", "tampered-body"],
+)
+def test_unsigned_or_stale_requests_get_401_and_reach_no_handler(slack, fake_slack, seed_corpus, forgery):
+    user_id = f"U_FORGED_{forgery}"
+    body = slack.command_body("lang zh", user_id=user_id)
+    content_type = "application/x-www-form-urlencoded"
+    if forgery == "bad-signature":
+        status, _ = slack.post(body, content_type, signature="v0=" + "0" * 64)
+    elif forgery == "wrong-secret":
+        now = int(time.time())
+        status, _ = slack.post(body, content_type, timestamp=now, signature=sign(body, now, "not-the-secret"))
+    elif forgery == "old-timestamp":
+        status, _ = slack.post(body, content_type, timestamp=int(time.time()) - 6 * 60)
+    elif forgery == "no-headers":
+        status, _ = slack.request("POST", "/slack/events", body, {"Content-Type": content_type})
+    else:
+        now = int(time.time())
+        signature = sign(body, now)
+        status, _ = slack.post(body.replace("lang+zh", "lang+en"), content_type, timestamp=now, signature=signature)
+    assert status == 401
+    time.sleep(0.05)
+    assert fake_slack.calls == []
+    assert seed_corpus.get_user_lang(user_id) is None  # the lang handler never ran
+
+
+def test_unknown_paths_are_404(slack):
+    assert slack.request("GET", "/slack/events")[0] == 404
+    assert slack.request("POST", "/other", "{}", {"Content-Type": "application/json"})[0] == 404
+
+
+# -- health ------------------------------------------------------------------------------
+
+
+class NotReadyCorpus:
+    def is_ready(self):
+        return False
+
+    def get_user_lang(self, user_id):
+        return None
+
+
+def test_healthz_is_503_until_the_corpus_is_ready(slack_settings, fake_slack):
+    running = start_app_server(slack_settings, NotReadyCorpus())
+    sender = SlackSender(running.url, fake_slack)
+    try:
+        status, body = sender.request("GET", "/healthz")
+        assert status == 503 and body["ok"] is False
+        _, answer = sender.command("speculative decoding", user_id="U_NOT_READY")
+        assert "still loading" in answer["text"]
+    finally:
+        sender.close()
+        running.shutdown()
+
+
+# -- a handler that fails -------------------------------------------------------------------
+
+
+class BrokenCorpus:
+    """Every domain call fails, as a corrupt index or a locked database would."""
+
+    def is_ready(self):
+        return True
+
+    def get_user_lang(self, user_id):
+        return None
+
+    def __getattr__(self, name):
+        def fail(*args, **kwargs):
+            raise RuntimeError(f"boom in {name} with {BOT_TOKEN}")
+
+        return fail
+
+
+def test_a_failing_handler_logs_and_answers_without_a_traceback(slack_settings, fake_slack, caplog):
+    running = start_app_server(slack_settings, BrokenCorpus())
+    sender = SlackSender(running.url, fake_slack)
+    try:
+        with caplog.at_level(logging.ERROR):
+            status, body = sender.command("推测解码", user_id="U_BROKEN")
+            assert status == 200 and body["response_type"] == "ephemeral"
+            assert "抱歉" in body["text"] and "boom" not in json.dumps(body)
+            sender.click("paper_details", '{"id":"abc"}', user_id="U_BROKEN")
+            (answer,) = fake_slack.wait_for("response")
+            assert "something went wrong" in answer.args["text"]
+        assert any("boom" in (r.exc_text or "") or r.exc_info for r in caplog.records)
+    finally:
+        sender.close()
+        running.shutdown()
+
+
+# -- secrets in logs ---------------------------------------------------------------------------
+
+
+def test_secrets_are_redacted_from_log_messages_args_and_tracebacks():
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logging.Formatter("%(name)s %(message)s"))
+    handler.addFilter(RedactSecrets((BOT_TOKEN, SIGNING_SECRET, "xapp-1-secret")))
+    log = logging.getLogger("test.redaction")
+    log.addHandler(handler)
+    log.propagate = False
+    try:
+        log.warning("token %s secret %s", BOT_TOKEN, SIGNING_SECRET)
+        log.warning("Authorization: Bearer " + BOT_TOKEN)
+        try:
+            raise ValueError(f"bad app token xapp-1-secret near {BOT_TOKEN}")
+        except ValueError:
+            log.exception("failed")
+    finally:
+        log.removeHandler(handler)
+    output = stream.getvalue()
+    assert BOT_TOKEN not in output and SIGNING_SECRET not in output and "xapp-1-secret" not in output
+    assert output.count("[redacted]") >= 5
+    assert "ValueError" in output  # the traceback itself survives
+
+
+def test_slack_sdk_debug_logs_of_the_authorization_header_are_redacted(slack_settings, fake_slack):
+    from bot.slack.app import build_client
+
+    stream = io.StringIO()
+    root = logging.getLogger()
+    handler = logging.StreamHandler(stream)
+    root.addHandler(handler)
+    old_level = root.level
+    root.setLevel(logging.DEBUG)
+    try:
+        install_secret_filter(slack_settings.secrets, root)
+        build_client(slack_settings).chat_postMessage(channel="C1", text="hi")
+    finally:
+        root.setLevel(old_level)
+        root.removeHandler(handler)
+    output = stream.getvalue()
+    assert "chat.postMessage" in output
+    assert BOT_TOKEN not in output
+
+
+# -- start-up --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("settings", "missing"),
+    [
+        (Settings(slack_bot_token="xoxb-1"), "SLACK_SIGNING_SECRET"),
+        (Settings(slack_signing_secret="s"), "SLACK_BOT_TOKEN"),
+        (Settings(slack_app_token="xapp-1"), "SLACK_BOT_TOKEN"),
+    ],
+)
+def test_a_missing_setting_stops_start_up_naming_it(settings, missing, capsys):
+    assert serve(settings, NotReadyCorpus(), stdout=io.StringIO()) == 2
+    err = capsys.readouterr().err
+    assert missing in err and ".env" in err
+    assert "xoxb-1" not in err and "xapp-1" not in err
+
+
+def test_no_tokens_at_all_opens_the_console(seed_corpus):
+    out = io.StringIO()
+    code = serve(Settings(), seed_corpus, stdin=io.StringIO("/papers help\nquit\n/papers never\n"), stdout=out)
+    text = out.getvalue()
+    assert code == 0
+    assert "From an app manifest" in text and "SLACK_BOT_TOKEN" in text
+    assert "/papers speculative decoding" in text
+    assert "never" not in text.split("quit")[-1]
+
+
+def test_build_client_points_every_call_at_the_base_url(slack_settings, fake_slack):
+    from bot.slack.app import build_client
+
+    client = build_client(slack_settings)
+    assert client.base_url == slack_settings.slack_api_base_url + "/"
+    client.auth_test()
+    assert fake_slack.calls_to("auth.test")
