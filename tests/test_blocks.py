@@ -1,0 +1,241 @@
+"""Pure renderers: dicts in, dicts out, always within Block Kit's limits."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot.models import Affiliation, Fragment, Hit, Paper, SearchResult
+from bot.slack.blocks import (
+    LIMITS,
+    actions,
+    blocks_to_text,
+    button,
+    check_blocks,
+    check_view,
+    context,
+    decode_value,
+    encode_value,
+    header,
+    render_card,
+    render_help,
+    render_no_results,
+    render_results,
+    render_snippet,
+    section,
+    short_authors,
+    split_text,
+    truncate,
+)
+from bot.slack.home import render_home, render_subscriptions_section
+
+
+def huge_paper(paper_id: str = "0123456789ab") -> Paper:
+    """60 authors, 40 affiliations, a 5,000-character summary, titles past every limit."""
+    return Paper(
+        id=paper_id,
+        title_en="A Very Long Title About Speculative Decoding " * 12,
+        title_zh="关于推测解码的非常长的标题" * 30,
+        authors=[f"Author Number{i} Surname{i}" for i in range(60)],
+        affiliations=[Affiliation(f"University {i} of Somewhere", f"某地第{i}大学") for i in range(40)],
+        summary_zh="本文提出了一种新的推测解码方法，显著提升了吞吐量。" * 200,
+        comments="Accepted at ICML 2026. " * 200,
+        journal_ref="Proceedings " * 300,
+        venue="ICML 2026",
+        urls=[f"https://example.org/paper/{i}" for i in range(15)],
+    )
+
+
+def small_paper(paper_id: str = "aaaabbbbcccc") -> Paper:
+    return Paper(
+        id=paper_id,
+        title_en="ParisKV: Fast KV-Cache Retrieval",
+        title_zh="ParisKV：快速的KV缓存检索",
+        authors=["Yanlin Qi", "Xinhang Chen"],
+        affiliations=[Affiliation("Xi'an Jiaotong University", "西安交通大学"), Affiliation("Qwen Team", "")],
+        summary_zh="提出基于碰撞候选选择的KV缓存检索框架。",
+        venue="ICML 2026",
+        urls=["https://arxiv.org/abs/2601.00001"],
+    )
+
+
+def result_of(papers: list[Paper], *, total: int | None = None, page: int = 1, query: str = "kv cache", **kwargs) -> SearchResult:
+    hits = [Hit(paper=p, score=1.0, snippet=[Fragment("fast "), Fragment("KV缓存", True), Fragment(" retrieval")]) for p in papers]
+    return SearchResult(query=query, hits=hits, total=total if total is not None else len(hits), page=page, **kwargs)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_huge_paper_renders_within_limits_everywhere(lang):
+    paper = huge_paper()
+    messages = [
+        render_card(paper, lang, full=True),
+        render_card(paper, lang, full=False, shared_by="U1"),
+        render_results(result_of([huge_paper(f"{i:012x}") for i in range(5)], total=500, page=3, query="q" * 4000), lang),
+        render_results(result_of([paper], total=9), lang, like=paper),
+    ]
+    for message in messages:
+        assert check_blocks(message.blocks) == []
+        assert len(message.text) <= LIMITS["message_text"]
+    card = render_card(paper, lang, full=True).blocks
+    assert card[0]["type"] == "header" and card[0]["text"]["text"].endswith("…")
+    summary = [b for b in card if b.get("type") == "section" and "推测解码方法" in b.get("text", {}).get("text", "")]
+    assert 2 <= len(summary) <= 4  # 5,000+ characters split over several sections, not cut to one
+    assert "Author Number59" in blocks_to_text(card)  # every author in Details
+
+
+def test_huge_home_view_is_within_limits():
+    papers = [huge_paper(f"{i:012x}") for i in range(5)]
+    view = render_home("U1", "zh", newest=papers, paper_count=5, result=result_of(papers, total=99))
+    assert check_view(view) == []
+
+
+def test_results_layout():
+    blocks = render_results(result_of([small_paper()], total=7), "en").blocks
+    assert blocks[0] == section("*7* papers for “kv cache” · page 1 of 2")
+    hit = blocks[1]
+    assert hit["block_id"] == "hit:1:aaaabbbbcccc"
+    assert hit["text"]["text"].split("\n") == [
+        "1. *<https://arxiv.org/abs/2601.00001|ParisKV: Fast KV-Cache Retrieval>*",
+        "_ParisKV：快速的KV缓存检索_",
+        "Yanlin Qi, Xinhang Chen · Xi'an Jiaotong University; Qwen Team · *ICML 2026*",
+        "> fast \u200b*KV缓存*\u200b retrieval",
+    ]
+    assert [e["action_id"] for e in blocks[2]["elements"]] == ["paper_share", "paper_details", "paper_more"]
+    assert decode_value(blocks[2]["elements"][0]["value"]) == {"id": "aaaabbbbcccc", "l": "en"}
+    assert blocks[-1]["elements"][0]["action_id"] == "results_next"
+    assert decode_value(blocks[-1]["elements"][0]["value"]) == {"m": "search", "q": "kv cache", "l": "en", "p": 2}
+
+
+def test_chinese_reader_sees_chinese_first():
+    text = render_results(result_of([small_paper()]), "zh").blocks[1]["text"]["text"].split("\n")
+    assert "ParisKV：快速的KV缓存检索" in text[0] and text[1] == "_ParisKV: Fast KV-Cache Retrieval_"
+    assert "西安交通大学; Qwen Team" in text[2]
+
+
+def test_any_term_fallback_and_problem_are_said():
+    result = result_of([small_paper()], mode="any", problem="query_repaired")
+    text = blocks_to_text(render_results(result, "en").blocks)
+    assert "some of them" in text and "unclosed quote" in text
+
+
+def test_no_results_offers_the_suggestion():
+    message = render_no_results(SearchResult(query="specalative", hits=[], total=0, mode="none", suggestion="speculative"), "en")
+    assert check_blocks(message.blocks) == []
+    assert message.blocks[0] == section("No papers found for “specalative”.")
+    (button_block,) = [b for b in message.blocks if b["type"] == "actions"]
+    assert button_block["elements"][0]["action_id"] == "search_run"
+    assert decode_value(button_block["elements"][0]["value"])["q"] == "speculative"
+
+
+def test_shared_card_says_who_shared_and_has_no_share_button():
+    blocks = render_card(small_paper(), "en", full=False, shared_by="U42").blocks
+    assert blocks[0] == context("<@U42> shared this paper")
+    assert [e["action_id"] for e in blocks[-1]["elements"]] == ["paper_details", "paper_more"]
+
+
+@pytest.mark.parametrize(
+    ("authors", "expected"),
+    [
+        ([], ""),
+        (["A"], "A"),
+        (["A", "B", "C", "D"], "A, B, C, D"),
+        (["A", "B", "C", "D", "E"], "A, B, C +2"),
+        ([f"X{i}" for i in range(15)], "X0, X1, X2 +12"),
+        (["<b>&"], "&lt;b&gt;&amp;"),
+    ],
+)
+def test_short_authors(authors, expected):
+    assert short_authors(authors, "en") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "expected"),
+    [("abc", 3, "abc"), ("abcd", 3, "ab…"), ("", 5, ""), ("ab cd", 4, "ab…")],
+)
+def test_truncate(text, limit, expected):
+    assert truncate(text, limit) == expected
+
+
+def test_snippet_bolds_hits_and_escapes_markup():
+    fragments = [Fragment("a <tag> & "), Fragment("star*s", True), Fragment(" end")]
+    assert render_snippet(fragments) == "a &lt;tag&gt; &amp; \u200b*star∗s*\u200b end"
+    assert len(render_snippet([Fragment("x" * 5000)], limit=100)) == 100
+
+
+def test_split_text_prefers_sentence_ends():
+    parts = split_text("一句话。" * 1000, 300, 3)
+    assert len(parts) == 3 and all(len(p) <= 300 for p in parts)
+    assert parts[0].endswith("。") and parts[-1].endswith("…")
+
+
+def test_button_value_stays_under_2000_characters():
+    element = button("x" * 100, "a", {"q": "长" * 5000, "l": "zh"})
+    assert len(element["value"]) <= LIMITS["button_value"] and len(element["text"]["text"]) == 75
+
+
+@pytest.mark.parametrize(
+    ("blocks", "surface", "problem"),
+    [
+        ([section("x")] * 51, "message", "51 blocks > 50"),
+        ([section("x")] * 101, "home", "101 blocks > 100"),
+        ([{"type": "section", "text": {"type": "mrkdwn", "text": "x" * 3001}}], "message", "3001 characters > 3000"),
+        ([{"type": "header", "text": {"type": "plain_text", "text": "x" * 151}}], "message", "151 characters > 150"),
+        ([{"type": "header", "text": {"type": "mrkdwn", "text": "x"}}], "message", "must be plain_text"),
+        ([{"type": "context", "elements": [{"type": "mrkdwn", "text": "x"}] * 11}], "message", "11 elements"),
+        ([{"type": "actions", "elements": [button("b", f"a{i}", "v") for i in range(26)]}], "message", "26 elements"),
+        ([{"type": "actions", "elements": [{**button("b", "a", "v"), "text": {"type": "plain_text", "text": "x" * 76}}]}], "message", "76 characters > 75"),
+        ([{"type": "actions", "elements": [{**button("b", "a", "v"), "value": "v" * 2001}]}], "message", "button value longer"),
+        ([actions(button("b", "a", "v"), button("c", "a", "w"))], "message", "duplicate action_id"),
+        ([{"type": "section", "fields": [{"type": "mrkdwn", "text": "f"}] * 11}], "message", "11 fields > 10"),
+        ([{"type": "section", "fields": [{"type": "mrkdwn", "text": "f" * 2001}]}], "message", "2001 characters > 2000"),
+        ([section("x", block_id="same"), section("y", block_id="same")], "message", "duplicate block_id"),
+        ([{"type": "section", "text": {"type": "mrkdwn", "text": ""}}], "message", "empty text"),
+    ],
+)
+def test_check_blocks_finds_each_limit(blocks, surface, problem):
+    problems = check_blocks(blocks, surface)
+    assert any(problem in p for p in problems), problems
+
+
+def test_check_blocks_accepts_the_edges():
+    blocks = [header("x" * 150), section("x" * 3000), context(*["c"] * 10)] + [section("x")] * 47
+    assert check_blocks(blocks) == []
+
+
+def test_blocks_to_text():
+    blocks = [
+        header("Title"),
+        section("*bold* <https://a.org|link> <@U1> &lt;x&gt;"),
+        context("one", "two"),
+        actions(button("Share", "s", "v"), button("Details", "d", "v")),
+    ]
+    assert blocks_to_text(blocks) == "Title\n=====\n*bold* link (https://a.org) @U1 <x>\none · two\n[Share] [Details]"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_help_and_subscriptions_placeholder(lang):
+    assert check_blocks(render_help(lang).blocks) == []
+    assert check_blocks(render_subscriptions_section("U1", lang)) == []
+
+
+names = st.text(min_size=0, max_size=300)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    title_en=names,
+    title_zh=names,
+    authors=st.lists(names, max_size=80),
+    summary=st.text(max_size=7000),
+    query=st.text(max_size=3000),
+    lang=st.sampled_from(["en", "zh"]),
+    snippet=st.lists(st.builds(Fragment, st.text(max_size=400), st.booleans()), max_size=30),
+)
+def test_any_paper_renders_within_limits(title_en, title_zh, authors, summary, query, lang, snippet):
+    paper = Paper(id="abcdef123456", title_en=title_en, title_zh=title_zh, authors=authors, summary_zh=summary, comments=summary)
+    hit = Hit(paper=paper, score=1.0, snippet=snippet)
+    result = SearchResult(query=query, hits=[hit] * 5, total=50, page=2, suggestion=query[:100] or None)
+    for message in (render_results(result, lang), render_card(paper, lang), render_card(paper, lang, full=False, shared_by="U1")):
+        assert check_blocks(message.blocks) == [], message.blocks
+    assert len(encode_value({"q": query})) <= LIMITS["button_value"]

@@ -1,0 +1,83 @@
+"""The offline console: `python -m bot serve` without Slack tokens, driven through stdin."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.console import answer_line, run_console
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_serve_without_tokens_runs_the_console_over_stdin(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "PAPERBOT_"))}
+    env.update({"PAPERBOT_DATA_DIR": str(tmp_path / "data"), "PAPERBOT_SEEDS_DIR": str(REPO / "seeds"), "PYTHONIOENCODING": "utf-8"})
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "serve"],
+        input="/papers KV缓存\n/papers help\n",
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=REPO,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "SLACK_BOT_TOKEN" in out and "manifest.yml" in out and ".env" in out  # how to connect
+    assert "ParisKV" in out and "*KV缓存*" in out  # Chinese query: Chinese first, match in bold
+    assert "[分享] [详情] [相似论文]" in out
+    assert "/papers speculative decoding" in out  # help
+    assert "Traceback" not in out + done.stderr
+
+
+@pytest.fixture
+def console(seed_corpus):
+    def run(lines: str, user_id: str = "UCONSOLE_T") -> str:
+        out = io.StringIO()
+        assert run_console(seed_corpus, stdin=io.StringIO(lines), stdout=out, user_id=user_id) == 0
+        return out.getvalue()
+
+    return run
+
+
+def test_console_prints_what_slack_would_show(console):
+    out = console("/papers speculative decoding\n")
+    assert "[only you can see this]" in out
+    assert "papers for “speculative decoding”" in out
+    assert "[Share] [Details] [More like this]" in out
+
+
+def test_console_share_says_it_would_be_posted(console):
+    out = console("/papers share ParisKV\n")
+    assert "[posted in the channel, visible to everyone]" in out
+    assert "@UCONSOLE_T shared this paper" in out
+
+
+def test_console_quit_and_hints(console):
+    out = console("hello\n\n/paperslang\nquit\n/papers help\n")
+    assert out.count("Start a line with /papers") == 2
+    assert "/papers speculative decoding" not in out  # nothing runs after quit
+
+
+def test_console_lang_is_remembered(console):
+    out = console("/papers lang zh\n/papers speculative decoding\n", user_id="UCONSOLE_LANG")
+    assert "共找到" in out
+
+
+def test_answer_line_quit_words(seed_corpus):
+    assert answer_line(seed_corpus, "quit") is None
+    assert answer_line(seed_corpus, "EXIT") is None
+    assert answer_line(seed_corpus, "   ") == ""
+
+
+def test_console_imports_no_slack_library():
+    code = "import sys, bot.console; print(any(m.split('.')[0] in ('slack_sdk', 'slack_bolt') for m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=30)
+    assert done.stdout.strip() == "False", done.stderr

@@ -1,0 +1,69 @@
+"""Every user-facing string exists in English and Chinese with the same placeholders."""
+
+from __future__ import annotations
+
+import re
+import string
+from pathlib import Path
+
+import pytest
+
+from bot import i18n
+from bot.i18n import MESSAGES, choose_lang, detect_lang, normalize_lang, t
+
+
+def fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+@pytest.mark.parametrize("key", sorted(MESSAGES))
+def test_every_key_has_both_languages_and_the_same_placeholders(key):
+    entry = MESSAGES[key]
+    assert set(entry) == set(i18n.LANGS)
+    assert entry["en"].strip() and entry["zh"].strip()
+    assert fields(entry["en"]) == fields(entry["zh"])
+
+
+@pytest.mark.parametrize("key", sorted(MESSAGES))
+def test_every_message_formats(key):
+    dummy = {name: "1" for name in fields(MESSAGES[key]["en"])}
+    for lang in i18n.LANGS:
+        assert t(key, lang, **dummy)
+
+
+def test_chinese_messages_are_chinese():
+    # Command examples and names may be Latin, but each Chinese message has some Chinese in it.
+    latin_only = [k for k, v in MESSAGES.items() if not re.search(r"[\u4e00-\u9fff]", v["zh"])]
+    assert latin_only == []
+
+
+def test_every_key_the_slack_layer_uses_exists():
+    used: set[str] = set()
+    for path in [*Path("bot/slack").glob("*.py"), Path("bot/console.py")]:
+        used |= set(re.findall(r"""["']((?:help|search|button|card|share|slack|error|lang|home|console|setup)\.[a-z_]+)["']""", path.read_text()))
+    assert used and used <= set(MESSAGES), used - set(MESSAGES)
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [("speculative decoding", "en"), ("推测解码", "zh"), ("KV缓存", "zh"), ("", "en"), ("ÉCOLE", "en"), ("㐀", "zh")],
+)
+def test_detect_lang(text, lang):
+    assert detect_lang(text) == lang
+
+
+@pytest.mark.parametrize(("stored", "text", "lang"), [(None, "推测", "zh"), (None, "kv", "en"), ("en", "推测", "en"), ("zh", "kv", "zh")])
+def test_choose_lang_prefers_the_setting(stored, text, lang):
+    assert choose_lang(stored, text) == lang
+
+
+@pytest.mark.parametrize(("raw", "lang"), [("zh-CN", "zh"), ("EN", "en"), ("fr", "en"), (None, "en"), ("中文", "zh")])
+def test_normalize_lang(raw, lang):
+    assert normalize_lang(raw) == lang
+
+
+def test_t_falls_back_to_english_and_fails_loudly_on_unknown_keys():
+    assert t("button.share", "fr") == "Share"
+    assert t("button.share", "zh") == "分享"
+    with pytest.raises(KeyError):
+        t("no.such.key", "en")
