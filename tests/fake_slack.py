@@ -118,6 +118,7 @@ class FakeSlack:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # see bot/slack/server.py
 
             def do_POST(self):  # noqa: N802
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8")

@@ -40,8 +40,7 @@ def build_app(settings: Settings, corpus) -> App:
     """Build the Bolt app. auth.test is deferred to the first request (no call at start)."""
     app = App(
         name="paperbot",
-        client=build_client(settings),
-        token=settings.slack_bot_token or None,
+        client=build_client(settings),  # Bolt takes the bot token from the client
         # Socket Mode needs no signing secret; an unguessable one keeps HTTP requests out.
         signing_secret=settings.slack_signing_secret or secrets.token_hex(32),
         token_verification_enabled=False,
