@@ -197,7 +197,7 @@ def _as_int(raw: object, default: int) -> int:
 def register(app, corpus) -> None:
     """Wire `/papers` into a Bolt app: answer in the ack body; share via the Web API."""
     # Imported here so the pure answers above stay importable without slack_sdk (console).
-    from bot.slack.delivery import share_in_channel
+    from bot.slack.delivery import share_in_channel, warn_if_invalid
 
     @app.command("/papers")
     def on_papers(ack, command, client, respond, logger):
@@ -211,6 +211,7 @@ def register(app, corpus) -> None:
             reply = error_reply(detect_lang(text))
         if reply.share is None:
             # The search takes tens of milliseconds, so the answer rides in the ack itself.
+            warn_if_invalid(reply.blocks)
             ack(text=reply.text, blocks=reply.blocks, response_type="ephemeral")
             return
         ack()

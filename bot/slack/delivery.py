@@ -38,7 +38,8 @@ def explain_slack_error(code: str, lang: str) -> str:
     return t(key, lang) if key else t("slack.error", lang, error=code)
 
 
-def _warn_if_invalid(blocks: list[dict], surface: str = "message") -> None:
+def warn_if_invalid(blocks: list[dict], surface: str = "message") -> None:
+    """Log (don't raise) when a rendered message breaks Block Kit's limits; tests assert it."""
     problems = check_blocks(blocks, surface)
     if problems:
         logger.warning("rendered blocks break Block Kit limits: %s", "; ".join(problems[:5]))
@@ -50,7 +51,7 @@ def has_response_url(respond) -> bool:
 
 def respond_privately(reply, *, respond, client, user_id: str, channel_id: str = "", replace: bool = False) -> None:
     """Show `reply` to `user_id` only: via response_url when there is one, else by DM."""
-    _warn_if_invalid(reply.blocks)
+    warn_if_invalid(reply.blocks)
     if has_response_url(respond):
         response = respond(
             text=reply.text,
@@ -75,7 +76,7 @@ def share_in_channel(reply, *, client, respond, channel_id: str, user_id: str, l
     member; the interaction's response_url can still post there (`in_channel`). If that
     fails too, tell the sharer to `/invite @paperbot`.
     """
-    _warn_if_invalid(reply.blocks)
+    warn_if_invalid(reply.blocks)
     try:
         client.chat_postMessage(channel=channel_id, text=reply.text, blocks=reply.blocks, unfurl_links=False)
         return True
