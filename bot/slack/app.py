@@ -22,6 +22,15 @@ from bot.slack import actions, commands, home
 logger = logging.getLogger(__name__)
 
 
+class _DropMessage(logging.Filter):
+    def __init__(self, fragment: str):
+        super().__init__()
+        self.fragment = fragment
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return self.fragment not in str(record.msg)
+
+
 def build_client(settings: Settings) -> WebClient:
     """A WebClient that retries rate limits after Retry-After and honours SLACK_API_BASE_URL."""
     kwargs = {}
@@ -38,14 +47,22 @@ def build_client(settings: Settings) -> WebClient:
 
 def build_app(settings: Settings, corpus) -> App:
     """Build the Bolt app. auth.test is deferred to the first request (no call at start)."""
-    app = App(
-        name="paperbot",
-        client=build_client(settings),  # Bolt takes the bot token from the client
-        # Socket Mode needs no signing secret; an unguessable one keeps HTTP requests out.
-        signing_secret=settings.slack_signing_secret or secrets.token_hex(32),
-        token_verification_enabled=False,
-        logger=logging.getLogger("bot.slack.bolt"),
-    )
+    bolt_logger = logging.getLogger("bot.slack.bolt")
+    # App() also reads SLACK_BOT_TOKEN from the environment and then warns that the client's
+    # token wins; it is the same token, so the warning is only noise at every start.
+    quiet = _DropMessage("token` will be unused")
+    bolt_logger.addFilter(quiet)
+    try:
+        app = App(
+            name="paperbot",
+            client=build_client(settings),  # Bolt takes the bot token from the client
+            # Socket Mode needs no signing secret; an unguessable one keeps HTTP requests out.
+            signing_secret=settings.slack_signing_secret or secrets.token_hex(32),
+            token_verification_enabled=False,
+            logger=bolt_logger,
+        )
+    finally:
+        bolt_logger.removeFilter(quiet)
     commands.register(app, corpus)
     actions.register(app, corpus)
     home.register(app, corpus)
