@@ -1,0 +1,262 @@
+"""Thin command line: each command makes one library call and prints the outcome.
+
+Library errors become one clear line on stderr and a non-zero exit; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sqlite3
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from bot.config import ConfigError, Settings
+from bot.logs import configure_logging
+from bot.models import IngestReport, Paper, SearchResult
+
+logger = logging.getLogger("bot")
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m bot", description="paperbot: find papers in English and Chinese.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    ingest = commands.add_parser("ingest", help="ingest listing files or folders")
+    ingest.add_argument("paths", nargs="+", metavar="PATH")
+
+    search = commands.add_parser("search", help="search the corpus")
+    search.add_argument("query", nargs="*", metavar="QUERY")
+    search.add_argument("--limit", type=int, default=5, help="results per page (default 5)")
+    search.add_argument("--page", type=int, default=1)
+    search.add_argument("--lang", choices=("en", "zh"), help="title language (default: zh for Chinese queries)")
+    search.add_argument("--json", action="store_true", help="print a JSON list of hits")
+
+    show = commands.add_parser("show", help="show one paper by id")
+    show.add_argument("id")
+    show.add_argument("--lang", choices=("en", "zh"), default="en")
+    show.add_argument("--json", action="store_true")
+
+    stats = commands.add_parser("stats", help="what the corpus holds")
+    stats.add_argument("--json", action="store_true")
+
+    commands.add_parser("reindex", help="rebuild the search index from the store")
+    commands.add_parser("serve", help="run the Slack app (offline console without Slack tokens)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from dotenv import load_dotenv
+
+    load_dotenv(Path.cwd() / ".env", override=False)  # the .env where you run, never one found elsewhere
+    args = build_parser().parse_args(argv)
+    if not args.command:
+        build_parser().print_help()
+        return EXIT_USAGE
+    try:
+        settings = Settings.from_env()
+        configure_logging(settings)
+        return COMMANDS[args.command](settings, args)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    except KeyboardInterrupt:
+        return 130
+    except (OSError, sqlite3.Error) as exc:
+        logger.debug("command failed", exc_info=True)
+        return _fail(f"{type(exc).__name__}: {exc}")
+
+
+def _fail(message: str) -> int:
+    print(f"paperbot: error: {message}", file=sys.stderr)
+    return EXIT_FAILED
+
+
+def _open(settings: Settings):
+    from bot.corpus import Corpus
+
+    return Corpus.open(settings)
+
+
+# -- commands ------------------------------------------------------------------------------
+
+
+def cmd_ingest(settings: Settings, args) -> int:
+    corpus = _open(settings)
+    try:
+        bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+        reports = corpus.ingest_paths(args.paths, progress=bar)
+        if bar:
+            bar.close()
+        for report in reports:
+            print(format_report(report))
+        new = sum(r.new for r in reports)
+        updated = sum(r.updated for r in reports)
+        rejected = sum(r.rejected for r in reports)
+        print(f"{len(reports)} file(s): {new} new, {updated} updated, {rejected} rejected; {corpus.store.state()[0]} papers in the store")
+        return EXIT_FAILED if rejected else EXIT_OK
+    finally:
+        corpus.close()
+
+
+def format_report(report: IngestReport) -> str:
+    """One line per file, then one indented line per rejection with file:line and reason."""
+    feed = f" [{report.feed}]" if report.feed else ""
+    lines = [
+        f"{report.path}{feed}: {report.new} new, {report.updated} updated, {report.unchanged} unchanged, {report.rejected} rejected"
+    ]
+    lines += [f"  rejected {error}" for error in report.errors]
+    return "\n".join(lines)
+
+
+class ProgressBar:
+    """A one-line byte progress bar on a terminal, for inputs large enough to wait for."""
+
+    def __init__(self, stream, width: int = 30, threshold: int = 1 << 20):
+        self.stream, self.width, self.threshold, self.drawn = stream, width, threshold, False
+
+    def __call__(self, done: int, total: int, path: str) -> None:
+        if total < self.threshold:
+            return
+        filled = int(self.width * done / max(total, 1))
+        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {100 * done // max(total, 1):3d}% {path[-40:]:<40}")
+        self.stream.flush()
+        self.drawn = True
+
+    def close(self) -> None:
+        if self.drawn:
+            self.stream.write("\n")
+
+
+def cmd_search(settings: Settings, args) -> int:
+    text = " ".join(args.query)
+    if args.limit < 1 or args.page < 1:
+        return _fail("--limit and --page must be 1 or more")
+    corpus = _open(settings)
+    try:
+        result = corpus.search(text, page=args.page, per_page=args.limit)
+    finally:
+        corpus.close()
+    if args.json:
+        print(json.dumps([hit.to_dict() for hit in result.hits], ensure_ascii=False, indent=2))
+        return EXIT_OK
+    lang = args.lang or ("zh" if any("\u4e00" <= c <= "\u9fff" for c in text) else "en")
+    print(format_result(result, lang, bold=sys.stdout.isatty()))
+    return EXIT_OK
+
+
+def format_result(result: SearchResult, lang: str, *, bold: bool = False) -> str:
+    """Render a page of results for a terminal, with the same words Slack shows."""
+    from bot.i18n import t
+
+    lines = []
+    if result.problem:
+        lines.append(t(f"search.{result.problem}", lang))
+    if not result.hits:
+        lines.append(t("search.none", lang, query=result.query))
+        if result.suggestion:
+            lines.append(t("search.suggestion_prompt", lang, suggestion=result.suggestion))
+        return "\n".join(lines)
+    if result.mode == "any":
+        lines.append(t("search.any_terms", lang))
+    header = t("search.header", lang, total=result.total, query=result.query, page=result.page, pages=result.pages)
+    lines.append(header.replace("*", ""))
+    first = (result.page - 1) * result.per_page
+    for n, hit in enumerate(result.hits, start=first + 1):
+        paper = hit.paper
+        other = paper.title("en" if lang == "zh" else "zh")
+        lines.append("")
+        lines.append(f"{n}. {paper.title(lang)}  [{paper.id}]")
+        if other and other != paper.title(lang):
+            lines.append(f"   {other}")
+        lines.append(f"   {_short_authors(paper.authors)}" + (f" · {paper.venue}" if paper.venue else ""))
+        if hit.snippet:
+            on, off = ("\x1b[1m", "\x1b[0m") if bold else ("[", "]")
+            lines.append("   " + "".join(f"{on}{f.text}{off}" if f.hit else f.text for f in hit.snippet))
+    return "\n".join(lines)
+
+
+def _short_authors(authors: list[str], keep: int = 3) -> str:
+    return ", ".join(authors[:keep]) + (f" +{len(authors) - keep}" if len(authors) > keep else "")
+
+
+def cmd_show(settings: Settings, args) -> int:
+    corpus = _open(settings)
+    try:
+        paper = corpus.get(args.id)
+    finally:
+        corpus.close()
+    if paper is None:
+        return _fail(f"no paper with id {args.id!r}; find ids with `python -m bot search QUERY`")
+    print(json.dumps(paper.to_dict(), ensure_ascii=False, indent=2) if args.json else format_paper(paper))
+    return EXIT_OK
+
+
+def format_paper(paper: Paper) -> str:
+    """Every field of a paper, for a terminal."""
+    rows = [
+        ("id", paper.id),
+        ("title", paper.title_en),
+        ("标题", paper.title_zh),
+        ("authors", ", ".join(paper.authors)),
+        ("affiliations", "\n              ".join(f"{a.en}（{a.zh}）" if a.en and a.zh else a.en or a.zh for a in paper.affiliations)),
+        ("venue", paper.venue),
+        ("feeds", ", ".join(paper.feeds)),
+        ("summary", paper.summary_zh),
+        ("comments", paper.comments),
+        ("journal ref", paper.journal_ref),
+        ("links", " ".join(paper.urls)),
+        ("first seen", f"{paper.first_seen} (seq {paper.seq})"),
+    ]
+    return "\n".join(f"{label:<13} {value}" for label, value in rows if value)
+
+
+def cmd_stats(settings: Settings, args) -> int:
+    corpus = _open(settings)
+    try:
+        stats = corpus.stats()
+    finally:
+        corpus.close()
+    if args.json:
+        print(json.dumps(stats, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    print(f"papers        {stats['papers']}")
+    print(f"index         {stats['index']['documents']} documents at rev {stats['index']['rev']}")
+    print(f"ingests       {stats['ingests']} (last {stats['last_ingest_at'] or 'never'})")
+    print("feeds         " + "; ".join(f"{k} ({v})" for k, v in stats["feeds"].items()))
+    print("venues        " + "; ".join(f"{k or '—'} ({v})" for k, v in stats["venues"].items()))
+    return EXIT_OK
+
+
+def cmd_reindex(settings: Settings, args) -> int:
+    corpus = _open(settings)
+    try:
+        count = corpus.reindex()
+    finally:
+        corpus.close()
+    print(f"index rebuilt: {count} papers")
+    return EXIT_OK
+
+
+def cmd_serve(settings: Settings, args) -> int:
+    from bot.slack.server import serve
+
+    corpus = _open(settings)
+    try:
+        corpus.ingest_seeds_if_empty()
+        return serve(settings, corpus)
+    finally:
+        corpus.close()
+
+
+COMMANDS = {
+    "ingest": cmd_ingest,
+    "search": cmd_search,
+    "show": cmd_show,
+    "stats": cmd_stats,
+    "reindex": cmd_reindex,
+    "serve": cmd_serve,
+}

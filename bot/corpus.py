@@ -1,0 +1,248 @@
+"""The corpus: one facade over store and index that the CLI, Slack and digests call.
+
+Data flows one way: listing -> store (one transaction per file) -> index (catches up
+from the store's revs). The index is derived: whenever it is missing, corrupt or out of
+step with the store it is brought back from the store, never the other way round.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from bot.config import Settings
+from bot.index import IndexPage, IndexUnusable, PaperIndex
+from bot.listing import decode_listing, parse_path, parse_text
+from bot.models import Hit, IngestReport, Listing, Paper, SearchResult
+from bot.store import Store
+
+logger = logging.getLogger(__name__)
+
+Progress = Callable[[int, int, str], None]
+"""progress(bytes_done, bytes_total, path) after each file."""
+
+_ID = re.compile(r"^[0-9a-f]{4,12}$")
+
+
+def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
+    """Turn files and folders into a sorted list of files (hidden ones skipped)."""
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            files.extend(
+                sorted(
+                    p
+                    for p in path.rglob("*")
+                    if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+                )
+            )
+        else:
+            files.append(path)
+    return files
+
+
+class Corpus:
+    """Papers you can ingest, search and read, backed by SQLite and a Whoosh index."""
+
+    def __init__(self, settings: Settings, store: Store, index: PaperIndex):
+        self.settings = settings
+        self.store = store
+        self.index = index
+        self._sync_lock = threading.Lock()
+        self._ready = False
+
+    @classmethod
+    def open(cls, settings: Settings) -> Corpus:
+        """Open the store and index under the data folder, repairing the index if needed."""
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        corpus = cls(settings, Store(settings.db_path), PaperIndex(settings.index_dir))
+        corpus.ensure_index()
+        return corpus
+
+    def close(self) -> None:
+        self._ready = False
+        self.index.close()
+        self.store.close()
+
+    def is_ready(self) -> bool:
+        return self._ready
+
+    # -- keeping the index in step -----------------------------------------------------
+
+    def ensure_index(self) -> str | None:
+        """Make the index match the store; return why it had to be rebuilt or caught up.
+
+        Missing or corrupt: rebuild. Ahead of the store (another store's index) or with a
+        different document count at the same rev: rebuild. Behind: index the changes.
+        """
+        with self._sync_lock:
+            count, rev = self.store.state()
+            try:
+                self.index.open()
+                index_count, index_rev = self.index.state()
+            except IndexUnusable as exc:
+                reason = f"index unusable ({exc}); rebuilding from the store"
+                return self._rebuild(reason)
+            if index_rev > rev or (index_rev == rev and index_count != count):
+                return self._rebuild(
+                    f"index out of date ({index_count} docs at rev {index_rev}, store has {count} at rev {rev}); rebuilding"
+                )
+            if index_rev < rev:
+                changed = self.index.upsert(self.store.iter_papers(since_rev=index_rev))
+                index_count, _ = self.index.state()
+                if index_count != count:
+                    return self._rebuild(f"index count {index_count} != store count {count} after catching up; rebuilding")
+                self._ready = True
+                reason = f"index was behind the store (rev {index_rev} < {rev}); indexed {changed} changed papers"
+                logger.info(reason)
+                return reason
+            self._ready = True
+            return None
+
+    def _rebuild(self, reason: str) -> str:
+        logger.warning(reason)
+        count = self.index.rebuild(self.store.iter_papers())
+        logger.info("index rebuilt: %d papers", count)
+        self._ready = True
+        return reason
+
+    def reindex(self) -> int:
+        """Rebuild the index from the store, whatever its state; return the paper count."""
+        with self._sync_lock:
+            self._rebuild("reindex requested")
+            return self.index.state()[0]
+
+    def _sync_index(self) -> None:
+        with self._sync_lock:
+            _, index_rev = self.index.state()
+            self.index.upsert(self.store.iter_papers(since_rev=index_rev))
+
+    # -- ingest ------------------------------------------------------------------------
+
+    def ingest_listing(self, listing: Listing, *, sync: bool = True) -> IngestReport:
+        """Store one parsed listing (one transaction), then bring the index up to date."""
+        if not listing.feed:
+            return IngestReport(path=listing.path, errors=list(listing.errors))
+        report = self.store.ingest_listing(listing)
+        if sync and (report.new or report.updated):
+            self._sync_index()
+        return report
+
+    def ingest_paths(self, paths: Iterable[str | Path], progress: Progress | None = None) -> list[IngestReport]:
+        """Ingest files and folders, one transaction per file; the index is synced once."""
+        files = expand_paths(paths)
+        sizes = [_size(f) for f in files]
+        total, done = sum(sizes), 0
+        reports = []
+        try:
+            for path, size in zip(files, sizes, strict=True):
+                reports.append(self.ingest_listing(parse_path(path), sync=False))
+                done += size
+                if progress:
+                    progress(done, total, str(path))
+        finally:
+            if any(r.new or r.updated for r in reports):
+                self._sync_index()
+        return reports
+
+    def ingest_bytes(self, name: str, data: bytes) -> IngestReport:
+        """Ingest a listing that arrived as bytes (a Slack upload), named `name` in reports."""
+        text, error = decode_listing(name, data)
+        if error:
+            return IngestReport(path=name, errors=[error])
+        return self.ingest_listing(parse_text(text, name))
+
+    def ingest_seeds_if_empty(self) -> list[IngestReport]:
+        """On first start, ingest the sample listings so the bot is never empty."""
+        if self.store.state()[0]:
+            return []
+        seeds = self.settings.seeds_dir
+        if not seeds.is_dir():
+            logger.warning("store is empty and the seeds folder %s does not exist; starting empty", seeds)
+            return []
+        reports = self.ingest_paths([seeds])
+        logger.info("first start: ingested %d papers from %s", self.store.state()[0], seeds)
+        return reports
+
+    # -- reading -----------------------------------------------------------------------
+
+    def search(self, text: str, *, page: int = 1, per_page: int = 5) -> SearchResult:
+        """Search the corpus; never raises on odd input (the worst case is a message)."""
+        result = self.index.search(text, page=page, per_page=per_page)
+        return self._result(text, result, page, per_page)
+
+    def more_like(self, paper_id: str, *, page: int = 1, per_page: int = 5) -> SearchResult:
+        """Papers similar to `paper_id` (excluding itself)."""
+        result = self.index.more_like(paper_id, page=page, per_page=per_page)
+        return self._result(paper_id, result, page, per_page)
+
+    def new_papers(self, *, after_seq: int, filter_text: str = "", limit: int = 10_000) -> list[Paper]:
+        """Papers first stored after `after_seq` that match `filter_text`, oldest first."""
+        if not filter_text.strip():
+            papers = self.store.newest(limit, after_seq=after_seq)
+        else:
+            page = self.index.search(filter_text, min_seq=after_seq, limit=limit)
+            papers = self.store.get_many([h.id for h in page.hits]) if page.mode == "all" else []
+        return sorted(papers, key=lambda p: p.seq)
+
+    def _result(self, query: str, page: IndexPage, number: int, per_page: int) -> SearchResult:
+        papers = {p.id: p for p in self.store.get_many([h.id for h in page.hits])}
+        hits = [
+            Hit(paper=papers[h.id], score=h.score, snippet=h.snippet, snippet_field=h.snippet_field)
+            for h in page.hits
+            if h.id in papers
+        ]
+        return SearchResult(
+            query=query,
+            hits=hits,
+            total=page.total,
+            page=number,
+            per_page=per_page,
+            mode=page.mode,
+            suggestion=page.suggestion,
+            problem=page.problem,
+        )
+
+    def get(self, paper_id: str) -> Paper | None:
+        """Return a paper by id, or by an unambiguous id prefix (at least 4 characters)."""
+        paper_id = paper_id.strip().lower()
+        paper = self.store.get(paper_id)
+        if paper or not _ID.match(paper_id):
+            return paper
+        ids = self.store.find_ids(paper_id)
+        return self.store.get(ids[0]) if len(ids) == 1 else None
+
+    def resolve(self, query_or_id: str) -> Paper | None:
+        """Return the paper with this id, else the best search match, else None."""
+        paper = self.get(query_or_id)
+        if paper:
+            return paper
+        result = self.search(query_or_id, per_page=1)
+        return result.hits[0].paper if result.hits else None
+
+    def newest(self, limit: int = 5) -> list[Paper]:
+        return self.store.newest(limit)
+
+    def stats(self) -> dict:
+        stats = self.store.stats()
+        docs, rev = self.index.state()
+        stats["index"] = {"documents": docs, "rev": rev, "path": str(self.settings.index_dir)}
+        return stats
+
+    def get_user_lang(self, user_id: str) -> str | None:
+        return self.store.get_user_lang(user_id)
+
+    def set_user_lang(self, user_id: str, lang: str) -> None:
+        self.store.set_user_lang(user_id, lang)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
