@@ -11,7 +11,8 @@ import pytest
 from slack_helpers import BOT_TOKEN, SIGNING_SECRET, SlackSender, sign
 
 from bot.config import Settings
-from bot.slack.server import RedactSecrets, install_secret_filter, serve, start_app_server
+from bot.logs import RedactSecrets, install_secret_filter
+from bot.slack.server import serve, start_app_server
 
 # -- Slack's request signing ---------------------------------------------------------------
 

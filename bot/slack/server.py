@@ -22,57 +22,13 @@ from slack_bolt.request import BoltRequest
 
 from bot.config import Settings
 from bot.i18n import t
+from bot.logs import install_secret_filter
 
 logger = logging.getLogger(__name__)
 
 EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
 MAX_BODY_BYTES = 1_000_000  # Slack's payloads are a few KB; anything this big is not Slack
-
-
-class RedactSecrets(logging.Filter):
-    """Replace every secret in a log record (message, args, traceback) with [redacted]."""
-
-    def __init__(self, secrets: tuple[str, ...]):
-        super().__init__()
-        self.secrets = tuple(s for s in secrets if s)
-
-    def redact(self, text: str) -> str:
-        for secret in self.secrets:
-            text = text.replace(secret, "[redacted]")
-        return text
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if not self.secrets:
-            return True
-        try:
-            message = record.getMessage()
-        except Exception:
-            message = str(record.msg)
-        record.msg, record.args = self.redact(message), None
-        if record.exc_info and not record.exc_text:
-            record.exc_text = logging.Formatter().formatException(record.exc_info)
-        if record.exc_text:
-            record.exc_text = self.redact(record.exc_text)
-        if record.stack_info:
-            record.stack_info = self.redact(record.stack_info)
-        return True
-
-
-def install_secret_filter(secrets: tuple[str, ...], root: logging.Logger | None = None) -> RedactSecrets:
-    """Attach a RedactSecrets filter to every handler of the root logger (adding one if none).
-
-    Handler filters see records from every logger (slack_sdk logs request headers at
-    DEBUG); logger filters would only see records logged on that exact logger.
-    """
-    root = root or logging.getLogger()
-    if not root.handlers:
-        logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    redactor = RedactSecrets(secrets)
-    for handler in root.handlers:
-        if not any(isinstance(f, RedactSecrets) for f in handler.filters):
-            handler.addFilter(redactor)
-    return redactor
 
 
 def _make_handler(app: App, corpus) -> type[BaseHTTPRequestHandler]:
