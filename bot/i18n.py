@@ -252,6 +252,194 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Daily digests are coming soon: you'll subscribe to topics here and get new papers every morning.",
         "zh": "每日摘要即将推出：届时可在这里订阅主题，每天早上收到新论文。",
     },
+    # --- daily digests (bot/slack/digest.py) ----------------------------------------------
+    "digest.header": {"en": "📚 Paper digest · {date}", "zh": "📚 论文日报 · {date}"},
+    "digest.preview_header": {"en": "👀 Preview of the next digest · {date}", "zh": "👀 下一期日报预览 · {date}"},
+    "digest.sample_header": {"en": "👀 What a digest looks like", "zh": "👀 日报示例"},
+    "digest.count_one": {"en": "*1* new paper", "zh": "*1* 篇新论文"},
+    "digest.count": {"en": "*{count}* new papers", "zh": "*{count}* 篇新论文"},
+    "digest.filter": {"en": "filter: {filter}", "zh": "筛选：{filter}"},
+    "digest.in_thread": {"en": "🧵 continued in the thread ({parts} messages)", "zh": "🧵 其余内容见消息串（共 {parts} 条）"},
+    "digest.part": {"en": "{date} · part {part} of {parts}", "zh": "{date} · 第 {part}/{parts} 部分"},
+    "digest.notification": {"en": "Paper digest for {date}: {count} new papers", "zh": "{date} 论文日报：{count} 篇新论文"},
+    "digest.notification_part": {"en": "Paper digest for {date}, part {part} of {parts}", "zh": "{date} 论文日报，第 {part}/{parts} 部分"},
+    "digest.group_continued": {"en": "{group} (continued)", "zh": "{group}（续）"},
+    "digest.group_other": {"en": "Other", "zh": "其他"},
+    "digest.held_back": {
+        "en": "{count} more new papers didn't fit today; they lead the next digest.",
+        "zh": "另有 {count} 篇新论文今天放不下，将在下一期日报中优先发送。",
+    },
+    "digest.footer": {
+        "en": "`/papers subscriptions` shows this digest's settings · `/papers unsubscribe` stops it",
+        "zh": "`/papers subscriptions` 查看日报设置 · `/papers unsubscribe` 取消订阅",
+    },
+    "digest.empty": {
+        "en": "📭 No new papers since the last digest{filter_note}.",
+        "zh": "📭 自上期日报以来没有新论文{filter_note}。",
+    },
+    "digest.empty_filter_note": {"en": " matching “{filter}”", "zh": "（筛选“{filter}”）"},
+    "digest.preview_more": {
+        "en": "…and {count} more. The digest posts every paper, continuing in a thread.",
+        "zh": "……另有 {count} 篇。日报会发送全部论文，其余内容在消息串中继续。",
+    },
+    "digest.preview_none": {
+        "en": "Nothing new yet for the next digest ({when}). Papers added before then will be in it.",
+        "zh": "下一期日报（{when}）暂时还没有新论文。在此之前新增的论文都会收录其中。",
+    },
+    "digest.preview_no_subscription": {
+        "en": "There's no digest here yet. Start one with `/papers subscribe` (`/papers subscribe help` explains the options). Here are the newest papers the way a digest shows them:",
+        "zh": "这里还没有订阅日报。可用 `/papers subscribe` 订阅（`/papers subscribe help` 查看选项）。以下是以日报形式展示的最新论文：",
+    },
+    "digest.paused_dm": {
+        "en": "I paused the daily paper digest for {place} because {reason}. {fix}",
+        "zh": "{place} 的每日论文日报已暂停，原因：{reason}。{fix}",
+    },
+    "digest.reason_not_in_channel": {"en": "I'm not a member of that channel", "zh": "我不是该频道的成员"},
+    "digest.reason_channel_not_found": {
+        "en": "I can't see that channel (it may be private, or deleted)",
+        "zh": "我看不到该频道（可能是私有频道或已被删除）",
+    },
+    "digest.reason_is_archived": {"en": "the channel is archived", "zh": "该频道已归档"},
+    "digest.reason_other": {"en": "Slack refused the post (`{error}`)", "zh": "Slack 拒绝了发帖（`{error}`）"},
+    "digest.fix_invite": {
+        "en": "To resume it, invite me there with `/invite @paperbot`, then run `/papers subscribe` in the channel again (your settings are kept).",
+        "zh": "如需恢复，请在该频道用 `/invite @paperbot` 邀请我，然后在频道中再次运行 `/papers subscribe`（原有设置会保留）。",
+    },
+    "digest.fix_archived": {
+        "en": "Unarchive it and run `/papers subscribe` there again, or subscribe another channel.",
+        "zh": "请取消归档后在该频道再次运行 `/papers subscribe`，或订阅其他频道。",
+    },
+    "digest.weekdays": {"en": "Mon,Tue,Wed,Thu,Fri,Sat,Sun", "zh": "周一,周二,周三,周四,周五,周六,周日"},
+    "digest.months": {
+        "en": "Jan,Feb,Mar,Apr,May,Jun,Jul,Aug,Sep,Oct,Nov,Dec",
+        "zh": "1月,2月,3月,4月,5月,6月,7月,8月,9月,10月,11月,12月",
+    },
+    "digest.date": {"en": "{weekday} {day} {month} {year}", "zh": "{year}年{month}{day}日（{weekday}）"},
+    "digest.when": {"en": "{date}, {time} ({zone})", "zh": "{date} {time}（{zone}）"},
+    # --- /papers subscribe, subscriptions, unsubscribe ------------------------------------------
+    "subscribe.help": {
+        "en": (
+            "*Daily digests* of new papers, in a channel or in a DM with me:\n"
+            "`/papers subscribe` every day at 09:00 ({zone}), in English\n"
+            "`/papers subscribe zh 08:30 tz:Asia/Shanghai KV缓存 OR speculative decoding` language, time, zone and a filter (search syntax)\n"
+            "`/papers subscribe notify:empty ...` also post a short note on days without new papers (`notify:none` to stop)\n"
+            "Times: `9`, `9:30`, `09:30`, `21:00`, `9am`, `9:30pm`. Zones: IANA names such as `tz:Europe/Berlin`.\n"
+            "Subscribing again here changes the subscription. `/papers subscriptions` lists them, "
+            "`/papers unsubscribe [N]` stops one, `/papers digest [en|zh]` previews the next digest (only you see it).\n"
+            "A new digest starts with the papers added from now on."
+        ),
+        "zh": (
+            "*每日论文日报*，可订阅到频道，或在与我的私信中订阅给自己：\n"
+            "`/papers subscribe` 每天 09:00（{zone}）发送英文日报\n"
+            "`/papers subscribe zh 08:30 tz:Asia/Shanghai KV缓存 OR speculative decoding` 指定语言、时间、时区和筛选条件（与搜索语法相同）\n"
+            "`/papers subscribe notify:empty ...` 没有新论文时也发一条简短提示（`notify:none` 取消）\n"
+            "时间写法：`9`、`9:30`、`09:30`、`21:00`、`9am`、`9:30pm`。时区用 IANA 名称，如 `tz:Asia/Shanghai`。\n"
+            "在同一处再次订阅会修改原订阅。`/papers subscriptions` 列出订阅，"
+            "`/papers unsubscribe [编号]` 取消订阅，`/papers digest [en|zh]` 预览下一期日报（仅你可见）。\n"
+            "新订阅从此刻之后新增的论文开始收录。"
+        ),
+    },
+    "subscribe.created": {
+        "en": "Subscribed {place} to a daily paper digest at *{time}* ({zone}), in {lang_name}{filter_note}. The first one comes {next_run}, with papers added from now on.",
+        "zh": "已为{place}订阅每日论文日报：每天 *{time}*（{zone}），{lang_name}{filter_note}。第一期将于 {next_run} 发送，收录此后新增的论文。",
+    },
+    "subscribe.updated": {
+        "en": "Updated the daily paper digest for {place}: *{time}* ({zone}), in {lang_name}{filter_note}. Next one: {next_run}.",
+        "zh": "已更新{place}的每日论文日报：每天 *{time}*（{zone}），{lang_name}{filter_note}。下一期：{next_run}。",
+    },
+    "subscribe.resumed": {
+        "en": "The digest was paused ({reason}); it is running again.",
+        "zh": "该日报曾被暂停（{reason}），现已恢复。",
+    },
+    "subscribe.place_channel": {"en": "<#{channel_id}>", "zh": "频道 <#{channel_id}> "},
+    "subscribe.place_dm": {"en": "you", "zh": "你"},
+    "subscribe.filter_note": {
+        "en": ", for papers matching “{filter}” ({count} in the library match today)",
+        "zh": "，只收录匹配“{filter}”的论文（目前库中有 {count} 篇匹配）",
+    },
+    "subscribe.notify_empty_note": {
+        "en": "On days without new papers I'll post a short note.",
+        "zh": "没有新论文的日子，我也会发一条简短提示。",
+    },
+    "subscribe.bad_time": {
+        "en": "“{value}” isn't a time I can read. Use 24-hour `HH:MM` such as `08:30` or `21:00` (`9`, `9am` and `9:30pm` work too).",
+        "zh": "无法识别时间“{value}”。请使用 24 小时制 `HH:MM`，如 `08:30` 或 `21:00`（也可写 `9`、`9am`、`9:30pm`）。",
+    },
+    "subscribe.bad_zone": {
+        "en": "“{value}” isn't a time zone I know. Use an IANA name such as `tz:Asia/Shanghai`, `tz:Europe/London` or `tz:America/New_York`.",
+        "zh": "无法识别时区“{value}”。请使用 IANA 时区名，如 `tz:Asia/Shanghai`、`tz:Europe/London` 或 `tz:America/New_York`。",
+    },
+    "subscribe.bad_notify": {
+        "en": "“{value}” isn't an option I know: use `notify:empty` (post a note on days without papers) or `notify:none`.",
+        "zh": "无法识别选项“{value}”：请用 `notify:empty`（没有新论文时也发提示）或 `notify:none`。",
+    },
+    "subscribe.bad_filter": {
+        "en": "I couldn't read the filter “{filter}”: {problem} Fix it and subscribe again; the filter uses the same syntax as `/papers QUERY`.",
+        "zh": "无法识别筛选条件“{filter}”：{problem} 请修改后重新订阅；筛选条件的写法与 `/papers 关键词` 相同。",
+    },
+    "subscribe.filter_too_long": {
+        "en": "That filter is too long; keep it under {limit} characters.",
+        "zh": "筛选条件太长，请控制在 {limit} 个字符以内。",
+    },
+    "subscribe.list_header": {"en": "*Daily digests for {place}*", "zh": "*{place}的每日日报*"},
+    "subscribe.list_item": {
+        "en": "{number}. {place} · every day at *{time}* ({zone}) · {lang_name}{filter} · next: {next_run}",
+        "zh": "{number}. {place} · 每天 *{time}*（{zone}）· {lang_name}{filter} · 下一期：{next_run}",
+    },
+    "subscribe.list_filter": {"en": " · filter “{filter}”", "zh": " · 筛选“{filter}”"},
+    "subscribe.list_paused": {
+        "en": "{number}. {place} · ⏸ paused: {reason}. Run `/papers subscribe` there again to resume it.",
+        "zh": "{number}. {place} · ⏸ 已暂停：{reason}。在该处再次运行 `/papers subscribe` 即可恢复。",
+    },
+    "subscribe.list_footer": {
+        "en": "`/papers unsubscribe N` stops number N · `/papers digest` previews the next one",
+        "zh": "`/papers unsubscribe 编号` 取消对应订阅 · `/papers digest` 预览下一期",
+    },
+    "subscribe.list_none": {
+        "en": "No daily digests here yet. Start one with `/papers subscribe`; `/papers subscribe help` shows the options.",
+        "zh": "这里还没有订阅每日日报。可用 `/papers subscribe` 订阅；`/papers subscribe help` 查看选项。",
+    },
+    "subscribe.place_you": {"en": "you", "zh": "你"},
+    "subscribe.place_your_dm": {"en": "your DM", "zh": "你的私信"},
+    "subscribe.removed": {
+        "en": "Unsubscribed: no more daily digests for {place}.",
+        "zh": "已取消订阅：{place}不再收到每日日报。",
+    },
+    "subscribe.which": {
+        "en": "There are {count} digests; say which one to stop: `/papers unsubscribe N`.",
+        "zh": "共有 {count} 个日报订阅，请指明要取消哪一个：`/papers unsubscribe 编号`。",
+    },
+    "subscribe.bad_number": {
+        "en": "There's no digest number “{value}” here. `/papers subscriptions` lists them with their numbers.",
+        "zh": "这里没有编号为“{value}”的日报。`/papers subscriptions` 会列出订阅及其编号。",
+    },
+    "subscribe.nothing_to_remove": {
+        "en": "There's no daily digest here to stop.",
+        "zh": "这里没有可以取消的每日日报。",
+    },
+    # --- inbox and listing uploads (bot/inbox.py, bot/slack/digest.py) ---------------------------
+    "inbox.report": {
+        "en": "`{name}`{feed}: *{new}* new, {updated} updated, {unchanged} unchanged, {rejected} rejected.",
+        "zh": "`{name}`{feed}：新增 *{new}* 篇，更新 {updated} 篇，未变 {unchanged} 篇，拒收 {rejected} 条。",
+    },
+    "inbox.rejected_header": {"en": "Rejected records (file:line: reason):", "zh": "被拒收的记录（文件:行号：原因）："},
+    "inbox.rejected_more": {"en": "…and {count} more.", "zh": "……另有 {count} 条。"},
+    "inbox.nothing_added": {
+        "en": "Nothing from `{name}` was added: {reason}",
+        "zh": "`{name}` 中的内容均未添加：{reason}",
+    },
+    "inbox.admins_only": {
+        "en": "Thanks for the file! Only paperbot admins can add papers, so I haven't read `{name}`. Please ask whoever runs paperbot to add it.",
+        "zh": "谢谢你发来的文件！只有 paperbot 管理员可以添加论文，所以我没有读取 `{name}`。请联系 paperbot 的管理员添加。",
+    },
+    "inbox.download_failed": {
+        "en": "I couldn't download `{name}` from Slack ({error}). Please send it again.",
+        "zh": "无法从 Slack 下载 `{name}`（{error}），请重新发送。",
+    },
+    "inbox.too_large": {
+        "en": "`{name}` is larger than {limit_mb} MB, so I didn't read it. Split it into smaller listing files.",
+        "zh": "`{name}` 超过 {limit_mb} MB，未读取。请拆分成较小的列表文件。",
+    },
     # --- offline console and start-up --------------------------------------------------
     "console.intro": {
         "en": "paperbot offline console: type `/papers QUERY`, `/papers help`, or `quit`. Replies show what Slack would show.",

@@ -1,0 +1,476 @@
+"""Digest subscriptions and their deliveries, in the store's SQLite file.
+
+One subscription per place: a channel (`kind="channel"`, `place_id` = channel id) or a
+person's DM (`kind="user"`, `place_id` = user id). Subscribing again in the same place
+updates it.
+
+`cursor_seq` is the ingest sequence (`Paper.seq`) up to which the place has had its
+papers. A new subscription starts at the store's current last seq, so it gets the
+papers that arrive from then on, not the whole back catalogue.
+
+A delivery is one digest for one local date. It is claimed before anything is posted,
+under UNIQUE (subscription_id, local_date), so two instances (or a restart) never post
+the same day's digest twice. Its status moves:
+
+    posting -> sent | empty          cursor moves in the same transaction
+    posting -> failed                nothing lost; may be claimed again (retry, resume)
+    posting -> interrupted           the poster died (no heartbeat for STALE_AFTER);
+                                     never re-posted for that date
+
+`posted_ids` records, per accepted Slack message, which papers went out, so a digest
+that was cut short (failed or interrupted) is completed later without repeating them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from bot.i18n import normalize_lang
+from bot.store import Store
+
+Clock = Callable[[], datetime]
+"""Returns the current time as an aware datetime (UTC). Injected everywhere, for tests."""
+
+
+def system_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS subscriptions (
+    id            INTEGER PRIMARY KEY,
+    kind          TEXT NOT NULL CHECK (kind IN ('channel', 'user')),
+    place_id      TEXT NOT NULL,
+    created_by    TEXT NOT NULL,
+    lang          TEXT NOT NULL,
+    hour          INTEGER NOT NULL,
+    minute        INTEGER NOT NULL,
+    timezone      TEXT NOT NULL,
+    filter_text   TEXT NOT NULL,
+    notify_empty  INTEGER NOT NULL DEFAULT 0,
+    cursor_seq    INTEGER NOT NULL,
+    status        TEXT NOT NULL DEFAULT 'active',
+    paused_reason TEXT NOT NULL DEFAULT '',
+    active_since  TEXT NOT NULL,
+    created_at    TEXT NOT NULL,
+    updated_at    TEXT NOT NULL,
+    UNIQUE (kind, place_id)
+);
+CREATE INDEX IF NOT EXISTS subscriptions_created_by ON subscriptions (created_by);
+CREATE TABLE IF NOT EXISTS deliveries (
+    id              INTEGER PRIMARY KEY,
+    subscription_id INTEGER NOT NULL,
+    local_date      TEXT NOT NULL,
+    status          TEXT NOT NULL,
+    from_seq        INTEGER NOT NULL,
+    to_seq          INTEGER,
+    papers          INTEGER NOT NULL DEFAULT 0,
+    posted_ids      TEXT NOT NULL DEFAULT '[]',
+    messages        INTEGER NOT NULL DEFAULT 0,
+    channel_id      TEXT NOT NULL DEFAULT '',
+    message_ts      TEXT NOT NULL DEFAULT '',
+    attempts        INTEGER NOT NULL DEFAULT 1,
+    error           TEXT NOT NULL DEFAULT '',
+    claimed_at      TEXT NOT NULL,
+    heartbeat_at    TEXT NOT NULL,
+    finished_at     TEXT,
+    UNIQUE (subscription_id, local_date)
+);
+"""
+
+DEFAULT_HOUR, DEFAULT_MINUTE = 9, 0
+MAX_FILTER_CHARS = 500
+LANG_WORDS = {"en": "en", "english": "en", "英文": "en", "zh": "zh", "zh-cn": "zh", "中文": "zh"}
+NOTIFY_EMPTY = {"notify:empty": True, "notify:always": True, "notify:none": False, "notify:new": False}
+
+# 9 | 09 | 9:30 | 09:30 | 9am | 9:30pm | 21:00 (full-width colon too, for Chinese keyboards)
+_TIME = re.compile(r"^(\d{1,2})(?:[:：](\d{2}))?\s*(am|pm)?$", re.IGNORECASE)
+# Anything that looks like an attempt at a time, so "25:00" is an error, not a filter word.
+_TIMEISH = re.compile(r"^\d{1,2}[:：]\d+$|^\d{1,2}(?:[:：]\d{2})?\s*(?:am|pm)$|^\d{1,2}[:：]$", re.IGNORECASE)
+
+
+def iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def parse_iso(text: str) -> datetime:
+    return datetime.fromisoformat(text).astimezone(UTC)
+
+
+@dataclass
+class Subscription:
+    id: int
+    kind: str  # "channel" | "user"
+    place_id: str  # channel id, or the user id for a personal (DM) digest
+    created_by: str
+    lang: str
+    hour: int
+    minute: int
+    timezone: str
+    filter_text: str = ""
+    notify_empty: bool = False
+    cursor_seq: int = 0
+    status: str = "active"  # "active" | "paused"
+    paused_reason: str = ""  # the Slack error that paused it
+    active_since: str = ""  # runs before this moment (creation, resume, time change) are never due
+    created_at: str = ""
+    updated_at: str = ""
+
+    @property
+    def job_id(self) -> str:
+        return f"digest:{self.id}"
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return ZoneInfo(self.timezone)
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == "active"
+
+    @property
+    def time_label(self) -> str:
+        return f"{self.hour:02d}:{self.minute:02d}"
+
+
+@dataclass
+class Delivery:
+    id: int
+    subscription_id: int
+    local_date: str
+    status: str
+    from_seq: int
+    to_seq: int | None = None
+    papers: int = 0
+    posted_ids: list[str] = field(default_factory=list)
+    messages: int = 0
+    channel_id: str = ""
+    message_ts: str = ""
+    attempts: int = 1
+    error: str = ""
+    claimed_at: str = ""
+    heartbeat_at: str = ""
+    finished_at: str | None = None
+
+
+# -- what people type -------------------------------------------------------------------
+
+
+@dataclass
+class SubscribeRequest:
+    """`/papers subscribe [en|zh] [HH:MM] [tz:Area/City] [notify:empty] [FILTER QUERY]`, parsed."""
+
+    lang: str | None = None
+    hour: int | None = None
+    minute: int | None = None
+    timezone: str | None = None
+    notify_empty: bool | None = None
+    filter_text: str = ""
+
+
+class SubscribeError(ValueError):
+    """What was wrong with a subscribe line: an i18n key (`subscribe.<key>`) and its fields."""
+
+    def __init__(self, key: str, **fmt: object):
+        super().__init__(key)
+        self.key = key
+        self.fmt = fmt
+
+
+def parse_time(word: str) -> tuple[int, int] | None:
+    """Read `9`, `09`, `9:30`, `09:30`, `9am`, `9:30pm`, `21:00` as (hour, minute); else None.
+
+    `12am` is midnight and `12pm` noon. `24:00`, `25:00`, `9:75` and `13pm` are None.
+    """
+    match = _TIME.match(word.strip())
+    if not match:
+        return None
+    hour, minute, half = int(match.group(1)), int(match.group(2) or 0), (match.group(3) or "").lower()
+    if half:
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if half == "pm" else 0)
+    if hour > 23 or minute > 59:
+        return None
+    return hour, minute
+
+
+def check_zone(name: str) -> str | None:
+    """Return the IANA zone name when zoneinfo knows it, else None."""
+    name = name.strip()
+    if not name or name.startswith(("/", ".")) or ".." in name:
+        return None
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+    return name
+
+
+def parse_subscribe(text: str) -> SubscribeRequest:
+    """Parse the words after `subscribe`: options first (any order), the rest is the filter.
+
+    Options are read only before the filter starts, so a filter may hold anything the
+    search syntax allows (`author:Chen`, `"KV cache" OR 推测解码`). Raises SubscribeError.
+    """
+    request = SubscribeRequest()
+    words = text.split()
+    while words:
+        word, lowered = words[0], words[0].lower()
+        if lowered in LANG_WORDS and request.lang is None:
+            request.lang = LANG_WORDS[lowered]
+        elif lowered.startswith(("tz:", "tz：")) and request.timezone is None:
+            zone = check_zone(word[3:])
+            if zone is None:
+                raise SubscribeError("bad_zone", value=word[3:] or word)
+            request.timezone = zone
+        elif lowered.startswith(("notify:", "notify：")) and request.notify_empty is None:
+            key = lowered.replace("：", ":")
+            if key not in NOTIFY_EMPTY:
+                raise SubscribeError("bad_notify", value=word)
+            request.notify_empty = NOTIFY_EMPTY[key]
+        elif request.hour is None and (parse_time(word) or _TIMEISH.match(word)):
+            parsed = parse_time(word)
+            if parsed is None:
+                raise SubscribeError("bad_time", value=word)
+            request.hour, request.minute = parsed
+        else:
+            break
+        words.pop(0)
+    request.filter_text = " ".join(words)
+    if len(request.filter_text) > MAX_FILTER_CHARS:
+        raise SubscribeError("filter_too_long", limit=MAX_FILTER_CHARS)
+    return request
+
+
+# -- the tables ----------------------------------------------------------------------------
+
+
+class SubscriptionStore:
+    """Subscriptions and deliveries, sharing the Store's connection and its transactions."""
+
+    def __init__(self, store: Store, *, clock: Clock = system_clock):
+        self.store = store
+        self._clock = clock
+        with store.transaction() as db:
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+
+    def _now(self) -> str:
+        return iso(self._clock())
+
+    # -- subscriptions -------------------------------------------------------------------
+
+    def save(
+        self,
+        *,
+        kind: str,
+        place_id: str,
+        user_id: str,
+        lang: str,
+        hour: int,
+        minute: int,
+        timezone: str,
+        filter_text: str = "",
+        notify_empty: bool = False,
+    ) -> tuple[Subscription, bool]:
+        """Create the place's subscription, or update it; return it and whether it is new.
+
+        Updating keeps the cursor (the next digest still holds everything since the last
+        one) and resumes a paused subscription. A change of time or zone, or a resume,
+        restarts `active_since`, so a run time already past today is not "missed".
+        """
+        now = self._now()
+        lang = normalize_lang(lang)
+        with self.store.transaction() as db:
+            row = db.execute("SELECT * FROM subscriptions WHERE kind = ? AND place_id = ?", (kind, place_id)).fetchone()
+            if row is None:
+                last_seq = db.execute("SELECT COALESCE(MAX(seq), 0) FROM papers").fetchone()[0]
+                cursor = db.execute(
+                    "INSERT INTO subscriptions (kind, place_id, created_by, lang, hour, minute, timezone, filter_text,"
+                    " notify_empty, cursor_seq, status, active_since, created_at, updated_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?)",
+                    (kind, place_id, user_id, lang, hour, minute, timezone, filter_text, int(notify_empty), last_seq, now, now, now),
+                )
+                created, sub_id = True, cursor.lastrowid
+            else:
+                old = _subscription(row)
+                rescheduled = (old.hour, old.minute, old.timezone) != (hour, minute, timezone) or not old.is_active
+                db.execute(
+                    "UPDATE subscriptions SET created_by = ?, lang = ?, hour = ?, minute = ?, timezone = ?, filter_text = ?,"
+                    " notify_empty = ?, status = 'active', paused_reason = '', active_since = ?, updated_at = ? WHERE id = ?",
+                    (user_id, lang, hour, minute, timezone, filter_text, int(notify_empty),
+                     now if rescheduled else old.active_since, now, old.id),
+                )  # fmt: skip
+                created, sub_id = False, old.id
+            saved = _subscription(db.execute("SELECT * FROM subscriptions WHERE id = ?", (sub_id,)).fetchone())
+        return saved, created
+
+    def get(self, sub_id: int) -> Subscription | None:
+        rows = self._rows("SELECT * FROM subscriptions WHERE id = ?", (sub_id,))
+        return _subscription(rows[0]) if rows else None
+
+    def for_place(self, kind: str, place_id: str) -> Subscription | None:
+        rows = self._rows("SELECT * FROM subscriptions WHERE kind = ? AND place_id = ?", (kind, place_id))
+        return _subscription(rows[0]) if rows else None
+
+    def for_user(self, user_id: str) -> list[Subscription]:
+        """The person's own digest first, then the channel digests they set up."""
+        rows = self._rows(
+            "SELECT * FROM subscriptions WHERE (kind = 'user' AND place_id = ?) OR (kind = 'channel' AND created_by = ?)"
+            " ORDER BY kind = 'channel', id",
+            (user_id, user_id),
+        )
+        return [_subscription(r) for r in rows]
+
+    def all(self) -> list[Subscription]:
+        return [_subscription(r) for r in self._rows("SELECT * FROM subscriptions ORDER BY id")]
+
+    def delete(self, sub_id: int) -> bool:
+        with self.store.transaction() as db:
+            db.execute("DELETE FROM deliveries WHERE subscription_id = ?", (sub_id,))
+            return db.execute("DELETE FROM subscriptions WHERE id = ?", (sub_id,)).rowcount > 0
+
+    def pause(self, sub_id: int, reason: str) -> None:
+        with self.store.transaction() as db:
+            db.execute(
+                "UPDATE subscriptions SET status = 'paused', paused_reason = ?, updated_at = ? WHERE id = ?",
+                (reason, self._now(), sub_id),
+            )
+
+    # -- deliveries ------------------------------------------------------------------------
+
+    def claim(self, sub_id: int, local_date: date) -> Delivery | None:
+        """Claim the digest of `local_date` for this subscription; None if it is taken.
+
+        A `failed` claim may be taken again (a retry or a resumed thread); every other
+        status means someone has, or had, that day's digest in hand.
+        """
+        now = self._now()
+        day = local_date.isoformat()
+        with self.store.transaction() as db:
+            sub = db.execute("SELECT cursor_seq FROM subscriptions WHERE id = ?", (sub_id,)).fetchone()
+            if sub is None:
+                return None
+            try:
+                db.execute(
+                    "INSERT INTO deliveries (subscription_id, local_date, status, from_seq, claimed_at, heartbeat_at)"
+                    " VALUES (?, ?, 'posting', ?, ?, ?)",
+                    (sub_id, day, sub[0], now, now),
+                )
+            except sqlite3.IntegrityError:
+                taken = db.execute(
+                    "UPDATE deliveries SET status = 'posting', attempts = attempts + 1, from_seq = ?, error = '',"
+                    " heartbeat_at = ? WHERE subscription_id = ? AND local_date = ? AND status = 'failed'",
+                    (sub[0], now, sub_id, day),
+                ).rowcount
+                if not taken:
+                    return None
+            row = db.execute("SELECT * FROM deliveries WHERE subscription_id = ? AND local_date = ?", (sub_id, day)).fetchone()
+        return _delivery(row)
+
+    def plan(self, delivery_id: int, *, to_seq: int, papers: int) -> None:
+        """Record what the claimed digest will cover: papers up to `to_seq`."""
+        with self.store.transaction() as db:
+            db.execute(
+                "UPDATE deliveries SET to_seq = ?, papers = ?, heartbeat_at = ? WHERE id = ?",
+                (to_seq, papers, self._now(), delivery_id),
+            )
+
+    def record_posted(self, delivery_id: int, paper_ids: Iterable[str], *, channel_id: str, message_ts: str) -> None:
+        """Note one message Slack accepted: its papers, and the thread it started (the first)."""
+        with self.store.transaction() as db:
+            row = db.execute("SELECT posted_ids, message_ts FROM deliveries WHERE id = ?", (delivery_id,)).fetchone()
+            if row is None:
+                return
+            posted = json.loads(row[0]) + [p for p in paper_ids]
+            db.execute(
+                "UPDATE deliveries SET posted_ids = ?, messages = messages + 1, channel_id = ?, message_ts = ?,"
+                " heartbeat_at = ? WHERE id = ?",
+                (json.dumps(posted), channel_id, row[1] or message_ts, self._now(), delivery_id),
+            )
+
+    def finish(self, delivery_id: int, *, status: str, to_seq: int) -> None:
+        """Close a delivery as `sent` or `empty` and move the cursor, in one transaction."""
+        assert status in ("sent", "empty")
+        with self.store.transaction() as db:
+            row = db.execute("SELECT subscription_id FROM deliveries WHERE id = ?", (delivery_id,)).fetchone()
+            if row is None:
+                return
+            db.execute(
+                "UPDATE deliveries SET status = ?, to_seq = ?, finished_at = ?, error = '' WHERE id = ?",
+                (status, to_seq, self._now(), delivery_id),
+            )
+            db.execute("UPDATE subscriptions SET cursor_seq = MAX(cursor_seq, ?) WHERE id = ?", (to_seq, row[0]))
+
+    def release(self, delivery_id: int, error: str) -> int:
+        """Mark a delivery `failed` (retryable, nothing lost); return its attempt count."""
+        with self.store.transaction() as db:
+            db.execute(
+                "UPDATE deliveries SET status = 'failed', error = ?, finished_at = ? WHERE id = ?",
+                (error[:500], self._now(), delivery_id),
+            )
+            row = db.execute("SELECT attempts FROM deliveries WHERE id = ?", (delivery_id,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def recover_stale(self, before: datetime, sub_id: int | None = None) -> int:
+        """Mark `posting` claims whose last heartbeat is older than `before` as interrupted.
+
+        Their poster died (crash, kill, power) somewhere between claiming and finishing.
+        The date stays claimed: Slack may have accepted a message whose receipt was never
+        recorded, so posting that day again could repeat it. What was not recorded as
+        posted goes out in the next digest (the cursor never moved).
+        """
+        sql = "UPDATE deliveries SET status = 'interrupted', error = 'no heartbeat', finished_at = ? WHERE status = 'posting' AND heartbeat_at < ?"
+        args: tuple = (self._now(), iso(before))
+        if sub_id is not None:
+            sql += " AND subscription_id = ?"
+            args += (sub_id,)
+        with self.store.transaction() as db:
+            return db.execute(sql, args).rowcount
+
+    def posted_since(self, sub_id: int, cursor_seq: int) -> set[str]:
+        """Papers already posted by unfinished digests (failed/interrupted) past the cursor."""
+        rows = self._rows(
+            "SELECT posted_ids FROM deliveries WHERE subscription_id = ? AND status IN ('failed', 'interrupted', 'posting')"
+            " AND (to_seq IS NULL OR to_seq > ?)",
+            (sub_id, cursor_seq),
+        )
+        return {paper_id for row in rows for paper_id in json.loads(row[0])}
+
+    def delivery(self, sub_id: int, local_date: date | str) -> Delivery | None:
+        day = local_date if isinstance(local_date, str) else local_date.isoformat()
+        rows = self._rows("SELECT * FROM deliveries WHERE subscription_id = ? AND local_date = ?", (sub_id, day))
+        return _delivery(rows[0]) if rows else None
+
+    def deliveries(self, sub_id: int | None = None) -> list[Delivery]:
+        if sub_id is None:
+            rows = self._rows("SELECT * FROM deliveries ORDER BY id")
+        else:
+            rows = self._rows("SELECT * FROM deliveries WHERE subscription_id = ? ORDER BY id", (sub_id,))
+        return [_delivery(r) for r in rows]
+
+    def _rows(self, sql: str, args: tuple = ()) -> list[sqlite3.Row]:
+        # Reads go through a transaction too: the Store's connection is shared by threads.
+        with self.store.transaction() as db:
+            return db.execute(sql, args).fetchall()
+
+
+def _subscription(row: sqlite3.Row) -> Subscription:
+    data = dict(row)
+    data["notify_empty"] = bool(data["notify_empty"])
+    return Subscription(**data)
+
+
+def _delivery(row: sqlite3.Row) -> Delivery:
+    data = dict(row)
+    data["posted_ids"] = json.loads(data["posted_ids"])
+    return Delivery(**data)
+
