@@ -1,0 +1,276 @@
+"""Real APScheduler, an injected clock, no sleeping: digests go out once, on time, and survive
+restarts, a second instance, daylight-saving days and a crash mid-post."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+from digest_support import Crash, FakeClock, RecordingPoster, ingest, listing_text, open_corpus, service_for
+
+from bot.digest import DeliveryFailed
+from bot.scheduler import DigestScheduler, ManualScheduler
+from bot.store import Store
+from bot.subscriptions import SubscriptionStore
+
+
+class Instance:
+    """One running paperbot process: its own Store connection, scheduler and poster."""
+
+    def __init__(self, corpus, clock: FakeClock, poster: RecordingPoster | None = None, **service_options):
+        self.corpus = corpus
+        self.clock = clock
+        self.poster = poster or RecordingPoster()
+        self.service = service_for(corpus, self.poster, clock, **service_options)
+        self.subs: SubscriptionStore = self.service.subscriptions
+        self.jobs = DigestScheduler(ManualScheduler(clock), self.service, clock=clock)
+
+    def start(self) -> Instance:
+        self.jobs.start()
+        self.tick()  # the catch-up job runs right away
+        return self
+
+    def tick(self) -> None:
+        self.jobs.scheduler.run_pending()
+
+    def run_until(self, end: datetime, step: timedelta = timedelta(minutes=10)) -> None:
+        """Move the clock forward step by step, letting due jobs run at each step."""
+        while self.clock() < end:
+            self.clock.set(min(self.clock() + step, end))
+            self.tick()
+
+    def stop(self) -> None:
+        self.jobs.shutdown()
+
+    def subscribe(self, hour=9, minute=0, zone="UTC", **kwargs):
+        sub, _ = self.subs.save(kind="channel", place_id=kwargs.pop("place_id", "C1"), user_id="U1", lang="en",
+                                hour=hour, minute=minute, timezone=zone, **kwargs)  # fmt: skip
+        self.jobs.sync(sub.id)
+        return sub
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    corpus = open_corpus(tmp_path / "data")
+    yield corpus
+    corpus.close()
+
+
+def add_papers(corpus, tmp_path, start, count, name=None):
+    ingest(corpus, tmp_path, name or f"feed-{start}.txt", listing_text("Feed", start, count))
+
+
+def at(*args, zone="UTC") -> datetime:
+    return datetime(*args, tzinfo=ZoneInfo(zone))
+
+
+def test_job_per_subscription_with_stable_id_zone_and_grace(corpus):
+    clock = FakeClock(at(2026, 12, 1, 8))
+    bot = Instance(corpus, clock).start()
+    sub = bot.subscribe(8, 30, "Asia/Shanghai")
+    job = bot.jobs.scheduler.get_job(f"digest:{sub.id}")
+    assert str(job.trigger.timezone) == "Asia/Shanghai" and job.coalesce and job.misfire_grace_time == 6 * 3600
+    assert job.next_run_time == at(2026, 12, 2, 8, 30, zone="Asia/Shanghai")
+    bot.subscribe(10, 0, "Asia/Shanghai")  # same place: the job is replaced, not doubled
+    assert [j.id for j in bot.jobs.scheduler.get_jobs() if j.id.startswith("digest:")] == [f"digest:{sub.id}"]
+    assert bot.jobs.scheduler.get_job(f"digest:{sub.id}").next_run_time.hour == 10
+
+
+def test_digest_goes_out_on_time_with_the_papers_since_subscribing(corpus, tmp_path):
+    add_papers(corpus, tmp_path, 1, 5)  # before subscribing: not in the digest
+    clock = FakeClock(at(2026, 12, 1, 8))
+    bot = Instance(corpus, clock).start()
+    sub = bot.subscribe()
+    add_papers(corpus, tmp_path, 100, 3)
+    bot.run_until(at(2026, 12, 1, 8, 50))
+    assert bot.poster.posts == []
+    bot.run_until(at(2026, 12, 1, 9, 0))
+    assert bot.poster.digests() == ["2026-12-01"]
+    assert len(bot.poster.papers_posted()) == 3
+    assert bot.subs.get(sub.id).cursor_seq == corpus.store.last_seq()
+    assert bot.subs.delivery(sub.id, "2026-12-01").status == "sent"
+
+
+def test_a_run_missed_while_down_is_sent_once_at_start_up(corpus, tmp_path):
+    clock = FakeClock(at(2026, 12, 1, 8))
+    first = Instance(corpus, clock).start()
+    sub = first.subscribe()
+    first.stop()  # down from 08:00 ...
+    add_papers(corpus, tmp_path, 1, 4)
+    clock.set(at(2026, 12, 1, 11, 15))  # ... until 11:15
+    second = Instance(corpus, clock).start()
+    assert second.poster.digests() == ["2026-12-01"] and len(second.poster.papers_posted()) == 4
+    second.run_until(at(2026, 12, 1, 23, 0))
+    assert second.poster.digests() == ["2026-12-01"]
+    add_papers(corpus, tmp_path, 10, 2)
+    second.run_until(at(2026, 12, 2, 9, 0))
+    assert second.poster.digests() == ["2026-12-01", "2026-12-02"]
+    assert len(second.poster.papers_posted(sub.id)) == 6
+
+
+def test_a_run_missed_for_longer_than_the_grace_waits_for_the_next_day(corpus, tmp_path):
+    clock = FakeClock(at(2026, 12, 1, 8))
+    first = Instance(corpus, clock).start()
+    first.subscribe()
+    first.stop()
+    add_papers(corpus, tmp_path, 1, 4)
+    clock.set(at(2026, 12, 1, 16, 0))  # 7 hours late
+    second = Instance(corpus, clock).start()
+    assert second.poster.posts == []
+    second.run_until(at(2026, 12, 2, 9, 0))
+    assert second.poster.digests() == ["2026-12-02"] and len(second.poster.papers_posted()) == 4  # nothing lost
+
+
+def test_restarting_after_a_delivery_does_not_send_it_again(corpus, tmp_path):
+    clock = FakeClock(at(2026, 12, 1, 8))
+    first = Instance(corpus, clock).start()
+    first.subscribe(notify_empty=True)  # so a second run would post something even without papers
+    add_papers(corpus, tmp_path, 1, 4)
+    first.run_until(at(2026, 12, 1, 9, 5))
+    first.stop()
+    assert first.poster.digests() == ["2026-12-01"]
+    clock.set(at(2026, 12, 1, 9, 30))
+    second = Instance(corpus, clock).start()
+    second.run_until(at(2026, 12, 1, 12, 0))
+    assert second.poster.posts == []
+
+
+def test_two_instances_on_one_database_post_once(corpus, tmp_path):
+    clock = FakeClock(at(2026, 12, 1, 8))
+    other_store = Store(corpus.store.path)  # a second process: its own connection to the same file
+    try:
+        from bot.corpus import Corpus
+
+        other_corpus = Corpus(corpus.settings, other_store, corpus.index)
+        one, two = Instance(corpus, clock).start(), Instance(other_corpus, clock).start()
+        one.subscribe(notify_empty=True)  # so a second run would post something even without papers
+        two.jobs.sync_all()  # what its periodic sync job does
+        add_papers(corpus, tmp_path, 1, 4)
+        clock.set(at(2026, 12, 1, 9, 0))
+        one.tick()
+        two.tick()
+        one.run_until(at(2026, 12, 1, 12, 0))
+        two.run_until(at(2026, 12, 1, 12, 0))
+        assert len(one.poster.digests() + two.poster.digests()) == 1
+        assert sorted(one.poster.papers_posted() + two.poster.papers_posted()) == sorted(p.id for p in corpus.newest(10))
+    finally:
+        other_store.close()
+
+
+@pytest.mark.parametrize(
+    ("hour", "minute", "start", "end", "day"),
+    [
+        (2, 30, (2026, 3, 7, 0), (2026, 3, 10, 0), "2026-03-08"),  # spring forward: 02:30 does not exist
+        (1, 30, (2026, 10, 31, 0), (2026, 11, 3, 0), "2026-11-01"),  # fall back: 01:30 happens twice
+    ],
+)
+def test_exactly_one_digest_a_day_across_daylight_saving_changes(corpus, hour, minute, start, end, day):
+    clock = FakeClock(at(*start, zone="America/New_York"))
+    bot = Instance(corpus, clock).start()
+    sub = bot.subscribe(hour, minute, "America/New_York", notify_empty=True)  # a note every day
+    bot.run_until(at(*end, zone="America/New_York"), step=timedelta(minutes=5))
+    days = bot.poster.digests()
+    assert len(days) == len(set(days)) == 3
+    assert day in days
+    delivered_at = {d.local_date: d.claimed_at for d in bot.subs.deliveries(sub.id)}
+    assert len(delivered_at) == 3
+
+
+def test_papers_arriving_between_digests_show_up_exactly_once(corpus, tmp_path):
+    clock = FakeClock(at(2026, 12, 1, 8))
+    bot = Instance(corpus, clock).start()
+    bot.subscribe()
+    add_papers(corpus, tmp_path, 1, 3, "a.txt")
+    bot.run_until(at(2026, 12, 1, 12))
+    add_papers(corpus, tmp_path, 10, 2, "b.txt")
+    add_papers(corpus, tmp_path, 1, 3, "a-again.txt")  # the same papers again: updates, not new
+    bot.run_until(at(2026, 12, 2, 12))
+    bot.run_until(at(2026, 12, 3, 12))  # nothing new: no post
+    posted = bot.poster.papers_posted()
+    assert len(posted) == len(set(posted)) == 5
+    assert bot.poster.digests() == ["2026-12-01", "2026-12-02"]
+
+
+def test_passing_failures_are_retried_and_nothing_is_lost(corpus, tmp_path):
+    clock = FakeClock(at(2026, 12, 1, 8))
+    poster = RecordingPoster(fail_at={1: DeliveryFailed("ratelimited", retryable=True), 2: DeliveryFailed("network: URLError", retryable=True)})
+    bot = Instance(corpus, clock, poster).start()
+    sub = bot.subscribe()
+    add_papers(corpus, tmp_path, 1, 4)
+    bot.run_until(at(2026, 12, 1, 9, 0))
+    assert poster.posts == [] and bot.subs.delivery(sub.id, "2026-12-01").status == "failed"
+    assert bot.jobs.scheduler.get_job(f"digest-retry:{sub.id}") is not None
+    bot.run_until(at(2026, 12, 1, 9, 10), step=timedelta(minutes=1))  # retries after 1 and 5 minutes
+    assert poster.digests() == ["2026-12-01"] and len(poster.papers_posted()) == 4
+    delivery = bot.subs.delivery(sub.id, "2026-12-01")
+    assert (delivery.status, delivery.attempts) == ("sent", 3)
+
+
+def test_a_failure_mid_thread_resumes_in_the_same_thread_without_repeats(corpus, tmp_path):
+    clock = FakeClock(at(2026, 12, 1, 8))
+    poster = RecordingPoster(fail_at={2: DeliveryFailed("ratelimited", retryable=True)})
+    bot = Instance(corpus, clock, poster).start()
+    sub = bot.subscribe()
+    add_papers(corpus, tmp_path, 1, 60)  # three messages
+    bot.run_until(at(2026, 12, 1, 9, 5), step=timedelta(minutes=1))
+    posted = poster.papers_posted()
+    assert sorted(posted) == sorted(p.id for p in corpus.newest(100)) and len(posted) == 60
+    first_ts = poster.posts[0].ts
+    assert [p.thread_ts for p in poster.posts[1:]] == [first_ts] * (len(poster.posts) - 1)
+    assert bot.subs.delivery(sub.id, "2026-12-01").status == "sent"
+
+
+@pytest.mark.parametrize("code", ["not_in_channel", "channel_not_found", "is_archived"])
+def test_a_channel_that_refuses_posts_pauses_the_subscription(corpus, tmp_path, code):
+    clock = FakeClock(at(2026, 12, 1, 8))
+    poster = RecordingPoster(fail_at={1: DeliveryFailed(code, gone=True)})
+    bot = Instance(corpus, clock, poster).start()
+    sub = bot.subscribe()
+    add_papers(corpus, tmp_path, 1, 2)
+    bot.run_until(at(2026, 12, 3, 12))
+    assert poster.paused == [(sub.id, code)] and poster.posts == []
+    assert bot.subs.get(sub.id).status == "paused" and bot.jobs.scheduler.get_job(sub.job_id) is None
+    clock.set(at(2026, 12, 3, 13))
+    bot.subscribe()  # `/papers subscribe` again: resumes, and the papers were kept
+    bot.run_until(at(2026, 12, 4, 9, 0))
+    assert poster.digests() == ["2026-12-04"] and len(poster.papers_posted()) == 2
+
+
+def test_crash_mid_thread_neither_reposts_the_day_nor_repeats_recorded_messages(corpus, tmp_path):
+    """The process dies after message 2 of 3 was accepted and recorded."""
+    clock = FakeClock(at(2026, 12, 1, 8))
+    first = Instance(corpus, clock, RecordingPoster(crash_after_record_at=2)).start()
+    sub = first.subscribe()
+    add_papers(corpus, tmp_path, 1, 60)
+    clock.set(at(2026, 12, 1, 9, 0))
+    first.tick()  # Crash escapes the job; the scheduler logs it
+    sent_before = first.poster.papers_posted()
+    assert len(sent_before) < 60 and first.subs.delivery(sub.id, "2026-12-01").status == "posting"
+
+    clock.set(at(2026, 12, 1, 9, 20))  # restart after the claim went stale
+    second = Instance(corpus, clock).start()
+    assert second.poster.posts == []  # not re-posted that day
+    assert second.subs.delivery(sub.id, "2026-12-01").status == "interrupted"
+    second.run_until(at(2026, 12, 2, 9, 0))
+    rest = second.poster.papers_posted()
+    assert sorted(sent_before + rest) == sorted(p.id for p in corpus.newest(100))  # all delivered, none twice
+    assert second.poster.digests() == ["2026-12-02"]
+    assert second.subs.get(sub.id).cursor_seq == corpus.store.last_seq()
+
+
+def test_crash_between_slack_accepting_and_recording_repeats_that_message_once(corpus, tmp_path):
+    """The documented worst case: one message's papers go out a second time, in the next digest."""
+    clock = FakeClock(at(2026, 12, 1, 8))
+    first = Instance(corpus, clock, RecordingPoster(crash_before_record_at=1)).start()
+    sub = first.subscribe()
+    add_papers(corpus, tmp_path, 1, 5)
+    clock.set(at(2026, 12, 1, 9, 0))
+    first.tick()
+    assert len(first.poster.papers_posted()) == 5
+    clock.set(at(2026, 12, 1, 9, 30))
+    second = Instance(corpus, clock).start()
+    second.run_until(at(2026, 12, 3, 9, 0))
+    assert second.poster.digests() == ["2026-12-02"]
+    assert sorted(second.poster.papers_posted()) == sorted(first.poster.papers_posted())  # once more, then never
+    assert second.subs.get(sub.id).cursor_seq == corpus.store.last_seq()
