@@ -1,0 +1,93 @@
+"""The inbox folder: good files to done/, reports for rejected records, bad files to rejected/."""
+
+from __future__ import annotations
+
+import os
+import time
+from datetime import UTC, datetime
+
+import pytest
+from digest_support import listing_text, open_corpus
+
+from bot.inbox import scan_inbox
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    corpus = open_corpus(tmp_path / "data")
+    yield corpus
+    corpus.close()
+
+
+def drop(inbox, name, data: bytes, *, age: float = 60.0):
+    inbox.mkdir(parents=True, exist_ok=True)
+    path = inbox / name
+    path.write_bytes(data)
+    past = time.time() - age
+    os.utime(path, (past, past))
+    return path
+
+
+def now():
+    return datetime.now(UTC)
+
+
+BAD_RECORD = "A Title Without Summary\n中文标题\nSomeone\n\n"
+
+
+def test_a_good_file_is_ingested_and_moved_to_done(corpus, tmp_path, caplog):
+    inbox = tmp_path / "inbox"
+    drop(inbox, "icml.txt", listing_text("ICML", 1, 4).encode())
+    caplog.set_level("INFO", logger="bot.inbox")
+    (result,) = scan_inbox(corpus, inbox, clock=now)
+    assert (result.report.new, result.report.rejected, result.report_path) == (4, 0, None)
+    assert (inbox / "done" / "icml.txt").exists() and not (inbox / "icml.txt").exists()
+    assert not list((inbox / "rejected").iterdir())
+    assert corpus.store.state()[0] == 4 and corpus.search("Study Number 3").total >= 1
+    assert "icml.txt [ICML]: 4 new" in caplog.text
+    assert scan_inbox(corpus, inbox, clock=now) == []  # nothing left
+
+
+def test_rejected_records_leave_a_report_beside_the_file(corpus, tmp_path):
+    inbox = tmp_path / "inbox"
+    text = listing_text("ICML", 1, 2) + BAD_RECORD + listing_text("ICML", 3, 1).split("\n", 2)[2]
+    drop(inbox, "mixed.txt", text.encode())
+    (result,) = scan_inbox(corpus, inbox, clock=now)
+    assert (result.report.new, result.report.rejected) == (3, 1)
+    assert (inbox / "done" / "mixed.txt").exists()
+    report = (inbox / "rejected" / "mixed.txt.report.txt").read_text(encoding="utf-8")
+    line = next(n for n, x in enumerate(text.split("\n"), start=1) if x.startswith("A Title Without"))
+    assert report.splitlines()[0].startswith("mixed.txt [ICML]: 3 new")
+    assert f"mixed.txt:{line}: record has no 'AI总结' line" in report
+
+
+def test_a_file_that_is_not_utf8_goes_to_rejected_with_its_report(corpus, tmp_path):
+    inbox = tmp_path / "inbox"
+    drop(inbox, "gbk.txt", listing_text("会议", 1, 2).encode("gb18030"))
+    (result,) = scan_inbox(corpus, inbox, clock=now)
+    assert result.report.new == 0 and (inbox / "rejected" / "gbk.txt").exists()
+    report = (inbox / "rejected" / "gbk.txt.report.txt").read_text(encoding="utf-8")
+    assert "gbk.txt: the file is not UTF-8 text (it looks like GBK/GB18030" in report
+    assert corpus.store.state()[0] == 0
+
+
+def test_files_still_being_written_are_left_for_the_next_scan(corpus, tmp_path):
+    inbox = tmp_path / "inbox"
+    drop(inbox, "fresh.txt", listing_text("ICML", 1, 1).encode(), age=0)
+    drop(inbox, "big.txt.part", listing_text("ICML", 5, 1).encode())
+    drop(inbox, ".hidden.txt", listing_text("ICML", 9, 1).encode())
+    assert scan_inbox(corpus, inbox, clock=now) == []
+    assert sorted(p.name for p in inbox.iterdir() if p.is_file()) == [".hidden.txt", "big.txt.part", "fresh.txt"]
+    os.rename(inbox / "big.txt.part", inbox / "big.txt")  # the writer's atomic rename
+    os.utime(inbox / "fresh.txt", (time.time() - 10, time.time() - 10))
+    assert sorted(r.name for r in scan_inbox(corpus, inbox, clock=now)) == ["big.txt", "fresh.txt"]
+
+
+def test_a_second_file_with_the_same_name_does_not_overwrite_the_first(corpus, tmp_path):
+    inbox = tmp_path / "inbox"
+    drop(inbox, "daily.txt", listing_text("ICML", 1, 1).encode())
+    scan_inbox(corpus, inbox, clock=now)
+    drop(inbox, "daily.txt", listing_text("ICML", 2, 1).encode())
+    scan_inbox(corpus, inbox, clock=now)
+    assert sorted(p.name for p in (inbox / "done").iterdir()) == ["daily.1.txt", "daily.txt"]
+    assert corpus.store.state()[0] == 2
