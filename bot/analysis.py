@@ -1,0 +1,308 @@
+"""The bilingual analyzer: Chinese segmentation with rjieba, English stemming, one pipeline.
+
+>>> [t.text for t in bilingual_analyzer()("KV-Cache 压缩：上下文学习")]
+['kv', 'cach', '压缩', '上下', '下文', '上下文', '学习']
+
+Indexing (the default) adds jieba's search-mode sub-words (上下文 also gives 上下, 下文) at
+the position of the word they come from; queries (`mode="query"`) keep only whole words.
+So a query for 上下 finds 上下文, and the phrase "上下文学习" is two adjacent positions on
+both sides.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
+
+import rjieba
+from whoosh.analysis import Filter, Token, Tokenizer
+from whoosh.analysis.analyzers import CompositeAnalyzer
+from whoosh.lang.porter import stem
+
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff"
+# A run is either Han characters (segmented by rjieba) or letters/digits of any other script.
+_RUN = re.compile(f"([{_HAN}]+)|([^\\W_{_HAN}]+)")
+
+# Longer "words" are URLs, hashes or base64: noise that only bloats the term index.
+MAX_TOKEN_CHARS = 40
+SECTION_GAP = 100
+# Shorter words have too many neighbours one edit away (bar → bai) to correct safely.
+SPELL_MIN_CHARS = 4
+
+ENGLISH_STOPWORDS = frozenset(
+    ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "it", "of", "on", "or", "that", "the", "this", "to", "with"]
+)
+# Function words that would otherwise make an all-terms query demand a 的.
+CHINESE_STOPWORDS = frozenset(["的", "了", "和", "与", "及", "之", "在", "是", "对", "将", "把", "被", "等"])
+STOPWORDS = ENGLISH_STOPWORDS | CHINESE_STOPWORDS
+
+
+def normalize_text(text: str) -> tuple[str, list[int] | None]:
+    """Return `text` in NFKC and a map from its offsets back to the original, or None if 1:1.
+
+    NFKC turns full-width letters, digits and punctuation into ASCII (ＫＶ → KV, ： → :),
+    which keeps the same length; only rarer compatibility characters (ﬁ, ㎏, ½) expand,
+    and then we normalize character by character to keep highlight offsets right.
+    """
+    if text.isascii():
+        return text, None
+    norm = unicodedata.normalize("NFKC", text)
+    if len(norm) == len(text):
+        return norm, None
+    pieces: list[str] = []
+    offsets: list[int] = []
+    for i, char in enumerate(text):
+        piece = unicodedata.normalize("NFKC", char)
+        pieces.append(piece)
+        offsets.extend([i] * len(piece))
+    offsets.append(len(text))
+    return "".join(pieces), offsets
+
+
+@lru_cache(maxsize=8192)
+def segment_chinese(run: str, subwords: bool) -> tuple[tuple[str, int, int, int], ...]:
+    """Split a run of Han characters into (word, start, end, word_index) tuples.
+
+    With `subwords`, jieba's search mode adds the dictionary words inside long words
+    (上下文 → 上下, 下文); each carries the index of the word it came from, so phrases
+    still see one position per word. Cached: titles and queries repeat the same runs.
+
+    HMM is off: it guesses unknown words from context, so 低秩大语言模型 became 低/秩大/...
+    and a query for 大语言模型 could not find it. Without it unknown words fall apart into
+    single characters the same way in documents and queries.
+    """
+    words = rjieba.tokenize(run, hmm=False)
+    if not subwords:
+        return tuple((w, s, e, i) for i, (w, s, e) in enumerate(words))
+    owner = [0] * len(run)
+    for i, (_, s, e) in enumerate(words):
+        for c in range(s, e):
+            owner[c] = i
+    found = rjieba.tokenize(run, mode="search", hmm=False)
+    # jieba's order: a word's sub-words first, then the word itself.
+    return tuple(sorted(((w, s, e, owner[s]) for w, s, e in found), key=lambda t: (t[3], t[2] - t[1], t[1])))
+
+
+_SECTION, _BOOST_END = "\x1e", "\x1f"  # ASCII record/unit separators: never in real text
+
+
+def join_sections(sections: Iterable[tuple[float, str]]) -> str:
+    """Pack (boost, text) sections into one field value for BilingualTokenizer.
+
+    >>> split_sections(join_sections([(4.0, "Title"), (1.0, "summary")]))
+    [(4.0, 'Title'), (1.0, 'summary')]
+    """
+    clean = str.maketrans(_SECTION + _BOOST_END, "  ")
+    return "".join(f"{_SECTION}{boost:g}{_BOOST_END}{text.translate(clean)}" for boost, text in sections if text)
+
+
+def split_sections(value: str) -> list[tuple[float, str]]:
+    """Unpack `join_sections` output; anything malformed counts as boost 1."""
+    sections = []
+    for part in value.split(_SECTION):
+        head, sep, text = part.partition(_BOOST_END)
+        try:
+            boost = float(head) if sep else 1.0
+        except ValueError:
+            boost, text = 1.0, part
+        if not sep:
+            text = part
+        if text:
+            sections.append((boost, text))
+    return sections
+
+
+class BilingualTokenizer(Tokenizer):
+    """Yield letter/digit runs as words and Han runs as rjieba words, after NFKC.
+
+    `value` may be several (boost, text) sections made by `join_sections`, for a
+    catch-all field (Whoosh takes a list as already-made tokens, so sections travel in
+    one string): each section's tokens carry its boost (Whoosh adds boosts into the term weight, so a title
+    word counts more than a summary word) and sections are SECTION_GAP positions apart
+    so phrases never match across them.
+
+    >>> [t.text for t in BilingualTokenizer()("ＫＶ缓存, GPT-4o")]
+    ['KV', '缓存', 'GPT', '4o']
+    >>> [t.text for t in BilingualTokenizer(chinese=False)("ＫＶ缓存, GPT-4o")]
+    ['KV', 'GPT', '4o']
+    """
+
+    def __init__(self, chinese: bool = True):
+        self.chinese = chinese
+
+    def __eq__(self, other: object) -> bool:
+        # The schema is compared on open; tokenizers that differ must not compare equal.
+        return type(other) is type(self) and other.__dict__ == self.__dict__
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.chinese))
+
+    def __call__(
+        self,
+        value: str,
+        positions: bool = False,
+        chars: bool = False,
+        keeporiginal: bool = False,
+        removestops: bool = True,
+        start_pos: int = 0,
+        start_char: int = 0,
+        tokenize: bool = True,
+        mode: str = "",
+        **kwargs,
+    ) -> Iterator[Token]:
+        token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
+        sections = split_sections(value) if value.startswith(_SECTION) else ((1.0, value),)
+        pos = start_pos
+        subwords = mode != "query"
+        for boost, section in sections:
+            text, offsets = normalize_text(section)
+            for match in _RUN.finditer(text):
+                han = match.group(1)
+                if han is not None and not self.chinese:
+                    continue
+                base = match.start()
+                if han is None:
+                    pieces: tuple[tuple[str, int, int, int], ...] = ((match.group(2), 0, match.end() - base, 0),)
+                else:
+                    pieces = segment_chinese(han, subwords)
+                for word, start, end, word_index in pieces:
+                    token.text = word
+                    token.boost = boost
+                    token.stopped = False
+                    if keeporiginal:
+                        token.original = word
+                    if positions:
+                        token.pos = pos + word_index
+                    if chars:
+                        s, e = base + start, base + end
+                        if offsets is not None:
+                            s, e = offsets[s], offsets[e]
+                        token.startchar, token.endchar = start_char + s, start_char + e
+                    yield token
+                pos += pieces[-1][3] + 1
+            pos += SECTION_GAP
+
+
+class FoldFilter(Filter):
+    """Lowercase and strip accents, so Québec, QUEBEC and quebec are one term.
+
+    >>> [t.text for t in (BilingualTokenizer() | FoldFilter())("Québec ERDOĞAN 缓存")]
+    ['quebec', 'erdogan', '缓存']
+    """
+
+    def __call__(self, tokens: Iterator[Token]) -> Iterator[Token]:
+        for t in tokens:
+            t.text = fold_word(t.text)
+            yield t
+
+
+@lru_cache(maxsize=65536)
+def fold_word(word: str) -> str:
+    """Return `word` lowercased without combining marks; Han text passes through unchanged."""
+    word = word.lower()
+    if word.isascii():
+        return word
+    decomposed = unicodedata.normalize("NFKD", word)
+    if decomposed == word:
+        return word
+    return unicodedata.normalize("NFC", "".join(c for c in decomposed if not unicodedata.combining(c)))
+
+
+class StopFilter(Filter):
+    """Drop stopwords and over-long tokens, closing the gaps they leave in positions.
+
+    Whoosh's own StopFilter renumbers by counting tokens, which would pull apart the
+    sub-words that share their parent word's position (and the gaps between sections);
+    this one only shifts later tokens back by the positions it removed.
+
+    >>> [(t.text, t.pos) for t in (BilingualTokenizer() | StopFilter())("the 上下文", positions=True)]
+    [('上下', 0), ('下文', 0), ('上下文', 0)]
+    """
+
+    def __init__(self, stoplist: frozenset[str] = STOPWORDS, maxsize: int = MAX_TOKEN_CHARS):
+        self.stops = frozenset(stoplist)
+        self.maxsize = maxsize
+
+    def __call__(self, tokens: Iterator[Token]) -> Iterator[Token]:
+        stops, maxsize = self.stops, self.maxsize
+        shift = 0
+        stopped_at: int | None = None
+        for t in tokens:
+            if t.text in stops or len(t.text) > maxsize:
+                if t.positions and t.pos != stopped_at:
+                    shift += 1
+                    stopped_at = t.pos
+                if not t.removestops:
+                    t.stopped = True
+                    yield t
+                continue
+            if t.positions:
+                t.pos -= shift
+            yield t
+
+
+class EnglishStemFilter(Filter):
+    """Porter-stem alphabetic ASCII tokens; leave Chinese, digits and other scripts alone."""
+
+    is_morph = True
+
+    def __call__(self, tokens: Iterator[Token]) -> Iterator[Token]:
+        for t in tokens:
+            text = t.text
+            if text.isascii() and text.isalpha():
+                t.text = stem_word(text)
+            yield t
+
+
+@lru_cache(maxsize=65536)
+def stem_word(word: str) -> str:
+    """Return the Porter stem of a lowercase English word (cached: vocabularies are small)."""
+    return stem(word)
+
+
+def bilingual_analyzer() -> CompositeAnalyzer:
+    """Return the analyzer every text field uses, at index and at query time.
+
+    >>> [t.text for t in bilingual_analyzer()("Speculative decoding of 大语言模型 in 2026")]
+    ['specul', 'decod', '大', '语言', '模型', '2026']
+    """
+    return BilingualTokenizer() | FoldFilter() | StopFilter() | EnglishStemFilter()
+
+
+class SpellableFilter(Filter):
+    """Keep only words worth correcting: ASCII letters, at least `minsize` of them."""
+
+    def __init__(self, minsize: int = SPELL_MIN_CHARS):
+        self.minsize = minsize
+
+    def __call__(self, tokens: Iterator[Token]) -> Iterator[Token]:
+        minsize = self.minsize
+        for t in tokens:
+            text = t.text
+            if len(text) >= minsize and text.isascii() and text.isalpha():
+                yield t
+
+
+def spelling_analyzer() -> CompositeAnalyzer:
+    """Return the analyzer for the typo-correction vocabulary: whole English words, no stems.
+
+    Suggestions must read as words a person typed ("speculative", not "specul").
+
+    >>> [t.text for t in spelling_analyzer()("Speculative decoding 投机解码 for LLMs")]
+    ['speculative', 'decoding', 'llms']
+    """
+    return BilingualTokenizer(chinese=False) | FoldFilter() | StopFilter() | SpellableFilter()
+
+
+def analyze(text: str, *, mode: str = "query") -> list[str]:
+    """Return the token texts the bilingual analyzer makes of `text` (for tests and queries).
+
+    >>> analyze("KV缓存")
+    ['kv', '缓存']
+    """
+    return [t.text for t in _ANALYZER(text, mode=mode)]
+
+
+_ANALYZER = bilingual_analyzer()

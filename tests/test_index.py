@@ -1,0 +1,264 @@
+"""Index lifecycle: build, upsert, state, corruption, concurrency, paging, snippets."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from bot.index import IndexHit, IndexPage, IndexUnusable, PaperIndex, build_snippet
+from bot.models import Affiliation, Fragment, Paper
+
+
+def make_paper(n: int, **changes) -> Paper:
+    fields = dict(
+        id=f"p{n}",
+        title_en=f"Speculative decoding study number {n}",
+        title_zh=f"推测解码研究 {n}",
+        authors=["Chelsea Finn", f"Author {n}"],
+        affiliations=[Affiliation("Harvard University", "哈佛大学")],
+        summary_zh="提出一种上下文学习方法，显著降低KV缓存开销。",
+        comments="Accepted at ICML 2026",
+        venue="ICML 2026",
+        venue_name="ICML",
+        year=2026,
+        track="main",
+        feeds=["ICML"],
+        seq=n,
+        rev=n,
+    )
+    fields.update(changes)
+    return Paper(**fields)
+
+
+@pytest.fixture
+def index(tmp_path: Path):
+    ix = PaperIndex(tmp_path / "index")
+    ix.rebuild(make_paper(n) for n in range(1, 21))
+    yield ix
+    ix.close()
+
+
+def test_rebuild_returns_count_and_state_reports_docs_and_max_rev(index: PaperIndex) -> None:
+    assert index.state() == (20, 20)
+
+
+def test_open_missing_index_raises_unusable(tmp_path: Path) -> None:
+    with pytest.raises(IndexUnusable):
+        PaperIndex(tmp_path / "nope").open()
+
+
+def test_open_empty_directory_raises_unusable(tmp_path: Path) -> None:
+    (tmp_path / "index").mkdir()
+    with pytest.raises(IndexUnusable):
+        PaperIndex(tmp_path / "index").open()
+
+
+def test_reopen_in_a_new_object_sees_the_same_state(index: PaperIndex) -> None:
+    other = PaperIndex(index.path)
+    other.open()
+    assert other.state() == (20, 20)
+    other.close()
+
+
+def test_upsert_replaces_by_id_instead_of_duplicating(index: PaperIndex) -> None:
+    changed = make_paper(3, title_en="Grokking in ridge regression", rev=99)
+    assert index.upsert([changed, make_paper(21)]) == 2
+    assert index.state() == (21, 99)
+    assert [h.id for h in index.search("grokking").hits] == ["p3"]
+    assert "p3" not in [h.id for h in index.search('"study number 3"').hits]
+
+
+def test_upsert_same_id_twice_in_one_call_keeps_the_last(index: PaperIndex) -> None:
+    index.upsert([make_paper(30, title_en="first draft"), make_paper(30, title_en="final draft", rev=31)])
+    assert index.state()[0] == 21
+    assert [h.id for h in index.search("final").hits] == ["p30"]
+    assert index.search("first").hits == []
+
+
+def test_upsert_nothing_is_a_no_op(index: PaperIndex) -> None:
+    assert index.upsert([]) == 0
+    assert index.state() == (20, 20)
+
+
+def test_rebuild_replaces_everything(index: PaperIndex) -> None:
+    assert index.rebuild([make_paper(7, title_en="Only one left")]) == 1
+    assert index.state() == (1, 7)
+    assert [h.id for h in index.search("only").hits] == ["p7"]
+    leftovers = [p.name for p in index.path.parent.iterdir() if p.name != index.path.name]
+    assert leftovers == []
+
+
+def test_rebuild_rejects_duplicate_ids_and_keeps_the_old_index(index: PaperIndex) -> None:
+    with pytest.raises(ValueError):
+        index.rebuild([make_paper(1), make_paper(1)])
+    assert index.state() == (20, 20)
+
+
+def test_rebuild_over_a_corrupt_index_recovers(index: PaperIndex) -> None:
+    for segment in index.path.glob("*.seg"):
+        segment.write_bytes(b"garbage")
+    assert index.rebuild([make_paper(1)]) == 1
+    assert index.state() == (1, 1)
+
+
+def _damage(path: Path, how: str) -> None:
+    segments = sorted(path.glob("*.seg"))
+    assert segments, list(path.iterdir())
+    for segment in segments:
+        data = segment.read_bytes()
+        if how == "truncate":
+            segment.write_bytes(data[: len(data) // 2])
+        elif how == "garble_tail":
+            segment.write_bytes(data[:-64] + bytes(64))
+        elif how == "empty":
+            segment.write_bytes(b"")
+    if how == "toc":
+        for toc in path.glob("*.toc"):
+            toc.write_bytes(toc.read_bytes()[:20])
+
+
+@pytest.mark.parametrize("how", ["truncate", "garble_tail", "empty", "toc"])
+def test_corrupt_index_raises_unusable_on_open_or_state(tmp_path: Path, how: str) -> None:
+    path = tmp_path / "index"
+    builder = PaperIndex(path)
+    builder.rebuild(make_paper(n) for n in range(1, 50))
+    builder.close()
+    _damage(path, how)
+    fresh = PaperIndex(path)
+    with pytest.raises(IndexUnusable):
+        fresh.open()
+        fresh.state()
+
+
+def test_index_of_another_schema_is_unusable(tmp_path: Path) -> None:
+    from whoosh.fields import ID, Schema
+    from whoosh.index import create_in
+
+    from bot.index import INDEX_NAME
+
+    path = tmp_path / "index"
+    path.mkdir()
+    create_in(str(path), Schema(id=ID(stored=True)), indexname=INDEX_NAME).writer().commit()
+    with pytest.raises(IndexUnusable, match="schema"):
+        PaperIndex(path).open()
+
+
+def test_search_without_open_opens_lazily(index: PaperIndex) -> None:
+    other = PaperIndex(index.path)
+    assert other.search("speculative").total == 20
+
+
+def test_concurrent_readers_while_writing_see_no_errors(index: PaperIndex) -> None:
+    errors: list[BaseException] = []
+    totals: list[int] = []
+    stop = threading.Event()
+
+    def read() -> None:
+        while not stop.is_set():
+            try:
+                page = index.search("speculative decoding")
+                totals.append(page.total)
+                index.state()
+            except BaseException as exc:  # noqa: BLE001 - the test is that nothing escapes
+                errors.append(exc)
+                return
+
+    readers = [threading.Thread(target=read) for _ in range(4)]
+    for t in readers:
+        t.start()
+    try:
+        for batch in range(6):
+            index.upsert(make_paper(100 + batch * 3 + k) for k in range(3))
+        index.rebuild(make_paper(n) for n in range(1, 11))
+        index.upsert([make_paper(500)])
+    finally:
+        stop.set()
+        for t in readers:
+            t.join()
+    assert errors == []
+    assert totals and all(t >= 10 for t in totals)
+    assert index.state() == (11, 500)
+
+
+def test_a_second_process_style_index_object_sees_upserts(index: PaperIndex) -> None:
+    reader = PaperIndex(index.path)
+    reader.open()
+    assert reader.search("grokking").total == 0
+    index.upsert([make_paper(60, title_en="Grokking revisited")])
+    assert reader.search("grokking").total == 1  # refreshed, not reopened per query
+
+
+def test_a_rebuild_by_another_object_is_noticed(index: PaperIndex) -> None:
+    reader = PaperIndex(index.path)
+    assert reader.search("speculative").total == 20
+    index.rebuild([make_paper(1, title_en="Entirely new")])
+    assert reader.search("speculative").total == 0
+    assert reader.search("entirely").total == 1
+
+
+@pytest.mark.parametrize(("page", "per_page", "ids"), [(1, 5, 5), (2, 5, 5), (4, 5, 5), (5, 5, 0), (1, 100, 20)])
+def test_paging(index: PaperIndex, page: int, per_page: int, ids: int) -> None:
+    result = index.search("speculative", page=page, per_page=per_page)
+    assert result.total == 20
+    assert len(result.hits) == ids
+
+
+def test_pages_do_not_overlap(index: PaperIndex) -> None:
+    seen = [h.id for p in range(1, 5) for h in index.search("speculative", page=p, per_page=5).hits]
+    assert sorted(seen) == sorted(f"p{n}" for n in range(1, 21))
+
+
+@pytest.mark.parametrize(("min_seq", "expected"), [(0, 20), (15, 5), (20, 0)])
+def test_min_seq_filters_new_papers(index: PaperIndex, min_seq: int, expected: int) -> None:
+    result = index.search("Finn", min_seq=min_seq, limit=100)
+    assert result.total == expected
+    assert all(int(h.id[1:]) > min_seq for h in result.hits)
+
+
+def test_limit_returns_up_to_n_hits_on_one_page(index: PaperIndex) -> None:
+    assert len(index.search("speculative", limit=12).hits) == 12
+    assert len(index.search("speculative", limit=0).hits) == 0
+
+
+def test_search_result_shape(index: PaperIndex) -> None:
+    page = index.search("KV缓存")
+    assert isinstance(page, IndexPage) and page.mode == "all" and page.problem is None
+    hit = page.hits[0]
+    assert isinstance(hit, IndexHit) and hit.score > 0
+    assert hit.snippet_field == "summary"
+    assert [f.text for f in hit.snippet if f.hit] == ["KV缓存"]
+
+
+def test_more_like_excludes_the_paper_itself(index: PaperIndex) -> None:
+    page = index.more_like("p1", per_page=50)
+    assert page.total > 0
+    assert "p1" not in [h.id for h in page.hits]
+
+
+def test_more_like_unknown_paper(index: PaperIndex) -> None:
+    page = index.more_like("nope")
+    assert page.hits == [] and page.problem == "paper_not_found"
+
+
+def test_snippet_marks_chinese_subword_hits_and_is_short() -> None:
+    stored = {"summary": "甲" * 300 + "上下文学习" + "乙" * 300, "title_en": "x"}
+    fragments, field = build_snippet(stored, frozenset({("summary", "上下")}))
+    assert field == "summary"
+    assert [f.text for f in fragments if f.hit] == ["上下"]
+    assert fragments[0] == Fragment("…") and fragments[-1] == Fragment("…")
+    assert sum(len(f.text) for f in fragments) <= 200 + 2
+
+
+def test_snippet_prefers_the_field_with_more_distinct_matches() -> None:
+    stored = {"title_en": "Speculative sampling", "summary": "speculative decoding 推测解码"}
+    terms = frozenset((f, t) for f in ("title_en", "summary") for t in ("specul", "decod"))
+    fragments, field = build_snippet(stored, terms)
+    assert field == "summary"
+    assert [f.text for f in fragments if f.hit] == ["speculative", "decoding"]
+
+
+def test_snippet_without_matches_falls_back_to_summary_text() -> None:
+    fragments, field = build_snippet({"summary": "摘要", "title_en": "T"}, frozenset())
+    assert (fragments, field) == ([Fragment("摘要")], "summary")
