@@ -315,7 +315,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "1月,2月,3月,4月,5月,6月,7月,8月,9月,10月,11月,12月",
     },
     "digest.date": {"en": "{weekday} {day} {month} {year}", "zh": "{year}年{month}{day}日（{weekday}）"},
-    "digest.when": {"en": "{date}, {time} ({zone})", "zh": "{date} {time}（{zone}）"},
+    "digest.when": {"en": "{date}, {time} ({zone})", "zh": "{date} {time}（{zone} 时间）"},
     # --- /papers subscribe, subscriptions, unsubscribe ------------------------------------------
     "subscribe.help": {
         "en": (

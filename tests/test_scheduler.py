@@ -3,11 +3,18 @@ restarts, a second instance, daylight-saving days and a crash mid-post."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from digest_support import Crash, FakeClock, RecordingPoster, ingest, listing_text, open_corpus, service_for
+from digest_support import (
+    FakeClock,
+    RecordingPoster,
+    ingest,
+    listing_text,
+    open_corpus,
+    service_for,
+)
 
 from bot.digest import DeliveryFailed
 from bot.scheduler import DigestScheduler, ManualScheduler

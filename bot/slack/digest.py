@@ -635,7 +635,7 @@ def is_trusted_download(url: str, settings: Settings | None) -> bool:
     """Send the bot token only to Slack's file hosts (or the configured API host, in tests)."""
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
-    if parts.scheme == "https" and (host == "slack.com" or host.endswith((".slack.com", ".slack-edge.com"))):
+    if parts.scheme == "https" and ("." + host).endswith((".slack.com", ".slack-edge.com")):
         return True
     base = urlsplit(settings.slack_api_base_url) if settings and settings.slack_api_base_url else None
     return bool(base and base.hostname and host == base.hostname.lower() and parts.port == base.port)

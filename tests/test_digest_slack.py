@@ -1,0 +1,336 @@
+"""Digests over real HTTP: Slack-signed `/papers ...` requests and events in, calls to the fake
+Slack Web API out; the scheduler is real APScheduler on an injected clock."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from datetime import UTC, datetime
+
+import pytest
+from digest_support import FakeClock, ingest, listing_text, open_corpus
+from fake_slack import Call, FakeSlack
+from slack_helpers import BOT_TOKEN, SIGNING_SECRET, SlackSender, all_text
+
+from bot.config import Settings
+from bot.scheduler import DigestScheduler, ManualScheduler
+from bot.slack.app import build_app
+from bot.slack.blocks import LIMITS, check_blocks, check_view
+from bot.slack.digest import build_digests
+from bot.slack.server import start_http_server
+
+ADMIN = "UADMIN"
+
+
+class FilesFakeSlack(FakeSlack):
+    """The fake Web API, also serving uploaded files at /files/<name> (url_private_download)."""
+
+    def __init__(self):
+        self.files: dict[str, bytes] = {}
+        super().__init__()
+
+    def file_url(self, name: str, data: bytes) -> str:
+        self.files[name] = data
+        return f"{self.url}/files/{name}"
+
+    def _handler(self):
+        fake, base = self, super()._handler()
+
+        class Handler(base):
+            def do_GET(self):  # noqa: N802
+                fake._record(Call("GET", {"path": self.path}, dict(self.headers.items())))
+                data = fake.files.get(self.path.removeprefix("/files/"))
+                self.send_response(200 if data is not None else 404)
+                self.send_header("Content-Length", str(len(data or b"")))
+                self.end_headers()
+                self.wfile.write(data or b"")
+
+        return Handler
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    """paperbot with digests over HTTP, its fake Slack, a corpus and a clock at 08:00 UTC."""
+    tmp = tmp_path_factory.mktemp("digest-slack")
+    fake = FilesFakeSlack().start()
+    corpus = open_corpus(tmp / "data")
+    ingest(corpus, tmp, "seed.txt", listing_text("Seed Feed（种子）", 1000, 20, topic="Speculative Decoding"))
+    settings = Settings(
+        data_dir=tmp / "data", slack_bot_token=BOT_TOKEN, slack_signing_secret=SIGNING_SECRET,
+        slack_api_base_url=fake.api_url.rstrip("/"), admins=frozenset({ADMIN}), timezone="UTC",
+    )  # fmt: skip
+    clock = FakeClock(datetime(2026, 12, 1, 8, 0, tzinfo=UTC))
+    digests = build_digests(settings, corpus, clock=clock)
+    jobs = DigestScheduler(ManualScheduler(clock), digests.service, clock=clock)
+    digests.scheduler, digests.on_change = jobs, jobs.sync
+    jobs.start()
+    server = start_http_server(build_app(settings, corpus, digests), corpus)
+    world = dataclasses.make_dataclass("World", ["fake", "corpus", "digests", "jobs", "clock", "server", "tmp"])(
+        fake, corpus, digests, jobs, clock, server, tmp
+    )
+    yield world
+    server.shutdown()
+    jobs.shutdown()
+    corpus.close()
+    fake.stop()
+
+
+@pytest.fixture
+def w(world):
+    world.fake.reset()
+    world.clock.set(datetime(2026, 12, 1, 8, 0, tzinfo=UTC))
+    for sub in world.digests.subscriptions.all():  # each test starts with no subscriptions
+        world.digests.subscriptions.delete(sub.id)
+        world.jobs.sync(sub.id)
+    return world
+
+
+@pytest.fixture
+def slack(w):
+    sender = SlackSender(w.server.url, w.fake)
+    yield sender
+    sender.close()
+
+
+def ack_text(body) -> str:
+    assert body["response_type"] == "ephemeral" and check_blocks(body["blocks"]) == []
+    return all_text(body["blocks"])
+
+
+def posts(fake) -> list[Call]:
+    return fake.calls_to("chat.postMessage")
+
+
+def run_at(w, *when):
+    w.clock.set(datetime(*when, tzinfo=UTC))
+    w.jobs.scheduler.run_pending()
+
+
+# -- subscribe, list, unsubscribe ---------------------------------------------------------------
+
+
+def test_subscribe_list_update_and_unsubscribe_in_a_channel(w, slack):
+    status, body = slack.command("subscribe", user_id="U1", channel_id="C200")
+    assert status == 200
+    text = ack_text(body)
+    assert "Subscribed <#C200> to a daily paper digest at *09:00* (UTC), in English" in text
+    assert "Tue 1 Dec 2026, 09:00 (UTC)" in text
+    (sub,) = w.digests.subscriptions.all()
+    assert w.jobs.scheduler.get_job(f"digest:{sub.id}") is not None
+
+    _, body = slack.command("subscribe zh 08:30 tz:Asia/Shanghai KV缓存 OR speculative decoding", user_id="U1", channel_id="C200")
+    text = ack_text(body)
+    assert "已更新频道 <#C200>" in text and "*08:30*（Asia/Shanghai）" in text and "匹配“KV缓存 OR speculative decoding”" in text
+    assert "目前库中有 20 篇匹配" in text
+    assert [s.id for s in w.digests.subscriptions.all()] == [sub.id]  # updated, not added
+    job = w.jobs.scheduler.get_job(f"digest:{sub.id}")
+    assert str(job.trigger.timezone) == "Asia/Shanghai" and job.next_run_time.isoformat() == "2026-12-02T08:30:00+08:00"
+
+    _, body = slack.command("subscriptions", user_id="U2", channel_id="C200")
+    text = ack_text(body)
+    assert "1. <#C200> · every day at *08:30* (Asia/Shanghai) · Chinese · filter “KV缓存 OR speculative decoding”" in text
+    assert "next: Wed 2 Dec 2026, 08:30 (Asia/Shanghai)" in text
+
+    _, body = slack.command("unsubscribe", user_id="U2", channel_id="C200")
+    assert "Unsubscribed: no more daily digests for <#C200>" in ack_text(body)
+    assert w.digests.subscriptions.all() == [] and w.jobs.scheduler.get_job(f"digest:{sub.id}") is None
+    _, body = slack.command("subscriptions", user_id="U2", channel_id="C200")
+    assert "No daily digests here yet" in ack_text(body)
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "expected"),
+    [
+        ("subscribe 25:00", "en", "“25:00” isn't a time I can read"),
+        ("subscribe 9:75 KV cache", "zh", "无法识别时间“9:75”"),
+        ("subscribe tz:Mars/Olympus", "en", "“Mars/Olympus” isn't a time zone I know"),
+        ("subscribe tz:Mars/Olympus", "zh", "无法识别时区“Mars/Olympus”"),
+        ('subscribe "KV cache', "en", "I couldn't read the filter"),
+        ('subscribe "KV cache', "zh", "无法识别筛选条件"),
+        ("subscribe notify:sometimes", "en", "isn't an option I know"),
+        ("unsubscribe", "en", "There's no daily digest here to stop"),
+        ("subscribe help", "zh", "每日论文日报"),
+    ],
+)
+def test_bad_lines_get_a_clear_answer_in_the_readers_language(w, slack, text, lang, expected):
+    user = f"U_BAD_{lang}"
+    slack.command(f"lang {lang}", user_id=user)
+    _, body = slack.command(text, user_id=user, channel_id="C201")
+    assert expected in ack_text(body)
+    if "help" not in text:
+        assert w.digests.subscriptions.all() == []
+
+
+def test_a_dm_subscribes_the_person_and_lists_their_channels_too(w, slack):
+    slack.command("subscribe 7am", user_id="U3", channel_id="C300")
+    _, body = slack.command("subscribe zh", user_id="U3", channel_id="D300")
+    assert "已为你订阅" in ack_text(body)
+    personal = w.digests.subscriptions.for_place("user", "U3")
+    assert personal is not None and personal.lang == "zh"
+
+    _, body = slack.command("subscriptions", user_id="U3", channel_id="D300")
+    text = ack_text(body)  # in the reader's language (English: U3 never picked one)
+    assert "1. your DM · every day at *09:00* (UTC) · Chinese" in text and "2. <#C300> · every day at *07:00*" in text
+
+    slack.command("lang zh", user_id="U3")
+    _, body = slack.command("unsubscribe", user_id="U3", channel_id="D300")
+    text = ack_text(body)
+    assert "共有 2 个日报订阅" in text and "1. 你的私信" in text and "2. 频道 <#C300>" in text
+    _, body = slack.command("unsubscribe 2", user_id="U3", channel_id="D300")
+    assert "<#C300>" in ack_text(body)
+    assert [s.kind for s in w.digests.subscriptions.all()] == ["user"]
+    _, body = slack.command("unsubscribe 5", user_id="U3", channel_id="D300")
+    assert "没有编号为“5”的日报" in ack_text(body)
+
+
+def test_preview_shows_privately_what_the_next_digest_holds(w, slack):
+    slack.command("subscribe", user_id="U4", channel_id="C400")
+    ingest(w.corpus, w.tmp, "preview.txt", listing_text("ICML", 2000, 12))
+    _, body = slack.command("digest", user_id="U4", channel_id="C400")
+    text = ack_text(body)
+    assert "Preview of the next digest · Tue 1 Dec 2026" in text and "*12* new papers" in text
+    assert "…and 4 more" in text and "Study Number 2000" in text
+    _, body = slack.command("digest zh", user_id="U4", channel_id="C400")
+    text = ack_text(body)
+    assert "下一期日报预览" in text and "研究第2000号" in text and "清华大学" in text
+    assert posts(w.fake) == []  # nothing visible to the channel
+    _, body = slack.command("digest", user_id="U4", channel_id="C401")
+    assert "There's no digest here yet" in ack_text(body)
+
+
+def test_app_home_lists_the_readers_subscriptions(w, slack):
+    slack.command("subscribe 10:15 tz:Europe/Berlin", user_id="U5", channel_id="C500")
+    slack.event({"type": "app_home_opened", "user": "U5", "channel": "D500", "tab": "home"})
+    (call,) = w.fake.wait_for("views.publish")
+    view = call.args["view"]
+    assert check_view(view) == []
+    assert "<#C500> · every day at *10:15* (Europe/Berlin)" in all_text(view["blocks"])
+
+
+# -- delivery -------------------------------------------------------------------------------------
+
+
+def digest_paper_ids(calls: list[Call]) -> list[str]:
+    return [b["block_id"].removeprefix("digest:") for c in calls for b in c.args["blocks"] if b.get("block_id", "").startswith("digest:")]
+
+
+def test_150_new_papers_arrive_complete_in_a_thread_within_block_kit_limits(w, slack):
+    slack.command("subscribe", user_id="U6", channel_id="C600")
+    ingest(w.corpus, w.tmp, "big.txt", listing_text("ICML Feed（ICML订阅）", 1, 150))
+    start = time.perf_counter()
+    run_at(w, 2026, 12, 1, 9, 0)
+    elapsed = time.perf_counter() - start
+    calls = posts(w.fake)
+    assert len(calls) >= 4
+    head, replies = calls[0], calls[1:]
+    assert head.args["channel"] == "C600" and "thread_ts" not in head.args
+    ts = w.digests.subscriptions.delivery(w.digests.subscriptions.all()[0].id, "2026-12-01").message_ts
+    assert ts and all(c.args["thread_ts"] == ts for c in replies)
+    ids = digest_paper_ids(calls)
+    expected = [p.id for p in w.corpus.new_papers(after_seq=w.corpus.store.last_seq() - 150, limit=200)]
+    assert sorted(ids) == sorted(expected) and len(ids) == 150
+    for call in calls:
+        assert check_blocks(call.args["blocks"]) == [] and len(call.args["blocks"]) <= LIMITS["message_blocks"]
+        assert call.args["text"]
+    assert "*150* new papers" in all_text(head.args["blocks"])
+    assert elapsed < 5, f"rendering and posting 150 papers took {elapsed:.2f}s"
+    print(f"\n150-paper digest: {len(calls)} messages rendered and posted in {elapsed * 1000:.0f} ms")
+    run_at(w, 2026, 12, 1, 12, 0)
+    assert len(posts(w.fake)) == len(calls)  # once
+
+
+def test_digests_hold_the_language_they_were_asked_for(w, slack):
+    slack.command("subscribe en", user_id="U7", channel_id="C700")
+    slack.command("subscribe zh 09:00", user_id="U7", channel_id="D700")
+    ingest(w.corpus, w.tmp, "langs.txt", listing_text("ICML", 3000, 6))
+    run_at(w, 2026, 12, 1, 9, 0)
+    channel = [c for c in posts(w.fake) if c.args["channel"] == "C700"]
+    dm = [c for c in posts(w.fake) if c.args["channel"] == "DU7"]  # the bot's DM, from conversations.open
+    assert channel and dm and w.fake.calls_to("conversations.open")[0].args["users"] == "U7"
+    en = all_text([b for c in channel for b in c.args["blocks"]])
+    zh = all_text([b for c in dm for b in c.args["blocks"]])
+    for expected in ("Paper digest", "Study Number 3001: Scaling Laws", "Tsinghua University", "ICML 2026", "Accepted at ICML 2026"):
+        assert expected in en
+    for expected in ("论文日报", "研究第3001号：模型3001的缩放定律", "清华大学", "北京大学第3001实验室", "本文研究第3001号模型"):
+        assert expected in zh
+    assert "清华大学" not in en and "Tsinghua University" not in zh
+
+
+def test_a_channel_without_the_bot_pauses_the_digest_and_tells_its_creator(w, slack):
+    slack.command("subscribe", user_id="U8", channel_id="C800")
+    ingest(w.corpus, w.tmp, "pause.txt", listing_text("ICML", 4000, 2))
+    w.fake.fail("chat.postMessage", "not_in_channel")
+    run_at(w, 2026, 12, 1, 9, 0)
+    (sub,) = w.digests.subscriptions.all()
+    assert (sub.status, sub.paused_reason) == ("paused", "not_in_channel")
+    dm = posts(w.fake)[-1]
+    assert dm.args["channel"] == "DU8" and w.fake.calls_to("conversations.open")[-1].args["users"] == "U8"
+    assert "`/invite @paperbot`" in dm.args["text"] and "`/papers subscribe`" in dm.args["text"]
+    run_at(w, 2026, 12, 2, 9, 0)
+    assert len(posts(w.fake)) == 2  # the failed attempt and the DM; not retried forever
+
+    _, body = slack.command("subscriptions", user_id="U8", channel_id="C800")
+    assert "paused: I'm not a member of that channel" in ack_text(body)
+    _, body = slack.command("subscribe", user_id="U8", channel_id="C800")
+    assert "it is running again" in ack_text(body)
+    run_at(w, 2026, 12, 3, 9, 0)
+    assert sorted(digest_paper_ids(posts(w.fake)[2:])) == sorted(p.id for p in w.corpus.newest(2))
+
+
+def test_rate_limits_are_waited_out_and_the_digest_arrives_once(w, slack):
+    slack.command("subscribe", user_id="U9", channel_id="C900")
+    ingest(w.corpus, w.tmp, "rate.txt", listing_text("ICML", 5000, 3))
+    w.fake.fail("chat.postMessage", "ratelimited")  # 429, Retry-After: 1
+    run_at(w, 2026, 12, 1, 9, 0)
+    calls = posts(w.fake)
+    assert [c.status for c in calls] == [429, 200]
+    assert len(digest_paper_ids(calls[1:])) == 3
+
+
+# -- listings sent in a DM ----------------------------------------------------------------------------
+
+
+def file_share_event(user: str, name: str, url: str) -> dict:
+    return {
+        "type": "message", "subtype": "file_share", "channel_type": "im", "channel": f"D{user}", "user": user, "text": "",
+        "ts": "1.1", "files": [{"id": f"F_{name}", "name": name, "size": 100, "url_private_download": url}],
+    }  # fmt: skip
+
+
+def test_an_admins_listing_is_ingested_and_the_report_comes_back(w, slack):
+    text = listing_text("Upload（上传）", 6000, 3) + "A Title Without Summary\n中文\nSomeone\n\n" + listing_text("x", 6003, 1).split("\n", 2)[2]
+    url = w.fake.file_url("upload.txt", text.encode())
+    before = w.corpus.store.state()[0]
+    status, _ = slack.event(file_share_event(ADMIN, "upload.txt", url))
+    assert status == 200
+    (reply,) = w.fake.wait_for("chat.postMessage")
+    (download,) = w.fake.calls_to("GET")
+    assert download.headers["Authorization"] == f"Bearer {BOT_TOKEN}"
+    assert w.corpus.store.state()[0] == before + 4
+    assert "`upload.txt` [Upload（上传）]: *4* new" in reply.args["text"] and "1 rejected" in reply.args["text"]
+    assert "upload.txt:" in reply.args["text"] and "record has no 'AI总结' line" in reply.args["text"]
+    assert reply.args["channel"] == f"D{ADMIN}"
+
+
+def test_a_listing_that_is_not_utf8_is_refused_with_the_reason(w, slack):
+    url = w.fake.file_url("gbk.txt", listing_text("会议", 7000, 1).encode("gb18030"))
+    slack.event(file_share_event(ADMIN, "gbk.txt", url))
+    (reply,) = w.fake.wait_for("chat.postMessage")
+    assert "Nothing from `gbk.txt` was added" in reply.args["text"] and "GBK/GB18030" in reply.args["text"]
+
+
+def test_others_are_told_only_admins_can_add_papers(w, slack):
+    url = w.fake.file_url("sneaky.txt", listing_text("X", 8000, 1).encode())
+    before = w.corpus.store.state()[0]
+    slack.event(file_share_event("U_NOT_ADMIN", "sneaky.txt", url))
+    (reply,) = w.fake.wait_for("chat.postMessage")
+    assert "Only paperbot admins can add papers" in reply.args["text"]
+    assert w.fake.calls_to("GET") == [] and w.corpus.store.state()[0] == before
+
+
+def test_the_token_is_never_sent_to_a_host_that_is_not_slack(w, slack):
+    slack.event(file_share_event(ADMIN, "evil.txt", "http://evil.example:1/files/evil.txt"))
+    (reply,) = w.fake.wait_for("chat.postMessage")
+    assert "couldn't download `evil.txt`" in reply.args["text"]
+    assert json.dumps([c.args for c in w.fake.calls]).count(BOT_TOKEN) == 0
