@@ -17,7 +17,7 @@ from bot.slack.home import publish_home
 BUTTONS = re.compile(r"^(paper_share|paper_details|paper_more|results_next|results_prev|search_run)$")
 
 
-def register(app, corpus) -> None:
+def register(app, corpus, digests=None) -> None:
     @app.action(BUTTONS)
     def on_button(ack, body, action, client, respond, logger):
         ack()
@@ -34,6 +34,6 @@ def register(app, corpus) -> None:
         if reply.share is not None and channel_id:
             share_in_channel(reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger)
         elif from_home and reply.replace and reply.result is not None:
-            publish_home(client, corpus, user_id, result=reply.result, lang=reply.lang)
+            publish_home(client, corpus, user_id, result=reply.result, lang=reply.lang, digests=digests)
         else:
             respond_privately(reply, respond=respond, client=client, user_id=user_id, channel_id=channel_id, replace=reply.replace)

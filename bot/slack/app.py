@@ -45,7 +45,7 @@ def build_client(settings: Settings) -> WebClient:
     return client
 
 
-def build_app(settings: Settings, corpus) -> App:
+def build_app(settings: Settings, corpus, digests=None) -> App:
     """Build the Bolt app. auth.test is deferred to the first request (no call at start)."""
     bolt_logger = logging.getLogger("bot.slack.bolt")
     # App() also reads SLACK_BOT_TOKEN from the environment and then warns that the client's
@@ -63,7 +63,12 @@ def build_app(settings: Settings, corpus) -> App:
         )
     finally:
         bolt_logger.removeFilter(quiet)
-    commands.register(app, corpus)
-    actions.register(app, corpus)
-    home.register(app, corpus)
+    if digests is not None:
+        from bot.slack import digest
+
+        # Before home's catch-all `message` listener: Bolt runs only the first match.
+        digest.register(app, digests, token=settings.slack_bot_token)
+    commands.register(app, corpus, digests)
+    actions.register(app, corpus, digests)
+    home.register(app, corpus, digests)
     return app

@@ -69,8 +69,12 @@ def error_reply(lang: str) -> Reply:
     return notice("error.generic", lang)
 
 
-def answer_command(corpus, user_id: str, channel_id: str, text: str) -> Reply:
-    """Answer `/papers TEXT` from `user_id` in `channel_id`."""
+def answer_command(corpus, user_id: str, channel_id: str, text: str, *, digests=None, channel_name: str = "") -> Reply:
+    """Answer `/papers TEXT` from `user_id` in `channel_id`.
+
+    `digests` (bot.slack.digest.Digests) answers the digest words; without it they say
+    "coming soon" (the offline console).
+    """
     text = " ".join((text or "").split())
     stored = corpus.get_user_lang(user_id)
     lang = choose_lang(stored, text)
@@ -81,7 +85,11 @@ def answer_command(corpus, user_id: str, channel_id: str, text: str) -> Reply:
     if word in LANG_WORDS:
         return answer_lang(corpus, user_id, rest, stored)
     if word in COMING_SOON_WORDS:
-        return notice("help.coming_soon", lang, word=word)
+        if digests is None:
+            return notice("help.coming_soon", lang, word=word)
+        from bot.slack.digest import answer_digest_command
+
+        return answer_digest_command(digests, user_id=user_id, channel_id=channel_id, channel_name=channel_name, text=text, stored_lang=stored)
     if not corpus.is_ready():
         return notice("error.not_ready", lang)
     if word in SHARE_WORDS:
@@ -194,7 +202,7 @@ def _as_int(raw: object, default: int) -> int:
         return default
 
 
-def register(app, corpus) -> None:
+def register(app, corpus, digests=None) -> None:
     """Wire `/papers` into a Bolt app: answer in the ack body; share via the Web API."""
     # Imported here so the pure answers above stay importable without slack_sdk (console).
     from bot.slack.delivery import share_in_channel, warn_if_invalid
@@ -205,7 +213,7 @@ def register(app, corpus) -> None:
         channel_id = command.get("channel_id", "")
         text = command.get("text", "")
         try:
-            reply = answer_command(corpus, user_id, channel_id, text)
+            reply = answer_command(corpus, user_id, channel_id, text, digests=digests, channel_name=command.get("channel_name", ""))
         except Exception:
             logger.exception("/papers failed for user %s", user_id)
             reply = error_reply(detect_lang(text))

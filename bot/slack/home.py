@@ -74,6 +74,7 @@ def render_home(
     paper_count: int,
     lang_is_set: bool = False,
     result: SearchResult | None = None,
+    subscriptions: list[dict] | None = None,
 ) -> dict:
     """The Home tab view. `result`, when given, is shown under the example searches."""
     blocks: list[dict] = [
@@ -104,11 +105,11 @@ def render_home(
     else:
         blocks.append(section(t("home.empty_library", lang)))
     blocks.append(divider())
-    blocks.extend(render_subscriptions_section(user_id, lang))
+    blocks.extend(subscriptions if subscriptions is not None else render_subscriptions_section(user_id, lang))
     return {"type": "home", "blocks": blocks[: LIMITS["home_blocks"]]}
 
 
-def build_home(corpus, user_id: str, *, result: SearchResult | None = None, lang: str | None = None) -> dict:
+def build_home(corpus, user_id: str, *, result: SearchResult | None = None, lang: str | None = None, digests=None) -> dict:
     stored = corpus.get_user_lang(user_id)
     lang = normalize_lang(lang) if lang else choose_lang(stored, "")
     stats = corpus.stats() if corpus.is_ready() else {}
@@ -120,12 +121,21 @@ def build_home(corpus, user_id: str, *, result: SearchResult | None = None, lang
         paper_count=int(stats.get("papers", 0)),
         lang_is_set=bool(stored),
         result=result,
+        subscriptions=_digest_section(digests, user_id, lang),
     )
 
 
-def publish_home(client, corpus, user_id: str, *, result: SearchResult | None = None, lang: str | None = None) -> bool:
+def _digest_section(digests, user_id: str, lang: str) -> list[dict] | None:
+    if digests is None:
+        return None
+    from bot.slack.digest import render_home_subscriptions
+
+    return render_home_subscriptions(digests, user_id, lang)
+
+
+def publish_home(client, corpus, user_id: str, *, result: SearchResult | None = None, lang: str | None = None, digests=None) -> bool:
     """Render and publish one user's Home; log (don't raise) when Slack refuses."""
-    view = build_home(corpus, user_id, result=result, lang=lang)
+    view = build_home(corpus, user_id, result=result, lang=lang, digests=digests)
     problems = check_view(view)
     if problems:
         logger.warning("home view breaks Block Kit limits: %s", "; ".join(problems[:5]))
@@ -137,13 +147,13 @@ def publish_home(client, corpus, user_id: str, *, result: SearchResult | None = 
         return False
 
 
-def register(app, corpus) -> None:
+def register(app, corpus, digests=None) -> None:
     @app.event("app_home_opened")
     def on_home_opened(event, client, logger):
         if event.get("tab", "home") != "home":
             return
         try:
-            publish_home(client, corpus, event["user"])
+            publish_home(client, corpus, event["user"], digests=digests)
         except Exception:
             logger.exception("rendering Home for %s failed", event.get("user"))
 
@@ -157,7 +167,7 @@ def register(app, corpus) -> None:
         except Exception:
             logger.exception("example search from Home failed")
             reply = error_reply(value.get("l", "en"))
-        publish_home(client, corpus, user_id, result=reply.result, lang=reply.lang)
+        publish_home(client, corpus, user_id, result=reply.result, lang=reply.lang, digests=digests)
 
     @app.action("home_lang")
     def on_lang(ack, body, action, client, logger):
@@ -168,12 +178,12 @@ def register(app, corpus) -> None:
             corpus.set_user_lang(user_id, lang)
         except Exception:
             logger.exception("saving the language for %s failed", user_id)
-        publish_home(client, corpus, user_id, lang=lang)
+        publish_home(client, corpus, user_id, lang=lang, digests=digests)
 
-    register_messages(app, corpus)
+    register_messages(app, corpus, digests)
 
 
-def register_messages(app, corpus) -> None:
+def register_messages(app, corpus, digests=None) -> None:
     """The Messages tab: a DM to paperbot is a `/papers` line without the `/papers`."""
     @app.event("message")
     def on_message(event, client, logger):
@@ -181,7 +191,7 @@ def register_messages(app, corpus) -> None:
             return
         user_id, channel_id = event.get("user", ""), event.get("channel", "")
         try:
-            reply = answer_command(corpus, user_id, channel_id, event.get("text", ""))
+            reply = answer_command(corpus, user_id, channel_id, event.get("text", ""), digests=digests)
         except Exception:
             logger.exception("answering a DM from %s failed", user_id)
             reply = error_reply("en")

@@ -174,8 +174,18 @@ def serve(settings: Settings, corpus, *, stdin: TextIO | None = None, stdout: Te
 
     install_secret_filter(settings.secrets)
     from bot.slack.app import build_app
+    from bot.slack.digest import start_digests
 
-    app = build_app(settings, corpus)
+    # The scheduler thread: daily digests (with a catch-up now) and inbox scans.
+    digests = start_digests(settings, corpus)
+    try:
+        return _run_app(settings, corpus, build_app(settings, corpus, digests), stdout)
+    finally:
+        digests.shutdown()
+
+
+def _run_app(settings: Settings, corpus, app: App, stdout: TextIO) -> int:
+    """Serve `app` in Socket Mode or over HTTP until interrupted."""
     if settings.socket_mode:
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 
