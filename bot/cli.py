@@ -46,6 +46,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("reindex", help="rebuild the search index from the store")
     commands.add_parser("serve", help="run the Slack app (offline console without Slack tokens)")
+
+    digest = commands.add_parser("digest", help="show what a daily digest would post")
+    digest.add_argument("--lang", choices=("en", "zh"), default="en")
+    digest.add_argument("--filter", default="", metavar="QUERY", help="only papers matching QUERY (search syntax)")
+    digest.add_argument("--since", type=int, default=0, metavar="SEQ", help="papers first stored after ingest sequence SEQ (default: all)")
+    digest.add_argument("--json", action="store_true", help='print {"papers": N, "messages": [{"text", "blocks"}, ...]}')
     return parser
 
 
@@ -252,7 +258,26 @@ def cmd_serve(settings: Settings, args) -> int:
         corpus.close()
 
 
+def cmd_digest(settings: Settings, args) -> int:
+    from bot.slack.blocks import blocks_to_text
+    from bot.slack.digest import digest_payload
+
+    corpus = _open(settings)
+    try:
+        payload = digest_payload(corpus, lang=args.lang, filter_text=args.filter, since=args.since, timezone=settings.timezone)
+    except ValueError as exc:
+        return _fail(str(exc))
+    finally:
+        corpus.close()
+    if args.json:
+        print(json.dumps(payload, ensure_ascii=False, indent=2))
+    else:
+        print("\n\n".join(blocks_to_text(m["blocks"]) for m in payload["messages"]) or f"no new papers after seq {args.since}")
+    return EXIT_OK
+
+
 COMMANDS = {
+    "digest": cmd_digest,
     "ingest": cmd_ingest,
     "search": cmd_search,
     "show": cmd_show,

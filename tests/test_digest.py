@@ -181,3 +181,40 @@ def test_rendering_150_papers_is_fast(corpus150):
     start = datetime.now(UTC)
     render_digest(digest)
     assert datetime.now(UTC) - start < timedelta(seconds=1)
+
+
+# -- python -m bot digest -------------------------------------------------------------------------
+
+
+def run_cli(data_dir, *args):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "PAPERBOT_"))}
+    env.update(PAPERBOT_DATA_DIR=str(data_dir), PAPERBOT_TIMEZONE="Asia/Shanghai")
+    root = Path(__file__).resolve().parent.parent
+    return subprocess.run([sys.executable, "-m", "bot", *args], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_cli_digest_prints_the_messages_a_digest_would_post(tmp_path):
+    corpus = open_corpus(tmp_path / "data")
+    ingest(corpus, tmp_path, "a.txt", listing_text("ICML Feed（ICML订阅）", 1, 40))
+    corpus.close()
+    proc = run_cli(tmp_path / "data", "digest", "--json")
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    payload = json.loads(proc.stdout)
+    assert payload["papers"] == 40 and len(payload["messages"]) == 2
+    assert all(check_blocks(m["blocks"]) == [] and m["text"] for m in payload["messages"])
+
+    proc = run_cli(tmp_path / "data", "digest", "--lang", "zh", "--since", "30", "--filter", "\"Study Number 35\" OR \"Study Number 5\"", "--json")
+    payload = json.loads(proc.stdout)
+    assert payload["papers"] == 1  # Number 5 is older than seq 30
+    assert "研究第35号" in json.dumps(payload, ensure_ascii=False)
+
+    proc = run_cli(tmp_path / "data", "digest", "--lang", "zh")
+    assert proc.returncode == 0 and proc.stdout.startswith("📚 论文日报") and "研究第40号" in proc.stdout
+
+    proc = run_cli(tmp_path / "data", "digest", "--filter", '"unclosed')
+    assert proc.returncode == 1 and "couldn't read the filter" in proc.stderr and "Traceback" not in proc.stderr

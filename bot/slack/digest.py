@@ -713,3 +713,29 @@ def register(app, digests: Digests, *, token: str) -> None:
         except Exception:
             logger.exception("handling a listing upload from %s failed", event.get("user"))
 
+
+
+# -- the command line -----------------------------------------------------------------------------
+
+
+def digest_payload(corpus, *, lang: str = "en", filter_text: str = "", since: int = 0, timezone: str = "UTC", clock: Clock = system_clock) -> dict:
+    """What a digest of the papers after `since` would post: `{"papers", "held_back", "messages"}`.
+
+    Dated today in `timezone`. Raises ValueError with a sentence when the filter can't be read.
+    """
+    from zoneinfo import ZoneInfo
+
+    from bot.digest import compose_digest
+
+    if filter_text:
+        result = corpus.search(filter_text, per_page=1)
+        if result.problem in BAD_FILTER_PROBLEMS:
+            raise ValueError(t("subscribe.bad_filter", "en", filter=filter_text, problem=problem_text(result.problem, "en")))
+    today = clock().astimezone(ZoneInfo(timezone)).date()
+    digest = compose_digest(corpus, after_seq=max(0, since), filter_text=filter_text, lang=normalize_lang(lang), local_date=today)
+    messages = render_digest(digest) if digest.papers else []
+    return {
+        "papers": digest.count,
+        "held_back": digest.held_back,
+        "messages": [{"text": m.text, "blocks": m.blocks} for m in messages],
+    }
