@@ -156,11 +156,13 @@ class PaperIndex:
         writer_timeout: float = 10.0,
         procs: int = 1,
         limitmb: int = 512,
+        batch_size: int = 5000,
     ):
         self.path = Path(path)
         self.writer_timeout = writer_timeout
         self.procs = procs
         self.limitmb = limitmb
+        self.batch_size = max(1, batch_size)
         self._ix: whoosh.index.Index | None = None
         self._inode: int | None = None
         self._epoch = 0  # bumped whenever a different directory is swapped in
@@ -204,9 +206,11 @@ class PaperIndex:
     def rebuild(self, papers: Iterable[Paper]) -> int:
         """Build a fresh index from `papers` beside the old one, then swap it in.
 
-        One writer and one commit for the whole build (per-document commits are orders
-        of magnitude slower). Searches keep using the old index until the swap, and other
-        processes notice the swap because the directory's inode changes.
+        One commit per `batch_size` papers, each its own segment: per-document commits
+        are orders of magnitude slower, and one huge commit overflows Whoosh's in-memory
+        posting pool, whose spill-and-merge made 20k papers build at 360/s instead of
+        560/s. Searches keep using the old index until the swap, and other processes
+        notice the swap because the directory's inode changes.
         """
         with self._write_lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -215,9 +219,9 @@ class PaperIndex:
             fresh.mkdir()
             try:
                 ix = whoosh.index.create_in(str(fresh), build_schema(), indexname=INDEX_NAME)
-                writer = ix.writer(procs=self.procs, limitmb=self.limitmb)
                 count = 0
                 seen: set[str] = set()
+                writer = ix.writer(procs=self.procs, limitmb=self.limitmb)
                 try:
                     for paper in papers:
                         if paper.id in seen:
@@ -225,10 +229,13 @@ class PaperIndex:
                         seen.add(paper.id)
                         writer.add_document(**paper_document(paper))
                         count += 1
+                        if count % self.batch_size == 0:
+                            writer.commit(merge=False)
+                            writer = ix.writer(procs=self.procs, limitmb=self.limitmb)
                 except BaseException:
                     writer.cancel()
                     raise
-                writer.commit()
+                writer.commit(merge=False)
                 ix.close()
                 self._swap_in(fresh, tag)
             except BaseException:

@@ -262,3 +262,14 @@ def test_snippet_prefers_the_field_with_more_distinct_matches() -> None:
 def test_snippet_without_matches_falls_back_to_summary_text() -> None:
     fragments, field = build_snippet({"summary": "摘要", "title_en": "T"}, frozenset())
     assert (fragments, field) == ([Fragment("摘要")], "summary")
+
+
+def test_rebuild_in_batches_makes_segments_that_search_as_one(tmp_path: Path) -> None:
+    index = PaperIndex(tmp_path / "index", batch_size=7)
+    assert index.rebuild(make_paper(n) for n in range(1, 21)) == 20
+    assert len(list((tmp_path / "index").glob("*.seg"))) == 3
+    assert index.state() == (20, 20)
+    assert index.search("speculative", limit=50).total == 20
+    index.upsert([make_paper(5, title_en="Grokking")])
+    assert index.state() == (20, 20)
+    assert [h.id for h in index.search("grokking").hits] == ["p5"]
