@@ -339,6 +339,10 @@ MESSAGES: dict[str, dict[str, str]] = {
             "新订阅从此刻之后新增的论文开始收录。"
         ),
     },
+    "subscribe.help_hint": {
+        "en": "`/papers subscribe [en|zh] [HH:MM] [tz:Area/City] [notify:empty] [FILTER]` a daily digest of new papers here (in a DM: just for you); `/papers subscribe help` explains",
+        "zh": "`/papers subscribe [en|zh] [HH:MM] [tz:时区] [notify:empty] [筛选条件]` 在这里订阅每日新论文日报（在私信中订阅则只发给你）；`/papers subscribe help` 查看说明",
+    },
     "subscribe.created": {
         "en": "Subscribed {place} to a daily paper digest at *{time}* ({zone}), in {lang_name}{filter_note}. The first one comes {next_run}, with papers added from now on.",
         "zh": "已为{place}订阅每日论文日报：每天 *{time}*（{zone}），{lang_name}{filter_note}。第一期将于 {next_run} 发送，收录此后新增的论文。",
