@@ -225,6 +225,7 @@ def render_help(lang: str) -> Message:
     blocks = [
         section(t("help.title", lang)),
         section(t("help.body", lang)),
+        section(t("subscribe.help_hint", lang)),
         context(t("help.buttons", lang)),
     ]
     return Message(text=_to_plain(t("help.title", lang)), blocks=blocks)
