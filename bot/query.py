@@ -5,13 +5,14 @@ QueryParser: people type half-closed quotes, `foo:bar`, lone `OR`s, emoji and wh
 paragraphs into Slack, and every one of those must still give a query (or a clean
 "empty"), never an exception.
 
-Grammar (Google-like: OR binds tighter than the implicit AND)::
+Grammar (OR separates alternatives: `KV缓存 OR speculative decoding` finds papers
+about KV caches or about speculative decoding; parentheses group tighter)::
 
-    query  := and
-    and    := (or | "AND")*
-    or     := unary ("OR" unary)*
+    query  := or
+    or     := and ("OR" and)*
+    and    := (unary | "AND")*
     unary  := ("NOT" | "-")* atom
-    atom   := "(" and ")" | [field ":"] ('"' phrase '"' | word)
+    atom   := "(" or ")" | [field ":"] ('"' phrase '"' | word)
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def normalize_query(text: str) -> str:
 def parse_query(text: str) -> ParsedQuery:
     """Parse user text into a tree of clauses; never raises.
 
-    >>> parse_query('author:Finn "world model" OR robot').root.children[1]
+    >>> parse_query('"world model" OR robot').root.children[0]
     Group(op='or', children=(Clause(text='world model', prefix='', phrase=True, negated=False), \
 Clause(text='robot', prefix='', phrase=False, negated=False)), negated=False)
     """
@@ -282,6 +283,8 @@ class _Parser:
         return self.tokens[self.i] if self.i < len(self.tokens) else None
 
     def _parse_and(self, depth: int) -> Group:
+        """Parse up to the closing parenthesis; OR splits what it reads into alternatives."""
+        alternatives: list[list[Node]] = []
         items: list[Node] = []
         while True:
             tok = self._peek()
@@ -306,19 +309,18 @@ class _Parser:
                 if not items or nxt is None or nxt[0] == "rp" or nxt[1] in ("OR", "AND"):
                     self.problems.append("query_repaired")  # lone OR: nothing on one side
                     continue
-                right = self._parse_unary(depth)
-                if right is None:
-                    continue
-                left = items.pop()
-                if isinstance(left, Group) and left.op == "or" and not left.negated:
-                    items.append(Group("or", left.children + (right,)))
-                else:
-                    items.append(Group("or", (left, right)))
+                alternatives.append(items)
+                items = []
                 continue
             node = self._parse_unary(depth)
             if node is not None:
                 items.append(node)
-        return Group("and", tuple(items))
+        if not alternatives:
+            return Group("and", tuple(items))
+        if items:
+            alternatives.append(items)
+        branches = tuple(a[0] if len(a) == 1 else Group("and", tuple(a)) for a in alternatives)
+        return Group("and", (Group("or", branches),) if len(branches) > 1 else branches)
 
     def _parse_unary(self, depth: int) -> Node | None:
         negated = False

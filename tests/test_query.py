@@ -49,10 +49,20 @@ def test_build_query_all_mode(user: str, expected: wq.Query) -> None:
     assert built.query == expected.normalize(), str(built.query)
 
 
-def test_or_binds_tighter_than_and() -> None:
+def test_or_separates_alternatives() -> None:
     built = build_query("world model OR diffusion")
-    assert built.query == wq.And(
-        [wq.Term("text", "world"), wq.Or([wq.Term("text", "model"), wq.Term("text", "diffus")])]
+    assert built.query == wq.Or(
+        [wq.And([wq.Term("text", "world"), wq.Term("text", "model")]), wq.Term("text", "diffus")]
+    )
+
+
+def test_or_with_mixed_languages_keeps_each_side_whole() -> None:
+    built = build_query("KV缓存 OR speculative decoding")
+    assert built.query == wq.Or(
+        [
+            wq.And([wq.Term("text", "kv"), wq.Term("text", "缓存")]),
+            wq.And([wq.Term("text", "specul"), wq.Term("text", "decod")]),
+        ]
     )
 
 
@@ -140,9 +150,13 @@ def test_parse_tree() -> None:
     assert parsed.root == Group(
         "and",
         (
-            Clause("Finn", "author"),
-            Group("or", (Clause("world model", phrase=True), Clause("robot"))),
-            Clause("diffusion", negated=True),
+            Group(
+                "or",
+                (
+                    Group("and", (Clause("Finn", "author"), Clause("world model", phrase=True))),
+                    Group("and", (Clause("robot"), Clause("diffusion", negated=True))),
+                ),
+            ),
         ),
     )
 

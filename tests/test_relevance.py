@@ -100,6 +100,8 @@ CASES = [
     ('"上下文学习" 表格', "Algorithmic Recourse of In-Context Learning for Tabular Data"),
     ("steganography OR whistleblowers", "Plausible Deniability Guarantees for Whistleblowers"),
     ("steganography OR whistleblowers", "Training-Free Coverless Multi-Image Steganography with Access Control"),
+    ("KV缓存 OR speculative decoding", "ParisKV: Fast and Drift-Robust KV-Cache Retrieval for Long-Context LLMs"),
+    ("KV缓存 OR speculative decoding", "MineDraft: A Framework for Batch Parallel Speculative Decoding"),
     ("KV缓存 retrieval", "ParisKV: Fast and Drift-Robust KV-Cache Retrieval for Long-Context LLMs"),
     ("扩散 pose", "DisPOSE: Projected Polystochastic Diffusion for Self-Supervised Multi-View 3D Human Pose Estimation"),
     ("ＫＶ－Ｃａｃｈｅ", "ParisKV: Fast and Drift-Robust KV-Cache Retrieval for Long-Context LLMs"),
