@@ -180,14 +180,23 @@ class Corpus:
         result = self.index.more_like(paper_id, page=page, per_page=per_page)
         return self._result(paper_id, result, page, per_page)
 
-    def new_papers(self, *, after_seq: int, filter_text: str = "", limit: int = 10_000) -> list[Paper]:
-        """Papers first stored after `after_seq` that match `filter_text`, oldest first."""
+    def new_papers(
+        self, *, after_seq: int, upto_seq: int | None = None, filter_text: str = "", limit: int | None = None
+    ) -> list[Paper]:
+        """Papers first stored with after_seq < seq <= upto_seq matching `filter_text`, oldest first.
+
+        A digest filter is taken literally: no any-term fallback, no spelling correction.
+        """
+        upto = self.store.last_seq() if upto_seq is None else upto_seq
+        if upto <= after_seq:
+            return []
         if not filter_text.strip():
-            papers = self.store.newest(limit, after_seq=after_seq)
-        else:
-            page = self.index.search(filter_text, min_seq=after_seq, limit=limit)
-            papers = self.store.get_many([h.id for h in page.hits]) if page.mode == "all" else []
-        return sorted(papers, key=lambda p: p.seq)
+            return self.store.papers_between(after_seq, upto, limit)
+        page = self.index.search(filter_text, min_seq=after_seq, limit=upto - after_seq)
+        if page.mode != "all" or page.suggestion is not None:
+            return []
+        papers = sorted((p for p in self.store.get_many([h.id for h in page.hits]) if p.seq <= upto), key=lambda p: p.seq)
+        return papers[:limit] if limit is not None else papers
 
     def _result(self, query: str, page: IndexPage, number: int, per_page: int) -> SearchResult:
         papers = {p.id: p for p in self.store.get_many([h.id for h in page.hits])}

@@ -171,12 +171,9 @@ def compose_digest(
     digest = Digest(lang=lang, local_date=local_date, filter_text=filter_text, from_seq=after_seq, to_seq=max(after_seq, upto))
     if upto <= after_seq:
         return digest
-    # new_papers keeps the newest `limit`; asking for at least as many as there can be
-    # (seqs are unique) keeps the oldest ones in the list.
-    limit = max(1, corpus.store.last_seq() - after_seq)
-    papers = corpus.new_papers(after_seq=after_seq, filter_text=filter_text, limit=limit)
+    papers = corpus.new_papers(after_seq=after_seq, upto_seq=upto, filter_text=filter_text)
     skip = set(exclude_ids)
-    papers = [p for p in papers if p.seq <= upto and p.id not in skip]
+    papers = [p for p in papers if p.id not in skip]
     if len(papers) > max_papers:
         digest.held_back = len(papers) - max_papers
         papers = papers[:max_papers]

@@ -183,8 +183,11 @@ class Store:
         """Return the papers with these ids, in the order given (unknown ids are skipped)."""
         if not ids:
             return []
-        marks = ", ".join("?" for _ in ids)
-        rows = self._query(f"SELECT * FROM papers WHERE id IN ({marks})", tuple(ids))
+        rows = []
+        for start in range(0, len(ids), 500):  # SQLite caps the number of bound variables
+            chunk = ids[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            rows += self._query(f"SELECT * FROM papers WHERE id IN ({marks})", tuple(chunk))
         feeds = self._feeds_of([r["id"] for r in rows])
         by_id = {r["id"]: _from_row(r, feeds.get(r["id"], [])) for r in rows}
         return [by_id[i] for i in ids if i in by_id]
@@ -219,9 +222,17 @@ class Store:
                 yield _from_row(row, feeds.get(row["id"], []))
             last = rows[-1]["rev"]
 
-    def newest(self, limit: int = 5, *, after_seq: int = 0) -> list[Paper]:
+    def newest(self, limit: int = 5) -> list[Paper]:
         """Return the most recently first-seen papers (newest first)."""
-        rows = self._query("SELECT id FROM papers WHERE seq > ? ORDER BY seq DESC LIMIT ?", (after_seq, limit))
+        rows = self._query("SELECT id FROM papers ORDER BY seq DESC LIMIT ?", (limit,))
+        return self.get_many([r[0] for r in rows])
+
+    def papers_between(self, after_seq: int, upto_seq: int, limit: int | None = None) -> list[Paper]:
+        """Return papers first stored with after_seq < seq <= upto_seq, oldest first."""
+        rows = self._query(
+            "SELECT id FROM papers WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
+            (after_seq, upto_seq, -1 if limit is None else limit),
+        )
         return self.get_many([r[0] for r in rows])
 
     def state(self) -> tuple[int, int]:

@@ -85,7 +85,15 @@ def test_iter_papers_since_rev_and_newest(store):
     store.ingest_listing(listing("ICML", *({"title": f"Paper {n}"} for n in range(5))))
     assert [p.title_en for p in store.iter_papers(since_rev=3, batch=1)] == ["Paper 3", "Paper 4"]
     assert [p.title_en for p in store.newest(2)] == ["Paper 4", "Paper 3"]
-    assert [p.title_en for p in store.newest(10, after_seq=4)] == ["Paper 4"]
+    assert [p.title_en for p in store.papers_between(1, 4)] == ["Paper 1", "Paper 2", "Paper 3"]
+    assert [p.title_en for p in store.papers_between(0, 5, limit=2)] == ["Paper 0", "Paper 1"]
+    assert store.papers_between(5, 5) == []
+
+
+def test_get_many_beyond_the_bound_variable_limit(store):
+    store.ingest_listing(listing("ICML", *({"title": f"Paper {n}"} for n in range(1200))))
+    ids = [p.id for p in store.iter_papers()]
+    assert [p.id for p in store.get_many(ids)] == ids
 
 
 def test_find_ids_by_prefix(store):
