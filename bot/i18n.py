@@ -87,9 +87,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Results come with buttons: *Share* posts a paper here, *Details* shows the full card, *More like this* finds similar papers.",
         "zh": "每条结果都有按钮：*分享* 把论文发到频道，*详情* 显示完整信息，*相似论文* 查找类似的论文。",
     },
-    "help.coming_soon": {
-        "en": "`/papers {word}` is coming soon: daily digests and subscriptions land in a later release. For now, search with `/papers QUERY`.",
-        "zh": "`/papers {word}` 即将推出：每日摘要与订阅会在后续版本中提供。目前请用 `/papers 关键词` 搜索。",
+    "help.digests_need_slack": {
+        "en": "Daily digests post into Slack channels, so `/papers {word}` works once paperbot is connected to Slack (see the README). Offline, `python -m bot digest` shows what a digest would hold.",
+        "zh": "每日摘要会发到 Slack 频道，因此 `/papers {word}` 需要先把 paperbot 连接到 Slack（见 README）。离线时可用 `python -m bot digest` 查看摘要内容。",
     },
     # --- search results -----------------------------------------------------------
     "search.header": {

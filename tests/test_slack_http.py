@@ -115,7 +115,7 @@ def test_lang_is_remembered_across_requests(slack):
     [
         ("lang fr", "I know two languages"),
         ("lang", "You haven't picked a language"),
-        ("subscribe ml", "coming soon"),
+        ("subscribe ml", "connected to Slack"),
         ("share", "Tell me what to share"),
         ("share qwertyuiop asdfghjkl", "Nothing matched"),
         ('"unclosed quote', ""),

@@ -5,8 +5,9 @@ never touch Slack, so the Bolt listeners and the offline console (bot/console.py
 them. Only `register` knows about Bolt.
 
 Subcommands are reserved first words: `help`, `lang`, `share`, and the digest words
-(`subscribe`, `unsubscribe`, `subscriptions`, `digest`), which answer "coming soon" until
-digests land. Every other first word starts a search: `/papers diffusion models` must
+(`subscribe`, `unsubscribe`, `subscriptions`, `digest`), answered by bot/slack/digest.py
+(the offline console, which has no Slack to post into, explains that instead). Every
+other first word starts a search: `/papers diffusion models` must
 search, so an unknown word is a query, not an error.
 """
 
@@ -32,7 +33,7 @@ MAX_QUERY_CHARS = 500
 HELP_WORDS = {"help", "-h", "--help", "?", "？", "帮助"}
 LANG_WORDS = {"lang", "language", "语言"}
 SHARE_WORDS = {"share", "分享"}
-COMING_SOON_WORDS = {"subscribe", "unsubscribe", "subscriptions", "digest", "订阅"}
+DIGEST_WORDS = {"subscribe", "unsubscribe", "subscriptions", "digest", "订阅"}
 
 
 @dataclass
@@ -84,9 +85,9 @@ def answer_command(corpus, user_id: str, channel_id: str, text: str, *, digests=
         return Reply(render_help(lang), lang=lang)
     if word in LANG_WORDS:
         return answer_lang(corpus, user_id, rest, stored)
-    if word in COMING_SOON_WORDS:
+    if word in DIGEST_WORDS:
         if digests is None:
-            return notice("help.coming_soon", lang, word=word)
+            return notice("help.digests_need_slack", lang, word=word)
         from bot.slack.digest import answer_digest_command
 
         return answer_digest_command(digests, user_id=user_id, channel_id=channel_id, channel_name=channel_name, text=text, stored_lang=stored)
