@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import signal
 import sqlite3
 import sys
 from collections.abc import Sequence
@@ -248,11 +249,13 @@ def cmd_reindex(settings: Settings, args) -> int:
 
 
 def cmd_serve(settings: Settings, args) -> int:
+    from bot.corpus import Corpus
     from bot.slack.server import serve
 
-    corpus = _open(settings)
+    corpus = Corpus.load(settings)  # serve() prepares it, after binding the HTTP port
+    # Platforms stop a process with SIGTERM: leave like Ctrl-C, through the finally blocks.
+    signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
-        corpus.ingest_seeds_if_empty()
         return serve(settings, corpus)
     finally:
         corpus.close()
@@ -274,6 +277,10 @@ def cmd_digest(settings: Settings, args) -> int:
     else:
         print("\n\n".join(blocks_to_text(m["blocks"]) for m in payload["messages"]) or f"no new papers after seq {args.since}")
     return EXIT_OK
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 COMMANDS = {

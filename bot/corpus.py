@@ -56,12 +56,24 @@ class Corpus:
         self._ready = False
 
     @classmethod
+    def load(cls, settings: Settings) -> Corpus:
+        """Open the store, but not yet the index: `prepare()` does that (it may take a while)."""
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        return cls(settings, Store(settings.db_path), PaperIndex(settings.index_dir))
+
+    @classmethod
     def open(cls, settings: Settings) -> Corpus:
         """Open the store and index under the data folder, repairing the index if needed."""
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
-        corpus = cls(settings, Store(settings.db_path), PaperIndex(settings.index_dir))
+        corpus = cls.load(settings)
         corpus.ensure_index()
+        corpus._ready = True
         return corpus
+
+    def prepare(self) -> None:
+        """Make the corpus ready to serve: index in step with the store, seeds on first start."""
+        self.ensure_index()
+        self.ingest_seeds_if_empty()
+        self._ready = True
 
     def close(self) -> None:
         self._ready = False
@@ -96,18 +108,15 @@ class Corpus:
                 index_count, _ = self.index.state()
                 if index_count != count:
                     return self._rebuild(f"index count {index_count} != store count {count} after catching up; rebuilding")
-                self._ready = True
                 reason = f"index was behind the store (rev {index_rev} < {rev}); indexed {changed} changed papers"
                 logger.info(reason)
                 return reason
-            self._ready = True
             return None
 
     def _rebuild(self, reason: str) -> str:
         logger.warning(reason)
         count = self.index.rebuild(self.store.iter_papers())
         logger.info("index rebuilt: %d papers", count)
-        self._ready = True
         return reason
 
     def reindex(self) -> int:

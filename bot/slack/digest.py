@@ -366,6 +366,11 @@ class Digests:
         if self.on_change:
             self.on_change(sub_id)
 
+    def start(self) -> None:
+        """Start the scheduler: jobs from the database, a catch-up run, inbox scans."""
+        if self.scheduler is not None:
+            self.scheduler.start()
+
     def shutdown(self) -> None:
         if self.scheduler is not None:
             self.scheduler.shutdown()
@@ -382,8 +387,8 @@ def build_digests(settings: Settings, corpus, *, client: WebClient | None = None
     )  # fmt: skip
 
 
-def start_digests(settings: Settings, corpus, *, clock: Clock = system_clock, scheduler=None) -> Digests:
-    """Build digests, their scheduler and the inbox scan, and start them (for `serve`)."""
+def start_digests(settings: Settings, corpus, *, clock: Clock = system_clock, scheduler=None, start: bool = True) -> Digests:
+    """Build digests, their scheduler and the inbox scan, and start them unless `start` is False."""
     from bot.inbox import scan_inbox
     from bot.scheduler import ClockedBackgroundScheduler, DigestScheduler
 
@@ -399,7 +404,8 @@ def start_digests(settings: Settings, corpus, *, clock: Clock = system_clock, sc
     )
     digests.scheduler = jobs
     digests.on_change = jobs.sync
-    jobs.start()
+    if start:
+        digests.start()
     return digests
 
 

@@ -12,6 +12,7 @@ import json
 import logging
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TextIO
@@ -166,6 +167,7 @@ def serve(settings: Settings, corpus, *, stdin: TextIO | None = None, stdout: Te
         print(t("setup.missing_all", "en", names=names), file=stdout, flush=True)
         from bot.console import run_console
 
+        corpus.prepare()
         return run_console(corpus, stdin=stdin or sys.stdin, stdout=stdout)
     missing = settings.missing_slack_settings()
     if missing:
@@ -176,19 +178,32 @@ def serve(settings: Settings, corpus, *, stdin: TextIO | None = None, stdout: Te
     from bot.slack.app import build_app
     from bot.slack.digest import start_digests
 
-    # The scheduler thread: daily digests (with a catch-up now) and inbox scans.
-    digests = start_digests(settings, corpus)
+    # The scheduler (daily digests with a catch-up, inbox scans) starts once the corpus is
+    # ready; the app exists before that so HTTP can bind at once (/healthz says 503 meanwhile).
+    digests = start_digests(settings, corpus, start=False)
     try:
-        return _run_app(settings, corpus, build_app(settings, corpus, digests), stdout)
+        return _run_app(settings, corpus, build_app(settings, corpus, digests), stdout, on_bound=lambda: _start(corpus, digests))
     finally:
         digests.shutdown()
 
 
-def _run_app(settings: Settings, corpus, app: App, stdout: TextIO) -> int:
-    """Serve `app` in Socket Mode or over HTTP until interrupted."""
+def _start(corpus, digests) -> None:
+    """Prepare the corpus (index check, seeds on first start), then start the scheduler."""
+    corpus.prepare()
+    digests.start()
+
+
+def _run_app(settings: Settings, corpus, app: App, stdout: TextIO, on_bound: Callable[[], None]) -> int:
+    """Serve `app` in Socket Mode or over HTTP until interrupted.
+
+    `on_bound` prepares what the app serves. Over HTTP it runs once the port is bound
+    (hosts such as Heroku stop a web process that does not bind within 60 s, and a large
+    index may take longer to rebuild); in Socket Mode it runs before connecting.
+    """
     if settings.socket_mode:
         from slack_bolt.adapter.socket_mode import SocketModeHandler
 
+        on_bound()
         print(t("setup.serving_socket", "en"), file=stdout, flush=True)
         handler = SocketModeHandler(app, settings.slack_app_token)
         try:
@@ -201,10 +216,15 @@ def _run_app(settings: Settings, corpus, app: App, stdout: TextIO) -> int:
 
     server = make_http_server(app, corpus, settings.host, settings.port)
     print(t("setup.serving_http", "en", host=settings.host, port=server.server_address[1]), file=stdout, flush=True)
+    thread = threading.Thread(target=server.serve_forever, name="http", daemon=True)
+    thread.start()
     try:
-        server.serve_forever()
+        on_bound()
+        while thread.is_alive():
+            thread.join(timeout=1.0)
     except KeyboardInterrupt:
         pass
     finally:
+        server.shutdown()
         server.server_close()
     return 0
