@@ -69,7 +69,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": (
             "`/papers speculative decoding` search titles, authors, affiliations and summaries\n"
             "`/papers 推测解码` Chinese works too\n"
-            '`/papers "KV cache" author:Chen` a phrase and a field\n'
+            '`/papers "KV cache" author:Chen` a phrase and a field; also `affil:哈佛` (= `affil:Harvard`), `venue:ICML`, `feed:ICML`, `year:2026`\n'
+            "`/papers KV缓存 OR speculative decoding` either topic\n"
             "`/papers share ParisKV` post the best match in this channel for everyone\n"
             "`/papers lang zh` show papers in Chinese first (`/papers lang en` for English)\n"
             "`/papers help` this message"
@@ -77,7 +78,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": (
             "`/papers speculative decoding` 在标题、作者、机构和摘要中搜索\n"
             "`/papers 推测解码` 也可以用中文搜索\n"
-            '`/papers "KV cache" author:Chen` 短语与字段搜索\n'
+            '`/papers "KV cache" author:Chen` 短语与字段搜索；还有 `affil:哈佛`（同 `affil:Harvard`）、`venue:ICML`、`feed:ICML`、`year:2026`\n'
+            "`/papers KV缓存 OR speculative decoding` 任一主题\n"
             "`/papers share ParisKV` 把最匹配的论文发到本频道，所有人可见\n"
             "`/papers lang en` 优先显示英文（`/papers lang zh` 显示中文）\n"
             "`/papers help` 显示本说明"
@@ -340,8 +342,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         ),
     },
     "subscribe.help_hint": {
-        "en": "`/papers subscribe [en|zh] [HH:MM] [tz:Area/City] [notify:empty] [FILTER]` a daily digest of new papers here (in a DM: just for you); `/papers subscribe help` explains",
-        "zh": "`/papers subscribe [en|zh] [HH:MM] [tz:时区] [notify:empty] [筛选条件]` 在这里订阅每日新论文日报（在私信中订阅则只发给你）；`/papers subscribe help` 查看说明",
+        "en": "`/papers subscribe [en|zh] [HH:MM] [tz:Area/City] [notify:empty] [FILTER]` a daily digest of new papers here (in a DM: just for you); `/papers subscriptions` lists them, `/papers unsubscribe [N]` stops one, `/papers digest` previews the next; `/papers subscribe help` explains",
+        "zh": "`/papers subscribe [en|zh] [HH:MM] [tz:时区] [notify:empty] [筛选条件]` 在这里订阅每日新论文日报（在私信中订阅则只发给你）；`/papers subscriptions` 查看订阅，`/papers unsubscribe [N]` 取消，`/papers digest` 预览下一期；`/papers subscribe help` 查看说明",
     },
     "subscribe.created": {
         "en": "Subscribed {place} to a daily paper digest at *{time}* ({zone}), in {lang_name}{filter_note}. The first one comes {next_run}, with papers added from now on.",
