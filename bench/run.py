@@ -27,6 +27,7 @@ import platform
 import random
 import resource
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -35,7 +36,8 @@ import urllib.parse
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
-ROOT = BENCH.parent
+# paperbot's code: this checkout, or a patched copy (`--code DIR`, passed on to workers).
+ROOT = Path(os.environ.get("PAPERBOT_BENCH_CODE") or BENCH.parent).resolve()
 for p in (str(ROOT), str(BENCH)):
     if p not in sys.path:
         sys.path.insert(0, p)
@@ -319,6 +321,11 @@ def end_to_end(data: Path, repeat: int) -> dict:
             raise SystemExit(f"slack worker died: {proc.stderr.read()}")
         port = json.loads(line)["port"]
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.connect()
+        # http.client sends headers and body in two writes; without TCP_NODELAY the body
+        # waits for the server's delayed ACK (~40 ms), an artifact of this client, not
+        # of paperbot.
+        conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         n = 0
 
         def post(text: str) -> float:
@@ -387,6 +394,7 @@ def machine_info() -> dict:
         "whoosh": ".".join(str(x) for x in whoosh.versionstring().split(".")[:3]) if hasattr(whoosh, "versionstring") else "",
         "platform": platform.platform(),
         "commit": _git_commit(),
+        "code": str(ROOT),
     }
 
 
@@ -458,6 +466,8 @@ def render_markdown(machine: dict, manifests: dict, results: list[dict], e2e: di
     out += ["", "## Machine", ""]
     out.append(f"- CPU: {machine['cpu']}, {machine['cores']} cores; memory {machine['memory_gb']} GB")
     out.append(f"- Python {machine['python']}, SQLite {machine['sqlite']}; {machine['platform']}")
+    if machine.get("code") != str(BENCH.parent):
+        out.append(f"- paperbot code benchmarked: `{machine['code']}` (a patched copy, not this checkout)")
     out += ["", "## Targets (paperbot at the largest size)", "", "| Target | Threshold | Measured | Verdict |", "|---|---|---|---|"]
     for row in targets_table(results, e2e):
         out.append("| " + " | ".join(row) + " |")
@@ -542,8 +552,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(BENCH / "RESULTS.md"), help="where to write the Markdown report ('' for nowhere)")
     parser.add_argument("--work", default=str(BENCH / "work"), help="generated corpora and data folders")
     parser.add_argument("--skip-e2e", action="store_true", help="skip the Slack end-to-end measurement")
+    parser.add_argument("--code", help="benchmark the paperbot package in DIR (a patched copy) instead of this checkout")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args, rest = parser.parse_known_args(argv)
+    if args.code:  # before anything imports bot; workers inherit the variable
+        global ROOT
+        ROOT = Path(args.code).resolve()
+        os.environ["PAPERBOT_BENCH_CODE"] = str(ROOT)
+        sys.path.insert(0, str(ROOT))
 
     if args.worker:
         kind = args.worker
