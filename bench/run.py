@@ -94,12 +94,13 @@ def dir_mb(path: Path) -> float:
 # -- engines, as the workers see them -----------------------------------------------------
 
 
-def open_engine(engine: str, data: Path):
+def open_engine(engine: str, data: Path, *, writing: bool = False):
     if engine == "paperbot":
         from bot.config import Settings
         from bot.corpus import Corpus
 
-        return Corpus.open(Settings(data_dir=data))
+        # As `python -m bot ingest` does: large index writes use a worker per core.
+        return Corpus.open(Settings(data_dir=data), writer_procs=(os.cpu_count() or 1) if writing else 1)
     from fts5 import Fts5Corpus
 
     return Fts5Corpus(data / "fts5.sqlite3")
@@ -121,7 +122,7 @@ def worker_ingest(engine: str, data: Path, corpus_dir: Path) -> dict:
     data.mkdir(parents=True)
     files = sorted(corpus_dir.glob("*.txt"))
     start = time.perf_counter()
-    corpus = open_engine(engine, data)
+    corpus = open_engine(engine, data, writing=True)
     opened = time.perf_counter()
     if engine == "paperbot":
         reports = corpus.ingest_paths(files)

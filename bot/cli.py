@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import signal
 import sqlite3
 import sys
@@ -82,17 +83,18 @@ def _fail(message: str) -> int:
     return EXIT_FAILED
 
 
-def _open(settings: Settings):
+def _open(settings: Settings, *, writing: bool = False):
     from bot.corpus import Corpus
 
-    return Corpus.open(settings)
+    # The CLI runs no other threads, so large index writes may fork a worker per core.
+    return Corpus.open(settings, writer_procs=(os.cpu_count() or 1) if writing else 1)
 
 
 # -- commands ------------------------------------------------------------------------------
 
 
 def cmd_ingest(settings: Settings, args) -> int:
-    corpus = _open(settings)
+    corpus = _open(settings, writing=True)
     try:
         bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
         reports = corpus.ingest_paths(args.paths, progress=bar)
@@ -239,7 +241,7 @@ def cmd_stats(settings: Settings, args) -> int:
 
 
 def cmd_reindex(settings: Settings, args) -> int:
-    corpus = _open(settings)
+    corpus = _open(settings, writing=True)
     try:
         count = corpus.reindex()
     finally:

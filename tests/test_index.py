@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from bot.index import IndexHit, IndexPage, IndexUnusable, PaperIndex, build_snippet
+from bot.index import (
+    MAX_IDLE_SEARCHERS,
+    IndexHit,
+    IndexPage,
+    IndexUnusable,
+    PaperIndex,
+    build_snippet,
+    edit_distance,
+)
 from bot.models import Affiliation, Fragment, Paper
 
 
@@ -97,14 +105,15 @@ def test_rebuild_rejects_duplicate_ids_and_keeps_the_old_index(index: PaperIndex
 
 
 def test_rebuild_over_a_corrupt_index_recovers(index: PaperIndex) -> None:
-    for segment in index.path.glob("*.seg"):
-        segment.write_bytes(b"garbage")
+    for segment in index.path.iterdir():
+        if segment.suffix != ".toc":
+            segment.write_bytes(b"garbage")
     assert index.rebuild([make_paper(1)]) == 1
     assert index.state() == (1, 1)
 
 
 def _damage(path: Path, how: str) -> None:
-    segments = sorted(path.glob("*.seg"))
+    segments = sorted(p for p in path.iterdir() if p.suffix not in (".toc", ".lock"))
     assert segments, list(path.iterdir())
     for segment in segments:
         data = segment.read_bytes()
@@ -267,9 +276,48 @@ def test_snippet_without_matches_falls_back_to_summary_text() -> None:
 def test_rebuild_in_batches_makes_segments_that_search_as_one(tmp_path: Path) -> None:
     index = PaperIndex(tmp_path / "index", batch_size=7)
     assert index.rebuild(make_paper(n) for n in range(1, 21)) == 20
-    assert len(list((tmp_path / "index").glob("*.seg"))) == 3
+    assert len(list((tmp_path / "index").glob("*.pst"))) == 3
     assert index.state() == (20, 20)
     assert index.search("speculative", limit=50).total == 20
     index.upsert([make_paper(5, title_en="Grokking")])
     assert index.state() == (20, 20)
     assert [h.id for h in index.search("grokking").hits] == ["p5"]
+
+
+@pytest.mark.parametrize(
+    "a, b, limit, expected",
+    [
+        ("decodng", "decoding", 3, 1),
+        ("speculativ", "speculative", 3, 1),
+        ("teh", "the", 3, 1),  # a transposition is one edit
+        ("steganografy", "steganography", 3, 2),
+        ("grokking", "grokking", 3, 0),
+        ("cat", "dog", 2, 2),  # capped at the limit
+        ("a", "abcdef", 3, 3),  # lengths alone rule it out
+    ],
+)
+def test_edit_distance(a: str, b: str, limit: int, expected: int) -> None:
+    assert edit_distance(a, b, limit) == expected
+
+
+def test_suggestions_learn_words_added_after_the_vocabulary_was_read(tmp_path: Path) -> None:
+    index = PaperIndex(tmp_path / "index")
+    index.rebuild(make_paper(n) for n in range(1, 4))
+    assert index.search("grokkin").suggestion is None  # nothing close yet
+    index.upsert([make_paper(9, seq=9, rev=9, title_en="Provable grokking in ridge regression")])
+    page = index.search("grokkin")
+    assert page.suggestion == "grokking"
+    assert [h.id for h in page.hits] == ["p9"]
+
+
+def test_searchers_are_pooled_not_kept_per_thread(index: PaperIndex) -> None:
+    def search() -> None:
+        assert index.search("speculative").total == 20
+
+    for _ in range(3):  # many short-lived threads, as the HTTP server makes
+        threads = [threading.Thread(target=search) for _ in range(20)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert 1 <= len(index._idle) <= MAX_IDLE_SEARCHERS
