@@ -64,8 +64,9 @@ LIST_WORDS = {"subscriptions", "订阅列表"}
 PREVIEW_WORDS = {"digest", "日报"}
 DIGEST_WORDS = SUBSCRIBE_WORDS | UNSUBSCRIBE_WORDS | LIST_WORDS | PREVIEW_WORDS
 
-# Slack errors that mean the place can't take posts until someone acts: pause, tell the creator.
+# A filter the parser had to repair would not mean what the subscriber typed: refuse it.
 BAD_FILTER_PROBLEMS = {"query_empty", "query_repaired", "query_truncated"}
+# Slack errors that mean the place can't take posts until someone acts: pause, tell the creator.
 GONE = {"not_in_channel", "channel_not_found", "is_archived"}
 # Errors worth another try later (rate limits outlast the client's own retries sometimes).
 PASSING = {"ratelimited", "internal_error", "fatal_error", "service_unavailable", "request_timeout"}
