@@ -101,8 +101,9 @@ class Corpus:
                 self.index.open()
                 index_count, index_rev = self.index.state()
             except IndexUnusable as exc:
-                reason = f"index unusable ({exc}); rebuilding from the store"
-                return self._rebuild(reason)
+                if not self.index.path.exists():
+                    return self._rebuild("no index yet; building it from the store", level=logging.INFO)
+                return self._rebuild(f"index unusable ({exc}); rebuilding from the store")
             if index_rev > rev or (index_rev == rev and index_count != count):
                 return self._rebuild(
                     f"index out of date ({index_count} docs at rev {index_rev}, store has {count} at rev {rev}); rebuilding"
@@ -117,8 +118,8 @@ class Corpus:
                 return reason
             return None
 
-    def _rebuild(self, reason: str) -> str:
-        logger.warning(reason)
+    def _rebuild(self, reason: str, level: int = logging.WARNING) -> str:
+        logger.log(level, reason)
         count = self.index.rebuild(self.store.iter_papers())
         logger.info("index rebuilt: %d papers", count)
         return reason

@@ -154,7 +154,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "card.label_journal_ref": {"en": "Journal reference", "zh": "期刊引用"},
     "card.label_links": {"en": "Links", "zh": "链接"},
     "card.label_id": {"en": "Paper id", "zh": "论文编号"},
-    "card.authors_more": {"en": "+{count}", "zh": "等 {count} 人"},
+    "card.authors_more": {"en": "+{count}", "zh": "及另外 {count} 人"},
+    "card.affiliations_more": {"en": "+{count}", "zh": "及另外 {count} 个机构"},
     "card.summary_language_note": {
         "en": "(summary in Chinese)",
         "zh": "（中文摘要）",

@@ -150,7 +150,7 @@ def short_affiliations(paper: Paper, lang: str, shown: int = AFFILIATIONS_SHOWN)
     names = _unique(a.name(lang) for a in paper.affiliations)
     if len(names) <= shown + 1:
         return "; ".join(escape(n) for n in names)
-    rest = t("card.authors_more", lang, count=len(names) - shown)
+    rest = t("card.affiliations_more", lang, count=len(names) - shown)
     return "; ".join(escape(n) for n in names[:shown]) + " " + rest
 
 
