@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from bot.config import Settings
-from bot.index import IndexPage, IndexUnusable, PaperIndex
+from bot.index import IndexBusy, IndexPage, IndexUnusable, PaperIndex
 from bot.listing import decode_listing, parse_path, parse_text
 from bot.models import Hit, IngestReport, Listing, Paper, SearchResult
 from bot.store import Store
@@ -131,9 +131,18 @@ class Corpus:
             return self.index.state()[0]
 
     def _sync_index(self) -> None:
+        """Index what the store has that the index lacks; never fails an ingest.
+
+        If another process (a CLI ingest beside the server) holds the index's write
+        lock, the store keeps the papers and the index catches up at the next ingest,
+        the next inbox scan (which calls ensure_index) or the next start.
+        """
         with self._sync_lock:
             _, index_rev = self.index.state()
-            self.index.upsert(self.store.iter_papers(since_rev=index_rev))
+            try:
+                self.index.upsert(self.store.iter_papers(since_rev=index_rev))
+            except IndexBusy as exc:
+                logger.warning("%s; the index will catch up from the store later", exc)
 
     # -- ingest ------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from bot.index import IndexBusy
 from bot.models import IngestReport
 from bot.subscriptions import Clock, system_clock
 
@@ -130,3 +131,17 @@ def _move(path: Path, folder: Path) -> Path:
             raise
         shutil.move(str(path), str(target))
     return target
+
+
+def scan_inbox_and_check_index(corpus, inbox: Path, *, clock: Clock = system_clock) -> list[InboxResult]:
+    """Scan the inbox, then bring the index in step with the store if it fell behind.
+
+    The periodic scan doubles as the index's health check: an index left behind while
+    another process held its lock, or damaged on disk, is caught up or rebuilt here.
+    """
+    results = scan_inbox(corpus, inbox, clock=clock)
+    try:
+        corpus.ensure_index()
+    except IndexBusy as exc:
+        logger.warning("%s; trying again at the next scan", exc)
+    return results

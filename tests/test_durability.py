@@ -132,7 +132,7 @@ def test_missing_index_is_rebuilt(seeded_settings, caplog):
     assert any("no index yet; building it" in r.getMessage() for r in caplog.records)
 
 
-def test_index_of_another_store_is_rebuilt(seeded_settings, tmp_path, caplog):
+def test_index_of_another_store_is_rebuilt(seeded_settings):
     os.remove(seeded_settings.db_path)
     for suffix in ("-wal", "-shm"):
         Path(str(seeded_settings.db_path) + suffix).unlink(missing_ok=True)
@@ -142,3 +142,28 @@ def test_index_of_another_store_is_rebuilt(seeded_settings, tmp_path, caplog):
         assert corpus.search("MineDraft").hits == []
     finally:
         corpus.close()
+
+
+def test_ingest_while_another_process_holds_the_index_lock(seeded_settings, tmp_path, caplog):
+    """The store keeps the papers; the index catches up once the lock is free."""
+    from bot.inbox import scan_inbox_and_check_index
+    from bot.index import PaperIndex
+
+    corpus = Corpus.open(seeded_settings)
+    corpus.index.writer_timeout = 0.2
+    other = PaperIndex(seeded_settings.index_dir)._index().writer()  # the "other process"
+    try:
+        write_listings(tmp_path / "more", 1)
+        listing = next((tmp_path / "more").iterdir())
+        with caplog.at_level(logging.WARNING, logger="bot.corpus"):
+            [report] = corpus.ingest_paths([listing])
+        assert report.new == PER_FILE
+        assert corpus.store.state()[0] == 97 + PER_FILE
+        assert corpus.index.state()[0] == 97  # behind, not failed
+        assert any("catch up" in r.getMessage() for r in caplog.records)
+    finally:
+        other.cancel()
+    scan_inbox_and_check_index(corpus, tmp_path / "empty-inbox")
+    assert corpus.index.state() == corpus.store.state()
+    assert corpus.search("Synthetic Paper 0 5").total > 0
+    corpus.close()

@@ -390,7 +390,7 @@ def build_digests(settings: Settings, corpus, *, client: WebClient | None = None
 
 def start_digests(settings: Settings, corpus, *, clock: Clock = system_clock, scheduler=None, start: bool = True) -> Digests:
     """Build digests, their scheduler and the inbox scan, and start them unless `start` is False."""
-    from bot.inbox import scan_inbox
+    from bot.inbox import scan_inbox_and_check_index
     from bot.scheduler import ClockedBackgroundScheduler, DigestScheduler
 
     digests = build_digests(settings, corpus, clock=clock)
@@ -400,7 +400,7 @@ def start_digests(settings: Settings, corpus, *, clock: Clock = system_clock, sc
         scheduler or ClockedBackgroundScheduler(clock),
         digests.service,
         clock=clock,
-        inbox_scan=lambda: scan_inbox(corpus, inbox, clock=clock),
+        inbox_scan=lambda: scan_inbox_and_check_index(corpus, inbox, clock=clock),
         inbox_interval=timedelta(minutes=settings.inbox_interval_minutes),
     )
     digests.scheduler = jobs
