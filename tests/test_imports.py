@@ -11,7 +11,8 @@ MODULES = [
     "bot", "bot.cli", "bot.config", "bot.models", "bot.listing", "bot.store", "bot.i18n", "bot.logs",
     "bot.analysis", "bot.index", "bot.query", "bot.corpus", "bot.digest", "bot.scheduler", "bot.inbox",
     "bot.subscriptions", "bot.console", "bot.slack.app", "bot.slack.server", "bot.slack.commands",
-    "bot.slack.actions", "bot.slack.home", "bot.slack.blocks", "bot.slack.digest",
+    "bot.slack.actions", "bot.slack.home", "bot.slack.blocks", "bot.slack.digest", "bot.slack.subscribe",
+    "bot.slack.uploads",
 ]  # fmt: skip
 
 # Whoosh 2.7.4 has invalid escape sequences that warn when its bytecode is compiled

@@ -64,10 +64,10 @@ def build_app(settings: Settings, corpus, digests=None) -> App:
     finally:
         bolt_logger.removeFilter(quiet)
     if digests is not None:
-        from bot.slack import digest
+        from bot.slack import uploads
 
         # Before home's catch-all `message` listener: Bolt runs only the first match.
-        digest.register(app, digests, token=settings.slack_bot_token)
+        uploads.register(app, digests, token=settings.slack_bot_token)
     commands.register(app, corpus, digests)
     actions.register(app, corpus, digests)
     home.register(app, corpus, digests)

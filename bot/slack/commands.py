@@ -5,7 +5,7 @@ never touch Slack, so the Bolt listeners and the offline console (bot/console.py
 them. Only `register` knows about Bolt.
 
 Subcommands are reserved first words: `help`, `lang`, `share`, and the digest words
-(`subscribe`, `unsubscribe`, `subscriptions`, `digest`), answered by bot/slack/digest.py
+(`subscribe`, `unsubscribe`, `subscriptions`, `digest`), answered by bot/slack/subscribe.py
 (the offline console, which has no Slack to post into, explains that instead). Every
 other first word starts a search: `/papers diffusion models` must
 search, so an unknown word is a query, not an error.
@@ -88,7 +88,7 @@ def answer_command(corpus, user_id: str, channel_id: str, text: str, *, digests=
     if word in DIGEST_WORDS:
         if digests is None:
             return notice("help.digests_need_slack", lang, word=word)
-        from bot.slack.digest import answer_digest_command
+        from bot.slack.subscribe import answer_digest_command
 
         return answer_digest_command(digests, user_id=user_id, channel_id=channel_id, channel_name=channel_name, text=text, stored_lang=stored)
     if not corpus.is_ready():

@@ -1,5 +1,7 @@
-"""Digests in Slack: render, post, the subscribe/subscriptions/unsubscribe/digest answers,
-and listings that admins send to paperbot in a DM.
+"""Digests in Slack: render them, post them, and wire the service and scheduler for `serve`.
+
+The subcommands that manage subscriptions live in bot/slack/subscribe.py; listings that
+admins send in a DM, in bot/slack/uploads.py.
 
 Rendering is pure (Digest -> messages of Block Kit dicts). A digest's first message holds
 the header; when the papers don't fit one message (50 blocks, and a size budget so no
@@ -12,12 +14,9 @@ from __future__ import annotations
 
 import json
 import logging
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from urllib.parse import urlsplit
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
@@ -27,10 +26,10 @@ from slack_sdk.http_retry.builtin_handlers import (
 )
 
 from bot.config import Settings
-from bot.digest import DeliveryFailed, Digest, DigestService, next_run
-from bot.i18n import choose_lang, normalize_lang, t
+from bot.digest import DeliveryFailed, Digest, DigestService
+from bot.i18n import normalize_lang, t
 from bot.listing import parse_affiliations
-from bot.models import IngestReport, Paper
+from bot.models import Paper
 from bot.slack.blocks import (
     LIMITS,
     Message,
@@ -47,22 +46,14 @@ from bot.slack.blocks import (
     truncate,
 )
 from bot.subscriptions import (
-    LANG_WORDS,
     Clock,
-    SubscribeError,
     Subscription,
     SubscriptionStore,
-    parse_subscribe,
     system_clock,
 )
 
 logger = logging.getLogger(__name__)
 
-SUBSCRIBE_WORDS = {"subscribe", "订阅"}
-UNSUBSCRIBE_WORDS = {"unsubscribe", "取消订阅", "退订"}
-LIST_WORDS = {"subscriptions", "订阅列表"}
-PREVIEW_WORDS = {"digest", "日报"}
-DIGEST_WORDS = SUBSCRIBE_WORDS | UNSUBSCRIBE_WORDS | LIST_WORDS | PREVIEW_WORDS
 
 # A filter the parser had to repair would not mean what the subscriber typed: refuse it.
 BAD_FILTER_PROBLEMS = {"query_empty", "query_repaired", "query_truncated"}
@@ -77,9 +68,6 @@ TITLE_CHARS = 280
 SUMMARY_CHARS = 240
 COMMENTS_CHARS = 200
 PREVIEW_PAPERS = 8
-SAMPLE_PAPERS = 5
-UPLOAD_MAX_BYTES = 20 * 1024 * 1024
-REJECTED_SHOWN = 20
 
 
 # -- dates ------------------------------------------------------------------------------------
@@ -293,7 +281,7 @@ def build_digest_client(settings: Settings) -> WebClient:
     return client
 
 
-def _slack_code(error: SlackApiError) -> str:
+def slack_error_code(error: SlackApiError) -> str:
     try:
         return str(error.response.get("error") or "unknown_error")
     except Exception:
@@ -330,7 +318,7 @@ class SlackDigestPoster:
                 thread_ts = thread_ts or response["ts"]
                 on_posted(message.paper_ids, response.get("channel") or channel_id, response["ts"])
         except SlackApiError as error:
-            code = _slack_code(error)
+            code = slack_error_code(error)
             raise DeliveryFailed(code, gone=code in GONE, retryable=code in PASSING) from error
         except (OSError, TimeoutError) as error:  # URLError, connection reset, DNS: after the client's retries
             raise DeliveryFailed(f"network: {type(error).__name__}", retryable=True) from error
@@ -408,318 +396,6 @@ def start_digests(settings: Settings, corpus, *, clock: Clock = system_clock, sc
     if start:
         digests.start()
     return digests
-
-
-# -- /papers subscribe, subscriptions, unsubscribe, digest ------------------------------------------
-
-
-def is_dm(channel_id: str, channel_name: str = "") -> bool:
-    return channel_id.startswith("D") or channel_name == "directmessage"
-
-
-def _place_kind(user_id: str, channel_id: str, channel_name: str) -> tuple[str, str]:
-    return ("user", user_id) if is_dm(channel_id, channel_name) else ("channel", channel_id)
-
-
-def place_label(sub: Subscription, lang: str) -> str:
-    if sub.kind == "channel":
-        return t("subscribe.place_channel", lang, channel_id=sub.place_id).strip()
-    return t("subscribe.place_your_dm", lang)
-
-
-def _lang_name(lang: str, shown_in: str) -> str:
-    return t(f"lang.name_{lang}", shown_in)
-
-
-def answer_digest_command(
-    digests: Digests, *, user_id: str, channel_id: str, text: str, channel_name: str = "", stored_lang: str | None = None
-):
-    """Answer `/papers subscribe|subscriptions|unsubscribe|digest ...` with a Reply."""
-    from bot.slack.commands import Reply, notice
-
-    text = " ".join((text or "").split())
-    word, _, rest = text.partition(" ")
-    word = word.lower()
-    lang = choose_lang(stored_lang, rest)
-    if word in SUBSCRIBE_WORDS:
-        return answer_subscribe(digests, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, stored_lang=stored_lang)
-    if word in LIST_WORDS:
-        return Reply(render_subscription_list(digests, user_id, channel_id, channel_name, lang), lang=lang)
-    if word in UNSUBSCRIBE_WORDS:
-        return answer_unsubscribe(digests, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang)
-    if word in PREVIEW_WORDS:
-        return answer_preview(digests, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, stored_lang=stored_lang)
-    return notice("error.generic", lang)
-
-
-def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel_name: str, rest: str, stored_lang: str | None):
-    """Create or update this place's subscription.
-
-    With options, the line describes the whole subscription (omitted ones take their
-    defaults: English or the reader's `/papers lang`, 09:00, PAPERBOT_TIMEZONE, no
-    filter). `/papers subscribe` alone keeps an existing subscription's settings, which
-    is how a paused one resumes.
-    """
-    from bot.slack.commands import Reply, notice
-
-    lang = choose_lang(stored_lang, rest)
-    if rest.strip().lower() in ("help", "帮助", "?"):
-        return Reply(Message(text=t("subscribe.help", lang, zone=digests.default_timezone).split("\n")[0],
-                             blocks=[section(t("subscribe.help", lang, zone=digests.default_timezone))]), lang=lang)  # fmt: skip
-    try:
-        request = parse_subscribe(rest)
-    except SubscribeError as error:
-        return notice(f"subscribe.{error.key}", lang, **error.fmt)
-    kind, place_id = _place_kind(user_id, channel_id, channel_name)
-    existing = digests.subscriptions.for_place(kind, place_id)
-    if existing and not rest.strip():
-        sub_lang, hour, minute, zone, filter_text, notify = (
-            existing.lang, existing.hour, existing.minute, existing.timezone, existing.filter_text, existing.notify_empty
-        )  # fmt: skip
-    else:
-        sub_lang = request.lang or (normalize_lang(stored_lang) if stored_lang else "en")
-        hour = request.hour if request.hour is not None else 9
-        minute = request.minute if request.minute is not None else 0
-        zone = request.timezone or digests.default_timezone
-        filter_text, notify = request.filter_text, bool(request.notify_empty)
-    lang = sub_lang
-    matches = 0
-    if filter_text:
-        corpus = digests.corpus
-        if not corpus.is_ready():
-            return notice("error.not_ready", lang)
-        result = corpus.search(filter_text, per_page=1)
-        if result.problem in BAD_FILTER_PROBLEMS:
-            return notice("subscribe.bad_filter", lang, filter=escape(truncate(filter_text, 200)), problem=problem_text(result.problem, lang))
-        matches = result.total if result.mode == "all" else 0
-    sub, created = digests.subscriptions.save(
-        kind=kind, place_id=place_id, user_id=user_id, lang=sub_lang, hour=hour, minute=minute,
-        timezone=zone, filter_text=filter_text, notify_empty=notify,
-    )  # fmt: skip
-    digests.changed(sub.id)
-    now = digests.clock()
-    place = t("subscribe.place_channel", lang, channel_id=channel_id).strip() if kind == "channel" else t("subscribe.place_dm", lang)
-    filter_note = t("subscribe.filter_note", lang, filter=escape(truncate(filter_text, 200)), count=matches) if filter_text else ""
-    key = "subscribe.created" if created else "subscribe.updated"
-    lines = [
-        t(key, lang, place=place, time=sub.time_label, zone=sub.timezone, lang_name=_lang_name(sub.lang, lang),
-          filter_note=filter_note, next_run=format_when(next_run(sub, now), lang))
-    ]  # fmt: skip
-    if existing and not existing.is_active:
-        lines.append(t("subscribe.resumed", lang, reason=_reason(existing.paused_reason, lang)))
-    if sub.notify_empty:
-        lines.append(t("subscribe.notify_empty_note", lang))
-    return notice_lines(lines, lang)
-
-
-def notice_lines(lines: list[str], lang: str):
-    from bot.slack.blocks import render_notice
-    from bot.slack.commands import Reply
-
-    return Reply(render_notice("\n".join(lines)), lang=lang)
-
-
-def _reason(code: str, lang: str) -> str:
-    return t(f"digest.reason_{code}", lang) if code in GONE else t("digest.reason_other", lang, error=code or "?")
-
-
-def subscriptions_here(digests: Digests, user_id: str, channel_id: str, channel_name: str) -> list[Subscription]:
-    """In a channel: its digest. In a DM: the person's own, then the channels they set up."""
-    if is_dm(channel_id, channel_name):
-        return digests.subscriptions.for_user(user_id)
-    sub = digests.subscriptions.for_place("channel", channel_id)
-    return [sub] if sub else []
-
-
-def subscription_lines(subs: list[Subscription], lang: str, now: datetime) -> list[str]:
-    lines = []
-    for number, sub in enumerate(subs, start=1):
-        place = place_label(sub, lang)
-        if not sub.is_active:
-            lines.append(t("subscribe.list_paused", lang, number=number, place=place, reason=_reason(sub.paused_reason, lang)))
-            continue
-        filter_bit = t("subscribe.list_filter", lang, filter=escape(truncate(sub.filter_text, 200))) if sub.filter_text else ""
-        lines.append(
-            t("subscribe.list_item", lang, number=number, place=place, time=sub.time_label, zone=sub.timezone,
-              lang_name=_lang_name(sub.lang, lang), filter=filter_bit, next_run=format_when(next_run(sub, now), lang))
-        )  # fmt: skip
-    return lines
-
-
-def render_subscription_list(digests: Digests, user_id: str, channel_id: str, channel_name: str, lang: str) -> Message:
-    subs = subscriptions_here(digests, user_id, channel_id, channel_name)
-    if not subs:
-        text = t("subscribe.list_none", lang)
-        return Message(text=text, blocks=[section(text)])
-    where = t("subscribe.place_you", lang) if is_dm(channel_id, channel_name) else t("subscribe.place_channel", lang, channel_id=channel_id).strip()
-    head = t("subscribe.list_header", lang, place=where)
-    body = "\n".join(subscription_lines(subs, lang, digests.clock()))
-    return Message(text=head.replace("*", ""), blocks=[section(f"{head}\n{body}"), context(t("subscribe.list_footer", lang))])
-
-
-def answer_unsubscribe(digests: Digests, *, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str):
-    from bot.slack.commands import notice
-
-    subs = subscriptions_here(digests, user_id, channel_id, channel_name)
-    arg = rest.strip().lstrip("#")
-    if not subs:
-        return notice("subscribe.nothing_to_remove", lang)
-    if not arg:
-        if len(subs) > 1:
-            reply = notice("subscribe.which", lang, count=len(subs))
-            reply.message.blocks.insert(1, section("\n".join(subscription_lines(subs, lang, digests.clock()))))
-            return reply
-        chosen = subs[0]
-    else:
-        if not arg.isdigit() or not 1 <= int(arg) <= len(subs):
-            return notice("subscribe.bad_number", lang, value=escape(truncate(arg, 20)))
-        chosen = subs[int(arg) - 1]
-    digests.subscriptions.delete(chosen.id)
-    digests.changed(chosen.id)
-    return notice("subscribe.removed", lang, place=place_label(chosen, lang))
-
-
-def answer_preview(digests: Digests, *, user_id: str, channel_id: str, channel_name: str, rest: str, stored_lang: str | None):
-    """`/papers digest [en|zh]`: privately, what this place's next digest would hold now."""
-    from bot.slack.commands import Reply, notice
-
-    kind, place_id = _place_kind(user_id, channel_id, channel_name)
-    sub = digests.subscriptions.for_place(kind, place_id)
-    asked = LANG_WORDS.get(rest.strip().lower())
-    corpus = digests.corpus
-    lang = asked or (sub.lang if sub else choose_lang(stored_lang, rest))
-    if not corpus.is_ready():
-        return notice("error.not_ready", lang)
-    now = digests.clock()
-    if sub is None:
-        newest = sorted(corpus.newest(SAMPLE_PAPERS), key=lambda p: p.seq)
-        sample = Digest(lang=lang, local_date=now.date(), papers=newest)
-        message = render_preview(sample, "", sample=True, note=t("digest.preview_no_subscription", lang))
-        return Reply(message, lang=lang)
-    digest = digests.service.preview(sub, lang)
-    return Reply(render_preview(digest, format_when(next_run(sub, now), lang)), lang=lang)
-
-
-def render_home_subscriptions(digests: Digests, user_id: str, lang: str) -> list[dict]:
-    """The App Home's digest section: the reader's own digest and the channels they set up."""
-    subs = digests.subscriptions.for_user(user_id)
-    blocks: list[dict] = [header(t("home.subscriptions_title", lang))]
-    if not subs:
-        blocks.append(section(t("subscribe.list_none", lang)))
-        return blocks
-    for line in subscription_lines(subs, lang, digests.clock())[:15]:
-        blocks.append(section(line))
-    blocks.append(context(t("subscribe.list_footer", lang)))
-    return blocks
-
-
-# -- listings sent to paperbot in a DM ----------------------------------------------------------
-
-
-def format_upload_report(report: IngestReport, name: str, lang: str) -> str:
-    """What the admin reads back: counts, then the rejected records as file:line: reason."""
-    if not report.feed and report.errors:
-        reason = report.errors[0].reason_zh if lang == "zh" and report.errors[0].reason_zh else report.errors[0].reason
-        return t("inbox.nothing_added", lang, name=escape(name), reason=escape(reason))
-    feed = f" [{escape(report.feed)}]" if report.feed else ""
-    lines = [
-        t("inbox.report", lang, name=escape(name), feed=feed, new=report.new, updated=report.updated,
-          unchanged=report.unchanged, rejected=report.rejected)
-    ]  # fmt: skip
-    if report.errors:
-        rows = []
-        for error in report.errors[:REJECTED_SHOWN]:
-            reason = error.reason_zh if lang == "zh" and error.reason_zh else error.reason
-            rows.append(f"{name}:{error.line}: {reason}" if error.line else f"{name}: {reason}")
-        lines.append(t("inbox.rejected_header", lang))
-        lines.append("```" + escape("\n".join(rows)).replace("```", "'''") + "```")
-        if len(report.errors) > REJECTED_SHOWN:
-            lines.append(t("inbox.rejected_more", lang, count=len(report.errors) - REJECTED_SHOWN))
-    return "\n".join(lines)
-
-
-def is_trusted_download(url: str, settings: Settings | None) -> bool:
-    """Send the bot token only to Slack's file hosts (or the configured API host, in tests)."""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    if parts.scheme == "https" and ("." + host).endswith((".slack.com", ".slack-edge.com")):
-        return True
-    base = urlsplit(settings.slack_api_base_url) if settings and settings.slack_api_base_url else None
-    return bool(base and base.hostname and host == base.hostname.lower() and parts.port == base.port)
-
-
-def download_file(url: str, token: str, *, limit: int = UPLOAD_MAX_BYTES, timeout: float = 30) -> bytes:
-    """GET a private Slack file with the bot token; raise ValueError when over `limit` bytes."""
-    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
-    with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 (checked host)
-        data = response.read(limit + 1)
-    if len(data) > limit:
-        raise ValueError("too large")
-    return data
-
-
-def handle_listing_upload(digests: Digests, client, event: dict, *, token: str) -> None:
-    """An admin sent listing files in a DM: ingest each and reply with its report.
-
-    Anyone else is told, politely, that only admins can add papers.
-    """
-    user_id, channel_id = event.get("user", ""), event.get("channel", "")
-    corpus = digests.corpus
-    stored = corpus.get_user_lang(user_id)
-    lang = choose_lang(stored, event.get("text", ""))
-    replies = []
-    for file in event.get("files") or []:
-        name = str(file.get("name") or file.get("title") or file.get("id") or "listing.txt")
-        if user_id not in digests.admins:
-            replies.append(t("inbox.admins_only", lang, name=escape(name)))
-            continue
-        if int(file.get("size") or 0) > UPLOAD_MAX_BYTES:
-            replies.append(t("inbox.too_large", lang, name=escape(name), limit_mb=UPLOAD_MAX_BYTES // (1024 * 1024)))
-            continue
-        try:
-            url = file.get("url_private_download") or file.get("url_private")
-            if not url and file.get("id"):
-                info = client.files_info(file=file["id"])["file"]
-                url = info.get("url_private_download") or info.get("url_private")
-            if not url or not is_trusted_download(url, digests.settings):
-                raise ValueError("no Slack download URL")
-            data = download_file(url, token)
-        except ValueError as error:
-            key = "inbox.too_large" if str(error) == "too large" else "inbox.download_failed"
-            replies.append(t(key, lang, name=escape(name), error=escape(str(error)), limit_mb=UPLOAD_MAX_BYTES // (1024 * 1024)))
-            continue
-        except (OSError, SlackApiError) as error:
-            logger.warning("downloading %s from Slack failed: %s", name, error)
-            replies.append(t("inbox.download_failed", lang, name=escape(name), error=type(error).__name__))
-            continue
-        report = corpus.ingest_bytes(name, data)
-        logger.info("upload from %s: %s: %d new, %d updated, %d unchanged, %d rejected",
-                    user_id, name, report.new, report.updated, report.unchanged, report.rejected)  # fmt: skip
-        replies.append(format_upload_report(report, name, lang))
-    for text in replies:
-        blocks = [section(truncate(text, LIMITS["section_text"]))]
-        try:
-            client.chat_postMessage(channel=channel_id, text=truncate(text, LIMITS["message_text"]), blocks=blocks)
-        except SlackApiError as error:
-            logger.warning("replying to an upload failed: %s", _slack_code(error))
-
-
-def register(app, digests: Digests, *, token: str) -> None:
-    """Listeners for listing files sent to paperbot in a DM (message.im with files).
-
-    Register before any catch-all `message` listener: Bolt runs only the first match.
-    """
-
-    def is_dm_file_share(event: dict) -> bool:
-        return event.get("channel_type") == "im" and event.get("subtype") == "file_share" and not event.get("bot_id")
-
-    @app.event("message", matchers=[lambda event: is_dm_file_share(event)])
-    def on_file_share(event, client, logger):
-        try:
-            handle_listing_upload(digests, client, event, token=token)
-        except Exception:
-            logger.exception("handling a listing upload from %s failed", event.get("user"))
-
 
 
 # -- the command line -----------------------------------------------------------------------------

@@ -128,7 +128,7 @@ def build_home(corpus, user_id: str, *, result: SearchResult | None = None, lang
 def _digest_section(digests, user_id: str, lang: str) -> list[dict] | None:
     if digests is None:
         return None
-    from bot.slack.digest import render_home_subscriptions
+    from bot.slack.subscribe import render_home_subscriptions
 
     return render_home_subscriptions(digests, user_id, lang)
 

@@ -1,0 +1,138 @@
+"""Listing files that admins send to paperbot in a DM: download, ingest, report back.
+
+Only users in PAPERBOT_ADMINS may add papers; others are told so politely. The bot token
+is only ever sent to Slack's own file hosts (or the configured API host, for tests).
+"""
+
+from __future__ import annotations
+
+import logging
+import urllib.error
+import urllib.request
+from urllib.parse import urlsplit
+
+from slack_sdk.errors import SlackApiError
+
+from bot.config import Settings
+from bot.i18n import choose_lang, t
+from bot.models import IngestReport
+from bot.slack.blocks import (
+    LIMITS,
+    escape,
+    section,
+    truncate,
+)
+from bot.slack.digest import (
+    Digests,
+    slack_error_code,
+)
+
+logger = logging.getLogger(__name__)
+
+UPLOAD_MAX_BYTES = 20 * 1024 * 1024
+REJECTED_SHOWN = 20
+
+
+def format_upload_report(report: IngestReport, name: str, lang: str) -> str:
+    """What the admin reads back: counts, then the rejected records as file:line: reason."""
+    if not report.feed and report.errors:
+        reason = report.errors[0].reason_zh if lang == "zh" and report.errors[0].reason_zh else report.errors[0].reason
+        return t("inbox.nothing_added", lang, name=escape(name), reason=escape(reason))
+    feed = f" [{escape(report.feed)}]" if report.feed else ""
+    lines = [
+        t("inbox.report", lang, name=escape(name), feed=feed, new=report.new, updated=report.updated,
+          unchanged=report.unchanged, rejected=report.rejected)
+    ]  # fmt: skip
+    if report.errors:
+        rows = []
+        for error in report.errors[:REJECTED_SHOWN]:
+            reason = error.reason_zh if lang == "zh" and error.reason_zh else error.reason
+            rows.append(f"{name}:{error.line}: {reason}" if error.line else f"{name}: {reason}")
+        lines.append(t("inbox.rejected_header", lang))
+        lines.append("```" + escape("\n".join(rows)).replace("```", "'''") + "```")
+        if len(report.errors) > REJECTED_SHOWN:
+            lines.append(t("inbox.rejected_more", lang, count=len(report.errors) - REJECTED_SHOWN))
+    return "\n".join(lines)
+
+
+def is_trusted_download(url: str, settings: Settings | None) -> bool:
+    """Send the bot token only to Slack's file hosts (or the configured API host, in tests)."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if parts.scheme == "https" and ("." + host).endswith((".slack.com", ".slack-edge.com")):
+        return True
+    base = urlsplit(settings.slack_api_base_url) if settings and settings.slack_api_base_url else None
+    return bool(base and base.hostname and host == base.hostname.lower() and parts.port == base.port)
+
+
+def download_file(url: str, token: str, *, limit: int = UPLOAD_MAX_BYTES, timeout: float = 30) -> bytes:
+    """GET a private Slack file with the bot token; raise ValueError when over `limit` bytes."""
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 (checked host)
+        data = response.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError("too large")
+    return data
+
+
+def handle_listing_upload(digests: Digests, client, event: dict, *, token: str) -> None:
+    """An admin sent listing files in a DM: ingest each and reply with its report.
+
+    Anyone else is told, politely, that only admins can add papers.
+    """
+    user_id, channel_id = event.get("user", ""), event.get("channel", "")
+    corpus = digests.corpus
+    stored = corpus.get_user_lang(user_id)
+    lang = choose_lang(stored, event.get("text", ""))
+    replies = []
+    for file in event.get("files") or []:
+        name = str(file.get("name") or file.get("title") or file.get("id") or "listing.txt")
+        if user_id not in digests.admins:
+            replies.append(t("inbox.admins_only", lang, name=escape(name)))
+            continue
+        if int(file.get("size") or 0) > UPLOAD_MAX_BYTES:
+            replies.append(t("inbox.too_large", lang, name=escape(name), limit_mb=UPLOAD_MAX_BYTES // (1024 * 1024)))
+            continue
+        try:
+            url = file.get("url_private_download") or file.get("url_private")
+            if not url and file.get("id"):
+                info = client.files_info(file=file["id"])["file"]
+                url = info.get("url_private_download") or info.get("url_private")
+            if not url or not is_trusted_download(url, digests.settings):
+                raise ValueError("no Slack download URL")
+            data = download_file(url, token)
+        except ValueError as error:
+            key = "inbox.too_large" if str(error) == "too large" else "inbox.download_failed"
+            replies.append(t(key, lang, name=escape(name), error=escape(str(error)), limit_mb=UPLOAD_MAX_BYTES // (1024 * 1024)))
+            continue
+        except (OSError, SlackApiError) as error:
+            logger.warning("downloading %s from Slack failed: %s", name, error)
+            replies.append(t("inbox.download_failed", lang, name=escape(name), error=type(error).__name__))
+            continue
+        report = corpus.ingest_bytes(name, data)
+        logger.info("upload from %s: %s: %d new, %d updated, %d unchanged, %d rejected",
+                    user_id, name, report.new, report.updated, report.unchanged, report.rejected)  # fmt: skip
+        replies.append(format_upload_report(report, name, lang))
+    for text in replies:
+        blocks = [section(truncate(text, LIMITS["section_text"]))]
+        try:
+            client.chat_postMessage(channel=channel_id, text=truncate(text, LIMITS["message_text"]), blocks=blocks)
+        except SlackApiError as error:
+            logger.warning("replying to an upload failed: %s", slack_error_code(error))
+
+
+def register(app, digests: Digests, *, token: str) -> None:
+    """Listeners for listing files sent to paperbot in a DM (message.im with files).
+
+    Register before any catch-all `message` listener: Bolt runs only the first match.
+    """
+
+    def is_dm_file_share(event: dict) -> bool:
+        return event.get("channel_type") == "im" and event.get("subtype") == "file_share" and not event.get("bot_id")
+
+    @app.event("message", matchers=[lambda event: is_dm_file_share(event)])
+    def on_file_share(event, client, logger):
+        try:
+            handle_listing_upload(digests, client, event, token=token)
+        except Exception:
+            logger.exception("handling a listing upload from %s failed", event.get("user"))
