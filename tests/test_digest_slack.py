@@ -334,3 +334,13 @@ def test_the_token_is_never_sent_to_a_host_that_is_not_slack(w, slack):
     (reply,) = w.fake.wait_for("chat.postMessage")
     assert "couldn't download `evil.txt`" in reply.args["text"]
     assert json.dumps([c.args for c in w.fake.calls]).count(BOT_TOKEN) == 0
+
+
+def test_chinese_subcommand_words_reach_the_digest_answers(w, slack):
+    slack.command("订阅 zh 08:30", user_id="U1", channel_id="C201")
+    (sub,) = w.digests.subscriptions.all()
+    _, body = slack.command("订阅列表", user_id="U1", channel_id="C201")
+    assert "<#C201>" in ack_text(body) and "08:30" in ack_text(body)
+    _, body = slack.command("退订", user_id="U1", channel_id="C201")
+    assert w.digests.subscriptions.all() == []
+    assert w.jobs.scheduler.get_job(f"digest:{sub.id}") is None

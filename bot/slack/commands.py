@@ -33,7 +33,11 @@ MAX_QUERY_CHARS = 500
 HELP_WORDS = {"help", "-h", "--help", "?", "？", "帮助"}
 LANG_WORDS = {"lang", "language", "语言"}
 SHARE_WORDS = {"share", "分享"}
-DIGEST_WORDS = {"subscribe", "unsubscribe", "subscriptions", "digest", "订阅"}
+SUBSCRIBE_WORDS = {"subscribe", "订阅"}
+UNSUBSCRIBE_WORDS = {"unsubscribe", "取消订阅", "退订"}
+LIST_WORDS = {"subscriptions", "订阅列表"}
+PREVIEW_WORDS = {"digest", "日报"}
+DIGEST_WORDS = SUBSCRIBE_WORDS | UNSUBSCRIBE_WORDS | LIST_WORDS | PREVIEW_WORDS
 
 
 @dataclass

@@ -21,6 +21,7 @@ from bot.slack.blocks import (
     section,
     truncate,
 )
+from bot.slack.commands import LIST_WORDS, PREVIEW_WORDS, SUBSCRIBE_WORDS, UNSUBSCRIBE_WORDS
 from bot.slack.digest import (
     BAD_FILTER_PROBLEMS,
     GONE,
@@ -37,10 +38,6 @@ from bot.subscriptions import (
 
 logger = logging.getLogger(__name__)
 
-SUBSCRIBE_WORDS = {"subscribe", "订阅"}
-UNSUBSCRIBE_WORDS = {"unsubscribe", "取消订阅", "退订"}
-LIST_WORDS = {"subscriptions", "订阅列表"}
-PREVIEW_WORDS = {"digest", "日报"}
 SAMPLE_PAPERS = 5
 
 
