@@ -98,6 +98,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "*{total}* papers for “{query}” · page {page} of {pages}",
         "zh": "“{query}” 共找到 *{total}* 篇论文 · 第 {page}/{pages} 页",
     },
+    "search.header_one": {
+        "en": "*{total}* paper for “{query}” · page {page} of {pages}",
+        "zh": "“{query}” 共找到 *{total}* 篇论文 · 第 {page}/{pages} 页",
+    },
     "search.any_terms": {
         "en": "No paper matched every word, so these match some of them.",
         "zh": "没有论文同时包含所有词，以下结果只匹配了部分词。",

@@ -109,3 +109,10 @@ def test_rejections_exit_nonzero_after_storing_the_valid_records(tmp_path):
     assert stats["papers"] == 6  # every record of the 7 but the one that lost its summary
     hits = json.loads(run(tmp_path, "search", "World", "Action", "Verifier", "--json").stdout)
     assert hits[0]["title_en"].startswith("World Action Verifier")  # the record it ran into survived
+
+
+def test_one_hit_is_one_paper_and_an_empty_query_says_so_once(seeded):
+    assert "1 paper for “author:Finn”" in run(seeded, "search", "author:Finn").stdout
+    out = run(seeded, "search", "   ").stdout
+    assert "nothing to search for" in out
+    assert "No papers found" not in out
