@@ -28,17 +28,17 @@ from bot.models import Affiliation, Listing, ListingError, Paper
 _SUMMARY = re.compile(r"^AI\s*总结\s*[:：]?\s*")
 _AFFILIATIONS = re.compile(r"^机构\s*[*＊]?\s*[:：]?\s*")
 _COMMENTS = re.compile(r"^Comments?\s*[:：]\s*|^Comments?\s+", re.IGNORECASE)
-_JOURNAL = re.compile(r"^Journal[\s-]*ref\s*[:：]?\s*", re.IGNORECASE)
+_JOURNAL = re.compile(r"^Journal[\s-]*ref(?![A-Za-z])\s*[:：]?\s*", re.IGNORECASE)
 _DEBRIS = re.compile(r"\s*纠错\s*$")
-_AFFILIATION_SEP = re.compile(r"\s*[；;]\s*")
 _AUTHOR_SEP = re.compile(r"\s*[,，、;；]\s*|\s+and\s+")
 _URL = re.compile(r"https?://[^\s<>\"'（）()，,；;]+", re.IGNORECASE)
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
 _OTHER_VENUE = re.compile(
-    r"(?<![A-Za-z])([A-Z][A-Za-z]*[A-Z]{2,}[A-Za-z]*)(?:\s*['’]?\s*(?:19|20)\d\d(?!\d)|\))"
+    r"(?<![A-Za-z])([A-Z][A-Za-z]*[A-Z]{2,}[A-Za-z]*)(?:\s*['’]?\s*((?:19|20)\d\d)(?![\d.])|\))"
 )  # an unknown acronym followed by a year ("ICMLCN 2025") or closing parentheses ("(ICMLCN)")
-_YEAR4 = re.compile(r"(?<!\d)(19[89]\d|20\d\d)(?!\d)")
+_VENUE_WORDS = re.compile(r"conference|workshop|symposium|proceedings|journal|transactions", re.IGNORECASE)
+_YEAR4 = re.compile(r"(?<![\d.])(19[89]\d|20\d\d)(?![\d.]\d|\d)")  # not arXiv ids (2012.12345)
 
 #: Venue acronyms and the long names that stand for them in comments and journal refs.
 VENUES: dict[str, tuple[str, ...]] = {
@@ -131,6 +131,8 @@ def parse_text(text: str, path: str = "<text>") -> Listing:
     listing = Listing(path=path, feed=feed)
     for chunk in _chunks(lines[1:]):
         _parse_chunk(chunk, listing)
+    if not listing.records and not listing.errors:
+        listing.errors.append(listing_error(path, feed_line, "file_no_records"))
     return listing
 
 
@@ -142,11 +144,26 @@ def parse_affiliations(text: str) -> list[Affiliation]:
     """
     text = _DEBRIS.sub("", text)
     pairs = []
-    for part in _AFFILIATION_SEP.split(text):
+    for part in _split_outside_parentheses(text):
         part = part.strip(" ，,")
         if part:
             pairs.append(_split_pair(part))
     return pairs
+
+
+def _split_outside_parentheses(text: str) -> list[str]:
+    """Split on `；`/`;` except inside parentheses: `化学（物理；化学系）` is one name."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "（(":
+            depth += 1
+        elif ch in "）)":
+            depth = max(0, depth - 1)
+        elif ch in "；;" and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
 
 
 def parse_authors(text: str) -> list[str]:
@@ -167,30 +184,47 @@ def find_venue(text: str) -> tuple[str, int | None, str]:
 
     Track is "workshop" when the text names a workshop, else "main".
     """
-    best: tuple[int, str] | None = None
-    for name, pattern in _VENUE_PATTERNS:
-        for match in pattern.finditer(text):
-            # "International Conference on Machine Learning for Communication..." is another venue.
-            if re.match(r"\s+(?:for|and|in|on)\s", text[match.end():]) and " " in match.group(0):
-                continue
-            if best is None or match.start() < best[0]:
-                best = (match.start(), name)
-            break
+    best = min(_known_venues(text), default=None)
     if best is None:
         other = _OTHER_VENUE.search(text)
-        if not other:
+        # An unknown "(ACRONYM)" only counts in a sentence about a venue, not "(PDF)".
+        if other is None or (not other.group(2) and not _VENUE_WORDS.search(text)):
             return "", None, ""
         best = (other.start(), other.group(1))
     start, name = best
     year = None
     short = re.search(r"(?<![A-Za-z])" + re.escape(name) + r"\s*['’‘]?\s*(\d\d)(?!\d)", text, re.IGNORECASE)
-    years = [(abs(m.start() - start), int(m.group(1))) for m in _YEAR4.finditer(text)]
+    # The venue's year stands in the same clause (not across ";"), and no other venue
+    # stands between them: "Submitted to NeurIPS; extends our AAAI 2024 paper".
+    years = [
+        (abs(m.start() - start), int(m.group(1)))
+        for m in _YEAR4.finditer(text)
+        if ";" not in text[min(start, m.start()) : max(start, m.start())]
+        and not _names_other_venue(text[min(start, m.start()) : max(start, m.start())], name)
+    ]
     if years:
         year = min(years)[1]
     elif short:
         year = 2000 + int(short.group(1))
     track = "workshop" if re.search(r"workshop", text, re.IGNORECASE) else "main"
     return name, year, track
+
+
+def _known_venues(text: str) -> list[tuple[int, str]]:
+    """(position, name) of the first mention of each known venue in `text`."""
+    found = []
+    for name, pattern in _VENUE_PATTERNS:
+        for match in pattern.finditer(text):
+            # "International Conference on Machine Learning for Communication..." is another venue.
+            if re.match(r"\s+(?:for|and|in|on)\s", text[match.end() :]) and " " in match.group(0):
+                continue
+            found.append((match.start(), name))
+            break
+    return found
+
+
+def _names_other_venue(text: str, name: str) -> bool:
+    return any(other != name for _, other in _known_venues(text))
 
 
 def venue_label(name: str, year: int | None, track: str) -> str:
@@ -205,8 +239,10 @@ def venue_label(name: str, year: int | None, track: str) -> str:
 
 
 def _clean(line: str) -> str:
-    line = line.replace("\ufeff", "").replace("\u00a0", " ").replace("\u3000", " ")
-    return line.strip()
+    # Format characters (zero-width spaces and joiners, BOMs) are invisible page debris:
+    # left in, "\u200bAI总结" is not a summary line and "\u200b" passes for a title.
+    line = "".join(ch for ch in line if unicodedata.category(ch) != "Cf")
+    return line.replace("\u00a0", " ").replace("\u3000", " ").strip()
 
 
 def _kind(line: str) -> str:
@@ -222,26 +258,45 @@ def _kind(line: str) -> str:
 
 
 def _chunks(lines: list[tuple[int, str]]):
-    """Group lines into records: a record closes when a plain line follows its trailer."""
+    """Group lines into records: a record closes when a plain line follows its trailer.
+
+    Only a record's own `AI总结` opens its trailer, so a `Comments`/`Journal ref` line
+    before it is an ordinary line. And a title that happens to start with "Comments"
+    ("Comments on Peer Review") reads like the previous record's comments: when the next
+    record is then one line short, that line is given back to it as its title.
+    """
+    chunks: list[list[tuple[int, str, str]]] = []
     chunk: list[tuple[int, str, str]] = []
-    in_trailer = False
+    seen_summary = False
     for number, line in lines:
         kind = _kind(line)
-        if kind == "plain" and in_trailer:
-            yield chunk
-            chunk, in_trailer = [], False
-        if kind in ("summary", "comments", "journal"):
-            in_trailer = True
+        if not seen_summary and kind in ("comments", "journal"):
+            kind = "plain"
+        if kind == "plain" and seen_summary:
+            chunks.append(chunk)
+            chunk, seen_summary = [], False
+        if kind == "summary":
+            seen_summary = True
         chunk.append((number, kind, line))
     if chunk:
-        yield chunk
+        chunks.append(chunk)
+    for previous, current in zip(chunks, chunks[1:], strict=False):
+        head = [kind for _, kind, _ in current[: _summary_index(current)]]
+        if head.count("plain") == 2 and previous[-1][1] in ("comments", "journal") and len(previous) > 2:
+            number, _, line = previous.pop()
+            current.insert(0, (number, "plain", line))
+    yield from chunks
+
+
+def _summary_index(chunk: list[tuple[int, str, str]]) -> int:
+    return next((i for i, (_, kind, _) in enumerate(chunk) if kind == "summary"), len(chunk))
 
 
 def _parse_chunk(chunk: list[tuple[int, str, str]], listing: Listing) -> None:
     path = listing.path
     first_line = chunk[0][0]
-    summary_at = next((i for i, (_, kind, _) in enumerate(chunk) if kind == "summary"), None)
-    if summary_at is None:
+    summary_at = _summary_index(chunk)
+    if summary_at == len(chunk):
         listing.errors.append(listing_error(path, first_line, "record_no_summary"))
         return
     head = chunk[:summary_at]
@@ -263,6 +318,13 @@ def _parse_chunk(chunk: list[tuple[int, str, str]], listing: Listing) -> None:
     (_, title_en), (_, title_zh), (_, authors) = plain
     if not _LATIN.search(title_en) and _CJK.search(title_en):
         listing.errors.append(listing_error(path, first_line, "record_title_not_english"))
+        return
+    if not re.search(r"\w", title_en):
+        listing.errors.append(listing_error(path, first_line, "record_title_empty"))
+        return
+    if not _CJK.search(title_zh):
+        # Most often an English title wrapped onto two lines, pushing every field down one.
+        listing.errors.append(listing_error(path, plain[1][0], "record_no_chinese_title"))
         return
     trailer = chunk[summary_at:]
     summary = _SUMMARY.sub("", trailer[0][2]).strip()

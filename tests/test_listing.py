@@ -212,3 +212,59 @@ def test_unreadable_files_are_rejected_with_a_reason(tmp_path, data, expected):
 def test_missing_file_is_reported(tmp_path):
     [error] = parse_path(tmp_path / "nope.txt").errors
     assert "cannot be read" in error.reason
+
+
+def test_a_title_starting_with_comments_or_journal_is_a_title():
+    text = (
+        "ICML\nTitle One\n标题一\nAlice\nAI总结 摘要\n"
+        "Comments on ICML 2024 Reviews\n关于评审的评论\nBob\nAI总结 摘要二\n"
+        "Journal Reference Models for Citation\n引用模型\nCarol\nAI总结 摘要三\nJournal ref TMLR 2025\n"
+    )
+    listing = parse_text(text, "f.txt")
+    assert listing.errors == []
+    one, two, three = (p for _, p in listing.records)
+    assert (one.comments, one.journal_ref, one.venue) == ("", "", "")
+    assert two.title_en == "Comments on ICML 2024 Reviews"
+    assert (three.title_en, three.journal_ref, three.venue) == ("Journal Reference Models for Citation", "TMLR 2025", "TMLR 2025")
+
+
+def test_zero_width_characters_are_page_debris():
+    listing = parse_text("ICML\nTitle\u200b A\n\u200b\n标题A\nAlice\n\u200bAI总结 摘要\n", "f.txt")
+    assert listing.errors == []
+    [(_, paper)] = listing.records
+    assert (paper.title_en, paper.title_zh, paper.summary_zh) == ("Title A", "标题A", "摘要")
+
+
+@pytest.mark.parametrize(
+    "text, line, expected",
+    [
+        ("ICML\n", 1, "holds no records"),
+        ("ICML\nA Very Long Title That Wraps\nOnto a Second Line\nAlice, Bob\nAI总结 摘要\n", 3, "must be the Chinese title"),
+        ("ICML\n???\n标题\nAlice\nAI总结 摘要\n", 2, "has no letters or digits"),
+    ],
+)
+def test_silent_misparses_are_reported(text, line, expected):
+    listing = parse_text(text, "f.txt")
+    assert listing.records == []
+    [error] = listing.errors
+    assert error.line == line and expected in error.reason and error.reason_zh
+
+
+def test_affiliation_separator_inside_parentheses_stays_in_the_name():
+    assert parse_affiliations("Chemistry（物理；化学系） ； MIT（麻省理工）") == [
+        Affiliation("Chemistry", "物理；化学系"),
+        Affiliation("MIT", "麻省理工"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("12 pages (with appendix as PDF)", ("", None, "")),
+        ("Data released under CC BY 4.0 (CCBY)", ("", None, "")),
+        ("See arXiv 2012.12345 for the ICML version", ("ICML", None, "main")),
+        ("Submitted to NeurIPS; extends our AAAI 2024 paper", ("NeurIPS", None, "main")),
+    ],
+)
+def test_find_venue_ignores_lookalikes(text, expected):
+    assert find_venue(text) == expected
