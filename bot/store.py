@@ -123,8 +123,10 @@ class Store:
     def ingest_listing(self, listing: Listing) -> IngestReport:
         """Store every good record of a listing in one transaction; report new/updated/same.
 
-        A paper already stored is updated: non-empty fields from the new record replace
-        the old ones, and the feed is added. Nothing changed means no new `rev`.
+        A paper already stored is updated. Listed again by a feed that listed it before,
+        the new record replaces the old one whole (so a corrected file can also clear a
+        field). Listed by another feed, its non-empty fields replace the old ones and the
+        feed is added. Nothing changed means no new `rev`.
         """
         report = IngestReport(path=listing.path, feed=listing.feed, errors=list(listing.errors))
         now = self._clock()
@@ -132,6 +134,9 @@ class Store:
             counter = self._counter(db)
             for _, paper in listing.records:
                 row = db.execute("SELECT * FROM papers WHERE id = ?", (paper.id,)).fetchone()
+                relisted = bool(row) and db.execute(
+                    "SELECT 1 FROM paper_feeds WHERE paper_id = ? AND feed = ?", (paper.id, listing.feed)
+                ).fetchone() is not None
                 feeds_added = self._add_feeds(db, paper.id, paper.feeds, now) if row else 0
                 if row is None:
                     counter += 1
@@ -144,7 +149,7 @@ class Store:
                     self._add_feeds(db, paper.id, paper.feeds, now)
                     report.new += 1
                     continue
-                merged = _merge(row, paper)
+                merged = _to_row(paper) if relisted else _merge(row, paper)
                 if merged != tuple(row[c] for c in _CONTENT) or feeds_added:
                     counter += 1
                     db.execute(
@@ -278,11 +283,21 @@ def _to_row(paper: Paper) -> tuple:
     return tuple(json.dumps(data[c], ensure_ascii=False) if c in _JSON else data[c] for c in _CONTENT)
 
 
+_VENUE_FIELDS = ("venue", "venue_name", "year", "track")
+
+
 def _merge(row: sqlite3.Row, paper: Paper) -> tuple:
-    """Keep each stored value unless the new record has a non-empty one."""
-    new = _to_row(paper)
+    """Keep each stored value unless the new record has a non-empty one.
+
+    The venue fields move together: "TMLR" from one feed must not keep 2026 from another.
+    """
+    new = dict(zip(_CONTENT, _to_row(paper), strict=True))
+    old = {c: row[c] for c in _CONTENT}
     empty = ("", "[]", None)
-    return tuple(old if value in empty else value for old, value in zip((row[c] for c in _CONTENT), new, strict=True))
+    merged = {c: old[c] if new[c] in empty else new[c] for c in _CONTENT}
+    venue_from = new if new["venue_name"] else old
+    merged.update({c: venue_from[c] for c in _VENUE_FIELDS})
+    return tuple(merged[c] for c in _CONTENT)
 
 
 def _from_row(row: sqlite3.Row, feeds: list[str]) -> Paper:

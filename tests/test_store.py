@@ -64,7 +64,7 @@ def test_same_paper_in_another_feed_adds_the_feed_and_keeps_seq(store):
 
 def test_update_keeps_stored_values_the_new_record_lacks(store):
     store.ingest_listing(listing("ICML", {"title": "Widgets", "comments": "Comments Accepted at ICML 2026"}))
-    store.ingest_listing(listing("ICML", {"title": "Widgets", "summary": "新摘要"}))
+    store.ingest_listing(listing("Harvard University（哈佛大学）", {"title": "Widgets", "summary": "新摘要"}))
     [paper] = store.iter_papers()
     assert paper.summary_zh == "新摘要"
     assert paper.venue == "ICML 2026"
@@ -118,3 +118,20 @@ def test_store_is_in_wal_mode_for_concurrent_readers(store):
     db = sqlite3.connect(store.path)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     db.close()
+
+
+def test_a_corrected_file_from_the_same_feed_replaces_the_record_whole(store):
+    store.ingest_listing(listing("ICML", {"title": "Widgets", "comments": "Comments on ICML 2024 Reviews"}))
+    report = store.ingest_listing(listing("ICML", {"title": "Widgets"}))
+    assert report.updated == 1
+    [paper] = store.iter_papers()
+    assert (paper.comments, paper.venue, paper.year) == ("", "", None)
+
+
+def test_another_feed_keeps_fields_it_lacks_and_moves_venue_fields_together(store):
+    store.ingest_listing(listing("ICML", {"title": "Widgets", "comments": "Comments Accepted at ICML 2026"}))
+    store.ingest_listing(listing("MIT", {"title": "Widgets", "comments": "Journal ref TMLR"}))
+    [paper] = store.iter_papers()
+    assert paper.comments == "Accepted at ICML 2026"  # the MIT record had none
+    assert (paper.venue, paper.venue_name, paper.year) == ("TMLR", "TMLR", None)
+    assert paper.feeds == ["ICML", "MIT"]
