@@ -74,8 +74,15 @@ class Corpus:
         return corpus
 
     def prepare(self) -> None:
-        """Make the corpus ready to serve: index in step with the store, seeds on first start."""
-        self.ensure_index()
+        """Make the corpus ready to serve: index in step with the store, seeds on first start.
+
+        An index another process is writing (IndexBusy) does not stop the server: it
+        serves what the index has, and the periodic inbox scan catches it up.
+        """
+        try:
+            self.ensure_index()
+        except IndexBusy as exc:
+            logger.warning("%s; serving the index as it is until the next scan catches it up", exc)
         self.ingest_seeds_if_empty()
         self._ready = True
 

@@ -16,6 +16,7 @@ import logging
 import os
 import shutil
 import threading
+import time
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -25,6 +26,7 @@ from pathlib import Path
 import whoosh.index
 from whoosh import query as wq
 from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
+from whoosh.filedb.filestore import FileStorage
 from whoosh.index import LockError
 from whoosh.searching import Searcher
 
@@ -230,11 +232,15 @@ class PaperIndex:
                 ix = whoosh.index.create_in(str(fresh), build_schema(), indexname=INDEX_NAME)
                 count = 0
                 seen: set[str] = set()
+                late: dict[str, Paper] = {}
                 writer = self._writer(ix)
                 try:
                     for paper in papers:
                         if paper.id in seen:
-                            raise ValueError(f"paper {paper.id!r} given twice to rebuild()")
+                            # Changed while the store was being read page by page: the
+                            # later version wins, written over the first after the loop.
+                            late[paper.id] = paper
+                            continue
                         seen.add(paper.id)
                         writer.add_document(**paper_document(paper))
                         count += 1
@@ -245,6 +251,11 @@ class PaperIndex:
                     writer.cancel()
                     raise
                 writer.commit(merge=False)
+                if late:
+                    writer = self._writer(ix, large=False)
+                    for paper in late.values():
+                        writer.update_document(**paper_document(paper))
+                    writer.commit()
                 ix.close()
                 self._swap_in(fresh, tag)
             except BaseException:
@@ -505,13 +516,31 @@ class PaperIndex:
                 searcher.close()
 
     def _swap_in(self, fresh: Path, tag: str) -> None:
-        with self._open_lock:
-            old = self.path.parent / f".{self.path.name}.old-{tag}"
-            if self.path.exists():
-                os.rename(self.path, old)
-            os.rename(fresh, self.path)
-            shutil.rmtree(old, ignore_errors=True)
-            self.open()
+        """Replace the live directory with `fresh`, holding the live index's write lock.
+
+        Another process may be writing the live index (a CLI ingest beside the server):
+        renaming the directory under its writer would lose its commit. We wait for its
+        lock like any writer does, and give up with IndexBusy after `writer_timeout`.
+        """
+        lock = None
+        if self.path.exists():
+            lock = FileStorage(str(self.path)).lock(f"{INDEX_NAME}_WRITELOCK")
+            deadline = time.monotonic() + self.writer_timeout
+            while not lock.acquire(blocking=False):
+                if time.monotonic() >= deadline:
+                    raise IndexBusy(f"index {self.path} is being written by another process")
+                time.sleep(0.05)
+        old = self.path.parent / f".{self.path.name}.old-{tag}"
+        try:
+            with self._open_lock:
+                if self.path.exists():
+                    os.rename(self.path, old)
+                os.rename(fresh, self.path)
+                self.open()
+        finally:
+            if lock is not None:
+                lock.release()
+        shutil.rmtree(old, ignore_errors=True)
 
     def _close_all(self) -> None:
         for _, searcher in self._idle:

@@ -15,6 +15,7 @@ import pytest
 
 from bot.config import Settings
 from bot.corpus import Corpus
+from bot.listing import parse_path
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
@@ -166,4 +167,27 @@ def test_ingest_while_another_process_holds_the_index_lock(seeded_settings, tmp_
     scan_inbox_and_check_index(corpus, tmp_path / "empty-inbox")
     assert corpus.index.state() == corpus.store.state()
     assert corpus.search("Synthetic Paper 0 5").total > 0
+    corpus.close()
+
+
+def test_server_start_up_survives_an_index_locked_by_another_process(seeded_settings, tmp_path, caplog):
+    from bot.index import PaperIndex
+
+    write_listings(tmp_path / "more", 1)
+    cli = Corpus.open(seeded_settings)
+    cli.store.ingest_listing(parse_path(next((tmp_path / "more").iterdir())))
+    cli.close()  # the store is ahead of the index now
+    other = PaperIndex(seeded_settings.index_dir)._index().writer()
+    try:
+        corpus = Corpus.load(seeded_settings)
+        corpus.index.writer_timeout = 0.2
+        with caplog.at_level(logging.WARNING, logger="bot.corpus"):
+            corpus.prepare()
+        assert corpus.is_ready()
+        assert corpus.search("MineDraft").hits  # serves the index as it is
+        assert any("catches it up" in r.getMessage() for r in caplog.records)
+    finally:
+        other.cancel()
+    corpus.ensure_index()
+    assert corpus.index.state() == corpus.store.state()
     corpus.close()

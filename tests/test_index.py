@@ -98,10 +98,26 @@ def test_rebuild_replaces_everything(index: PaperIndex) -> None:
     assert leftovers == []
 
 
-def test_rebuild_rejects_duplicate_ids_and_keeps_the_old_index(index: PaperIndex) -> None:
-    with pytest.raises(ValueError):
-        index.rebuild([make_paper(1), make_paper(1)])
-    assert index.state() == (20, 20)
+def test_rebuild_keeps_the_later_version_of_a_paper_given_twice(index: PaperIndex) -> None:
+    # The store is read page by page; a paper changed meanwhile comes again, newer.
+    assert index.rebuild([make_paper(1), make_paper(2), make_paper(1, rev=3, title_en="Grokking revisited")]) == 2
+    assert index.state() == (2, 3)
+    assert [h.id for h in index.search("grokking").hits] == ["p1"]
+
+
+def test_rebuild_waits_for_another_writer_and_gives_up_cleanly(index: PaperIndex, tmp_path: Path) -> None:
+    from bot.index import IndexBusy
+
+    other = PaperIndex(index.path)._index().writer()  # another process, mid-write
+    index.writer_timeout = 0.2
+    try:
+        with pytest.raises(IndexBusy):
+            index.rebuild([make_paper(1)])
+    finally:
+        other.cancel()
+    assert index.state() == (20, 20)  # the live index is untouched
+    assert not [p for p in index.path.parent.iterdir() if p.name.startswith(".")]  # no leftovers
+    assert index.rebuild([make_paper(1)]) == 1  # and once the lock is free, it goes through
 
 
 def test_rebuild_over_a_corrupt_index_recovers(index: PaperIndex) -> None:
