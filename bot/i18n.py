@@ -305,6 +305,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Nothing new yet for the next digest ({when}). Papers added before then will be in it.",
         "zh": "下一期日报（{when}）暂时还没有新论文。在此之前新增的论文都会收录其中。",
     },
+    "digest.preview_ignored": {
+        "en": "I ignored “{ignored}”: `/papers digest` takes only a language (`en` or `zh`). To search, use `/papers QUERY`.",
+        "zh": "已忽略“{ignored}”：`/papers digest` 后面只能跟语言（`en` 或 `zh`）。搜索请用 `/papers 关键词`。",
+    },
     "digest.preview_no_subscription": {
         "en": "There's no digest here yet. Start one with `/papers subscribe` (`/papers subscribe help` explains the options). Here are the newest papers the way a digest shows them:",
         "zh": "这里还没有订阅日报。可用 `/papers subscribe` 订阅（`/papers subscribe help` 查看选项）。以下是以日报形式展示的最新论文：",

@@ -27,6 +27,7 @@ from bot.slack.blocks import (
     short_authors,
     split_text,
     truncate,
+    unescape_slack_text,
 )
 from bot.slack.home import render_home, render_subscriptions_section
 
@@ -239,3 +240,24 @@ def test_any_paper_renders_within_limits(title_en, title_zh, authors, summary, q
     for message in (render_results(result, lang), render_card(paper, lang), render_card(paper, lang, full=False, shared_by="U1")):
         assert check_blocks(message.blocks) == [], message.blocks
     assert len(encode_value({"q": query})) <= LIMITS["button_value"]
+
+
+@pytest.mark.parametrize(
+    ("typed", "plain"),
+    [
+        ("KV cache &amp; retrieval", "KV cache & retrieval"),
+        ("a &lt;b&gt; c", "a <b> c"),
+        ("&amp;lt;", "&lt;"),  # a typed "&lt;" is read once, not twice
+        ("<https://arxiv.org/abs/2601.00001|ParisKV> paper", "ParisKV paper"),
+        ("see <https://github.com/x/my_repo>", "see https://github.com/x/my_repo"),
+        ("<mailto:a@b.org|a@b.org>", "a@b.org"),
+        ("<#C123|general> papers", "#general papers"),
+        ("<#C123> papers", "  papers"),
+        ("<@U123> ParisKV", "  ParisKV"),
+        ("<@U123|ada> ParisKV <!here>", "  ParisKV  "),
+        ("<https://a.org/?q=1&amp;r=2|a &amp; b>", "a & b"),
+        ("推测解码", "推测解码"),
+    ],
+)
+def test_unescape_slack_text(typed, plain):
+    assert unescape_slack_text(typed) == plain

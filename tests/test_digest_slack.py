@@ -344,3 +344,13 @@ def test_chinese_subcommand_words_reach_the_digest_answers(w, slack):
     _, body = slack.command("退订", user_id="U1", channel_id="C201")
     assert w.digests.subscriptions.all() == []
     assert w.jobs.scheduler.get_job(f"digest:{sub.id}") is None
+
+
+def test_digest_with_a_word_that_is_not_a_language_says_what_it_ignored(w, slack):
+    slack.command("subscribe", user_id="U10", channel_id="C1000")
+    _, body = slack.command("digest tomorrow", user_id="U10", channel_id="C1000")
+    text = ack_text(body)
+    assert "Preview of the next digest" in text
+    assert "I ignored “tomorrow”" in text and "`en` or `zh`" in text
+    _, body = slack.command("digest zh", user_id="U10", channel_id="C1000")
+    assert "已忽略" not in ack_text(body) and "ignored" not in ack_text(body)

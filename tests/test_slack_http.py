@@ -277,3 +277,60 @@ def test_no_secret_reaches_slack_or_the_user(slack, fake_slack):
     fake_slack.wait_for("chat.postMessage")
     sent = json.dumps(body) + json.dumps([c.args for c in fake_slack.calls])
     assert BOT_TOKEN not in sent and SIGNING_SECRET not in sent
+
+
+# -- what counts as a command -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["language models", "语言 模型", "Language Models for Code"])
+def test_language_followed_by_a_topic_is_a_search(slack, text):
+    _, body = slack.command(text, user_id="U_LANGWORD")
+    shown = all_text(body["blocks"])
+    assert f"“{text}”" in shown or f"“{text}”" in body["text"]
+    assert "two languages" not in shown and "两种语言" not in shown
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("language", "You haven't picked a language"), ("语言", "你还没有选择语言"), ("lang models", "I know two languages")],
+)
+def test_language_words_alone_are_the_language_command(slack, text, expected):
+    _, body = slack.command(text, user_id="U_LANGWORD2")
+    assert expected in all_text(body["blocks"])
+
+
+def test_language_before_a_language_name_sets_it(slack):
+    _, body = slack.command("语言 中文", user_id="U_LANGWORD3")
+    assert "优先以中文显示" in all_text(body["blocks"])
+    _, body = slack.command("language english", user_id="U_LANGWORD3")
+    assert "in English first" in all_text(body["blocks"])
+
+
+# -- Slack's escaping of what people type ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "typed",
+    ["<@U0BOT> ParisKV", "<https://arxiv.org/abs/2601.00001|ParisKV>", "ParisKV <#C42|papers-chat>"],
+)
+def test_mentions_and_links_in_a_command_are_read_as_text(slack, typed):
+    _, body = slack.command(typed, user_id="U_ESCAPED")
+    hit = first_hit_text(body["blocks"])
+    assert "ParisKV" in hit.split("\n")[0]
+    assert "<@U0BOT>" not in body["blocks"][0]["text"]["text"]
+
+
+def test_escaped_entities_in_a_command_are_searched_as_characters(slack):
+    _, body = slack.command("KV cache &amp; retrieval", user_id="U_ESCAPED2")
+    head = body["blocks"][0]["text"]["text"]
+    assert "“KV cache &amp; retrieval”" in head  # unescaped once for the search, escaped again for display
+    assert "&amp;amp;" not in head
+
+
+def test_a_dm_with_a_link_is_a_search_for_its_label(slack, fake_slack):
+    event = {"type": "message", "channel_type": "im", "channel": "D_DM2", "user": "U_DM2", "ts": "1.1",
+             "text": "<https://arxiv.org/abs/2601.00001|ParisKV> &amp; <@U0BOT>"}  # fmt: skip
+    slack.event(event)
+    (post,) = fake_slack.wait_for("chat.postMessage")
+    head = post.args["blocks"][0]["text"]["text"]
+    assert "“ParisKV &amp;”" in head and "https://" not in head

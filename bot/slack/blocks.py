@@ -75,6 +75,32 @@ def _unescape(text: str) -> str:
     return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
+# Slack's markup in what people type: <https://a.org|label>, <https://a.org>, <@U123>,
+# <@U123|name>, <#C123|general>, <!here>, <!subteam^S1|@team>, <mailto:a@b.org|a@b.org>.
+_SLACK_TOKEN = re.compile(r"<([^<>|]*)(?:\|([^<>]*))?>")
+
+
+def unescape_slack_text(text: str) -> str:
+    """Read what a user typed in Slack back as plain text.
+
+    Slack sends `&`, `<` and `>` as entities and wraps links, mentions and channels in
+    `<...>`. Links become their label (or the URL when there is none), channels `#name`;
+    user and special mentions (`<@U123>`, `<!here>`) are dropped, since they say nothing
+    about papers. `&amp;lt;` (a typed `&lt;`) stays `&lt;`: entities are read once.
+    """
+
+    def token(match: re.Match) -> str:
+        target, label = match.group(1), match.group(2)
+        if target.startswith(("@", "!")):
+            return " "
+        if target.startswith("#"):
+            return f"#{label}" if label else " "
+        return label if label else target
+
+    text = _SLACK_TOKEN.sub(token, text or "")
+    return re.sub(r"&(lt|gt|amp);", lambda m: {"lt": "<", "gt": ">", "amp": "&"}[m.group(1)], text)
+
+
 def _plain(text: str, limit: int) -> dict:
     return {"type": "plain_text", "text": truncate(text, limit) or " ", "emoji": True}
 

@@ -9,6 +9,16 @@ Subcommands are reserved first words: `help`, `lang`, `share`, and the digest wo
 (the offline console, which has no Slack to post into, explains that instead). Every
 other first word starts a search: `/papers diffusion models` must
 search, so an unknown word is a query, not an error.
+
+Two command words are also ordinary words in paper titles, so they are commands only
+when what follows fits: `language`/`语言` alone or before a language name (`/papers
+language zh`), else the whole line is searched (`/papers language models`). `lang` is
+always the command (a bad argument gets its usage). `digest`/`日报` is always the
+preview; anything after it that is not a language is named back as ignored, since a
+search for "digest ..." is rarely what was meant.
+
+Slack escapes what people type (`&amp;`, `&lt;`, `<https://…|label>`, `<@U123>`);
+`answer_command` reads it back as plain text first (`unescape_slack_text`).
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ from bot.slack.blocks import (
     render_help,
     render_notice,
     render_results,
+    unescape_slack_text,
 )
 
 logger = logging.getLogger(__name__)
@@ -31,7 +42,8 @@ logger = logging.getLogger(__name__)
 PER_PAGE = 5
 MAX_QUERY_CHARS = 500
 HELP_WORDS = {"help", "-h", "--help", "?", "？", "帮助"}
-LANG_WORDS = {"lang", "language", "语言"}
+LANG_WORDS = {"lang"}
+LANG_WORDS_IF_LANG = {"language", "语言"}  # commands only when alone or before a language
 SHARE_WORDS = {"share", "分享"}
 SUBSCRIBE_WORDS = {"subscribe", "订阅"}
 UNSUBSCRIBE_WORDS = {"unsubscribe", "取消订阅", "退订"}
@@ -80,15 +92,15 @@ def answer_command(corpus, user_id: str, channel_id: str, text: str, *, digests=
     `digests` (bot.slack.digest.Digests) answers the digest words; without it they say
     "coming soon" (the offline console).
     """
-    text = " ".join((text or "").split())
+    text = " ".join(unescape_slack_text(text or "").split())
     stored = corpus.get_user_lang(user_id)
     lang = choose_lang(stored, text)
     word, _, rest = text.partition(" ")
     word = word.lower()
     if not text or word in HELP_WORDS:
         return Reply(render_help(lang), lang=lang)
-    if word in LANG_WORDS:
-        return answer_lang(corpus, user_id, rest, stored)
+    if word in LANG_WORDS or (word in LANG_WORDS_IF_LANG and (not rest or is_lang(rest))):
+        return answer_lang(corpus, user_id, rest, stored, lang)
     if word in DIGEST_WORDS:
         if digests is None:
             return notice("help.digests_need_slack", lang, word=word)
@@ -102,16 +114,20 @@ def answer_command(corpus, user_id: str, channel_id: str, text: str, *, digests=
     return answer_search(corpus, text, lang)
 
 
-def answer_lang(corpus, user_id: str, arg: str, stored: str | None) -> Reply:
-    """`/papers lang` shows the setting; `/papers lang en|zh` changes and remembers it."""
+def answer_lang(corpus, user_id: str, arg: str, stored: str | None, lang: str) -> Reply:
+    """`/papers lang` shows the setting; `/papers lang en|zh` changes and remembers it.
+
+    `lang` is the reply language for the usage and "not set" answers: the setting, else
+    the language the command was typed in (`/papers 语言` answers in Chinese).
+    """
     arg = arg.strip()
     if not arg:
         if stored:
             lang = normalize_lang(stored)
             return notice("lang.current", lang, name=t(f"lang.name_{lang}", lang))
-        return notice("lang.unset", "en")
+        return notice("lang.unset", lang)
     if not is_lang(arg):
-        return notice("lang.usage", choose_lang(stored, arg))
+        return notice("lang.usage", lang)
     lang = normalize_lang(arg)
     corpus.set_user_lang(user_id, lang)
     return notice("lang.set", lang)

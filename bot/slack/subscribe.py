@@ -11,7 +11,7 @@ import logging
 from datetime import datetime
 
 from bot.digest import Digest, next_run
-from bot.i18n import choose_lang, normalize_lang, t
+from bot.i18n import choose_lang, is_lang, normalize_lang, t
 from bot.slack.blocks import (
     Message,
     context,
@@ -30,7 +30,6 @@ from bot.slack.digest import (
     render_preview,
 )
 from bot.subscriptions import (
-    LANG_WORDS,
     SubscribeError,
     Subscription,
     parse_subscribe,
@@ -213,19 +212,22 @@ def answer_preview(digests: Digests, *, user_id: str, channel_id: str, channel_n
 
     kind, place_id = _place_kind(user_id, channel_id, channel_name)
     sub = digests.subscriptions.for_place(kind, place_id)
-    asked = LANG_WORDS.get(rest.strip().lower())
+    arg = rest.strip()
+    asked = normalize_lang(arg) if is_lang(arg) else None
     corpus = digests.corpus
     lang = asked or (sub.lang if sub else choose_lang(stored_lang, rest))
     if not corpus.is_ready():
         return notice("error.not_ready", lang)
+    notes = [t("digest.preview_ignored", lang, ignored=escape(truncate(arg, 100)))] if arg and not asked else []
     now = digests.clock()
     if sub is None:
         newest = sorted(corpus.newest(SAMPLE_PAPERS), key=lambda p: p.seq)
         sample = Digest(lang=lang, local_date=now.date(), papers=newest)
-        message = render_preview(sample, "", sample=True, note=t("digest.preview_no_subscription", lang))
+        notes.append(t("digest.preview_no_subscription", lang))
+        message = render_preview(sample, "", sample=True, note="\n".join(notes))
         return Reply(message, lang=lang)
     digest = digests.service.preview(sub, lang)
-    return Reply(render_preview(digest, format_when(next_run(sub, now), lang)), lang=lang)
+    return Reply(render_preview(digest, format_when(next_run(sub, now), lang), note="\n".join(notes)), lang=lang)
 
 
 def render_home_subscriptions(digests: Digests, user_id: str, lang: str) -> list[dict]:
