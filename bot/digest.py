@@ -17,6 +17,7 @@ subscriptions and the poster are passed in.
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
@@ -222,14 +223,22 @@ class DigestService:
         the run time, the catch-up at start-up and retries all come through here.
         """
         now = self.clock()
-        sub = self.subscriptions.get(sub_id)
-        if sub is None or not sub.is_active:
-            return Outcome(sub_id, "inactive")
-        self.subscriptions.recover_stale(now - self.stale_after, sub_id)
-        day = due_date(sub, now, self.grace)
-        if day is None:
-            return Outcome(sub_id, "not_due")
-        delivery = self.subscriptions.claim(sub_id, day)
+        try:
+            sub = self.subscriptions.get(sub_id)
+            if sub is None or not sub.is_active:
+                return Outcome(sub_id, "inactive")
+            self.subscriptions.recover_stale(now - self.stale_after, sub_id)
+            day = due_date(sub, now, self.grace)
+            if day is None:
+                return Outcome(sub_id, "not_due")
+            delivery = self.subscriptions.claim(sub_id, day)
+        except sqlite3.OperationalError as exc:
+            # The database stayed locked past its timeout (a long ingest in another
+            # process): nothing was claimed, so try again shortly rather than lose the day.
+            logger.warning("digest %s: database busy (%s); retrying", sub_id, exc)
+            if self.on_retry:
+                self.on_retry(sub_id, self.retry_delays[0])
+            return Outcome(sub_id, "retry", error="database_busy")
         if delivery is None:
             return Outcome(sub_id, "claimed", day)
         return self._deliver(sub, delivery, day)
@@ -280,6 +289,9 @@ class DigestService:
             return Outcome(sub.id, "sent", day, digest.count)
         except DeliveryFailed as failure:
             return self._failed(sub, delivery, day, failure)
+        except sqlite3.OperationalError as exc:
+            logger.warning("digest %s for %s: database busy (%s)", sub.id, day, exc)
+            return self._failed(sub, delivery, day, DeliveryFailed("database_busy", retryable=True))
         except Exception as exc:
             logger.exception("digest %s for %s failed", sub.id, day)
             self.subscriptions.release(delivery.id, f"{type(exc).__name__}: {exc}")

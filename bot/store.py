@@ -114,7 +114,8 @@ class Store:
                 raise
             self._db.execute("COMMIT")
 
-    def _query(self, sql: str, args: tuple = ()) -> list[sqlite3.Row]:
+    def read(self, sql: str, args: tuple = ()) -> list[sqlite3.Row]:
+        """Run one SELECT outside any transaction: in WAL mode it never waits for a writer."""
         with self._lock:
             return self._db.execute(sql, args).fetchall()
 
@@ -192,7 +193,7 @@ class Store:
         for start in range(0, len(ids), 500):  # SQLite caps the number of bound variables
             chunk = ids[start : start + 500]
             marks = ", ".join("?" for _ in chunk)
-            rows += self._query(f"SELECT * FROM papers WHERE id IN ({marks})", tuple(chunk))
+            rows += self.read(f"SELECT * FROM papers WHERE id IN ({marks})", tuple(chunk))
         feeds = self._feeds_of([r["id"] for r in rows])
         by_id = {r["id"]: _from_row(r, feeds.get(r["id"], [])) for r in rows}
         return [by_id[i] for i in ids if i in by_id]
@@ -202,14 +203,14 @@ class Store:
         prefix = prefix.lower()
         if not prefix or any(c not in "0123456789abcdef" for c in prefix):
             return []
-        return [r[0] for r in self._query("SELECT id FROM papers WHERE id >= ? AND id < ? ORDER BY id LIMIT ?", (prefix, prefix + "g", limit))]
+        return [r[0] for r in self.read("SELECT id FROM papers WHERE id >= ? AND id < ? ORDER BY id LIMIT ?", (prefix, prefix + "g", limit))]
 
     def _feeds_of(self, ids: list[str]) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
             marks = ", ".join("?" for _ in chunk)
-            for row in self._query(
+            for row in self.read(
                 f"SELECT paper_id, feed FROM paper_feeds WHERE paper_id IN ({marks}) ORDER BY first_seen, feed", tuple(chunk)
             ):
                 out.setdefault(row[0], []).append(row[1])
@@ -219,7 +220,7 @@ class Store:
         """Yield papers changed after `since_rev`, oldest change first, in batches."""
         last = since_rev
         while True:
-            rows = self._query("SELECT * FROM papers WHERE rev > ? ORDER BY rev LIMIT ?", (last, batch))
+            rows = self.read("SELECT * FROM papers WHERE rev > ? ORDER BY rev LIMIT ?", (last, batch))
             if not rows:
                 return
             feeds = self._feeds_of([r["id"] for r in rows])
@@ -229,12 +230,12 @@ class Store:
 
     def newest(self, limit: int = 5) -> list[Paper]:
         """Return the most recently first-seen papers (newest first)."""
-        rows = self._query("SELECT id FROM papers ORDER BY seq DESC LIMIT ?", (limit,))
+        rows = self.read("SELECT id FROM papers ORDER BY seq DESC LIMIT ?", (limit,))
         return self.get_many([r[0] for r in rows])
 
     def papers_between(self, after_seq: int, upto_seq: int, limit: int | None = None) -> list[Paper]:
         """Return papers first stored with after_seq < seq <= upto_seq, oldest first."""
-        rows = self._query(
+        rows = self.read(
             "SELECT id FROM papers WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
             (after_seq, upto_seq, -1 if limit is None else limit),
         )
@@ -242,21 +243,21 @@ class Store:
 
     def state(self) -> tuple[int, int]:
         """Return (paper count, latest rev) for comparing with the index."""
-        row = self._query("SELECT COUNT(*), COALESCE(MAX(rev), 0) FROM papers")[0]
+        row = self.read("SELECT COUNT(*), COALESCE(MAX(rev), 0) FROM papers")[0]
         return int(row[0]), int(row[1])
 
     def last_seq(self) -> int:
-        return int(self._query("SELECT COALESCE(MAX(seq), 0) FROM papers")[0][0])
+        return int(self.read("SELECT COALESCE(MAX(seq), 0) FROM papers")[0][0])
 
     def stats(self) -> dict:
         """Count papers, feeds, venues and ingests for `stats` and the App Home."""
         papers, rev = self.state()
-        feeds = {r[0]: r[1] for r in self._query("SELECT feed, COUNT(*) FROM paper_feeds GROUP BY feed ORDER BY 2 DESC")}
+        feeds = {r[0]: r[1] for r in self.read("SELECT feed, COUNT(*) FROM paper_feeds GROUP BY feed ORDER BY 2 DESC")}
         venues = {
             r[0] or "": r[1]
-            for r in self._query("SELECT venue, COUNT(*) FROM papers GROUP BY venue ORDER BY 2 DESC, 1")
+            for r in self.read("SELECT venue, COUNT(*) FROM papers GROUP BY venue ORDER BY 2 DESC, 1")
         }
-        ingests = self._query("SELECT COUNT(*), MAX(at) FROM ingests")[0]
+        ingests = self.read("SELECT COUNT(*), MAX(at) FROM ingests")[0]
         return {
             "papers": papers,
             "feeds": feeds,
@@ -270,7 +271,7 @@ class Store:
     # -- readers -----------------------------------------------------------------------
 
     def get_user_lang(self, user_id: str) -> str | None:
-        rows = self._query("SELECT lang FROM user_prefs WHERE user_id = ?", (user_id,))
+        rows = self.read("SELECT lang FROM user_prefs WHERE user_id = ?", (user_id,))
         return rows[0][0] if rows else None
 
     def set_user_lang(self, user_id: str, lang: str) -> None:

@@ -458,9 +458,8 @@ class SubscriptionStore:
         return [_delivery(r) for r in rows]
 
     def _rows(self, sql: str, args: tuple = ()) -> list[sqlite3.Row]:
-        # Reads go through a transaction too: the Store's connection is shared by threads.
-        with self.store.transaction() as db:
-            return db.execute(sql, args).fetchall()
+        # A plain read, not BEGIN IMMEDIATE: it must not wait for a long ingest's write lock.
+        return self.store.read(sql, args)
 
 
 def _subscription(row: sqlite3.Row) -> Subscription:

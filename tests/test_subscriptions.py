@@ -121,3 +121,30 @@ def test_unsubscribing_removes_its_deliveries(corpus):
     sub, _ = save(subs)
     subs.claim(sub.id, date(2026, 12, 1))
     assert subs.delete(sub.id) and subs.get(sub.id) is None and subs.deliveries(sub.id) == []
+
+
+def test_a_long_write_in_another_process_neither_blocks_reads_nor_loses_the_day(corpus, monkeypatch):
+    """Another process holds SQLite's write lock (a big ingest): reads go on, a claim retries."""
+    import sqlite3
+
+    from digest_support import RecordingPoster, service_for
+
+    clock = FakeClock(datetime(2026, 12, 1, 9, 0, tzinfo=UTC))
+    subs = SubscriptionStore(corpus.store, clock=clock)
+    sub, _ = save(subs)
+    service = service_for(corpus, RecordingPoster(), clock)
+    retries = []
+    service.on_retry = lambda sub_id, delay: retries.append((sub_id, delay))
+    corpus.store._db.execute("PRAGMA busy_timeout = 200")
+    other = sqlite3.connect(corpus.store.path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        assert subs.get(sub.id).place_id == "C1"  # a read does not wait for the writer
+        outcome = service.run(sub.id)
+        assert (outcome.status, outcome.error) == ("retry", "database_busy")
+        assert retries and retries[0][0] == sub.id
+        assert subs.deliveries(sub.id) == []  # nothing claimed, so nothing stuck
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert service.run(sub.id).status in ("sent", "empty")  # the retry goes through
