@@ -319,7 +319,14 @@ class _Parser:
             return Group("and", tuple(items))
         if items:
             alternatives.append(items)
-        branches = tuple(a[0] if len(a) == 1 else Group("and", tuple(a)) for a in alternatives)
+        # "world OR -model" cannot mean "anything without model": drop an alternative made
+        # only of exclusions, and say the query was repaired (subscribe then refuses it).
+        kept = [a for a in alternatives if not all(n.negated for n in a)]
+        if len(kept) < len(alternatives):
+            self.problems.append("query_repaired")
+        if not kept:
+            return Group("and", ())
+        branches = tuple(a[0] if len(a) == 1 else Group("and", tuple(a)) for a in kept)
         return Group("and", (Group("or", branches),) if len(branches) > 1 else branches)
 
     def _parse_unary(self, depth: int) -> Node | None:

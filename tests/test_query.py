@@ -192,3 +192,10 @@ CLOSEST = {"speculativ": "speculative", "decodng": "decoding", "harvrd": "harvar
 )
 def test_suggest_query(user: str, suggestion: str | None) -> None:
     assert suggest_query(user, KNOWN.__contains__, CLOSEST.get) == suggestion
+
+
+@pytest.mark.parametrize("text", ["world OR -model", "-model OR world"])
+def test_an_alternative_of_only_exclusions_is_dropped_and_reported(text: str) -> None:
+    built = build_query(text)
+    assert built.query == wq.Term("text", "world")
+    assert built.problem == "query_repaired"
