@@ -354,3 +354,30 @@ def test_digest_with_a_word_that_is_not_a_language_says_what_it_ignored(w, slack
     assert "I ignored “tomorrow”" in text and "`en` or `zh`" in text
     _, body = slack.command("digest zh", user_id="U10", channel_id="C1000")
     assert "已忽略" not in ack_text(body) and "ignored" not in ack_text(body)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("订阅列表", "这里还没有订阅每日日报"),
+        ("退订", "这里没有可以取消的每日日报"),
+        ("日报", "这里还没有订阅日报"),
+        ("订阅 help", "每日论文日报"),
+        ("subscriptions", "No daily digests here yet"),
+    ],
+)
+def test_chinese_command_words_get_chinese_answers(w, slack, text, expected):
+    _, body = slack.command(text, user_id="U_ZH_WORDS", channel_id="C1100")
+    assert expected in ack_text(body)
+
+
+def test_a_new_subscription_takes_the_language_it_was_typed_in(w, slack):
+    _, body = slack.command("订阅 KV缓存", user_id="U_ZH_SUB", channel_id="C1101")
+    assert "已为" in ack_text(body)
+    (sub,) = w.digests.subscriptions.all()
+    assert sub.lang == "zh"
+    slack.command("subscribe speculative decoding", user_id="U_EN_SUB", channel_id="C1102")
+    assert w.digests.subscriptions.for_place("channel", "C1102").lang == "en"
+    slack.command("lang en", user_id="U_ZH_SUB")
+    slack.command("订阅 KV缓存", user_id="U_ZH_SUB", channel_id="C1103")
+    assert w.digests.subscriptions.for_place("channel", "C1103").lang == "en"  # the saved language wins

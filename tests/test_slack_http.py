@@ -334,3 +334,17 @@ def test_a_dm_with_a_link_is_a_search_for_its_label(slack, fake_slack):
     (post,) = fake_slack.wait_for("chat.postMessage")
     head = post.args["blocks"][0]["text"]["text"]
     assert "“ParisKV &amp;”" in head and "https://" not in head
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("语言", "你还没有选择语言"),
+        ("语言 模型", "“语言 模型”"),
+        ("分享", "请告诉我要分享什么"),
+        ("分享 qwertyuiop asdfghjkl", "没有与“qwertyuiop asdfghjkl”匹配的论文"),
+    ],
+)
+def test_chinese_command_words_get_chinese_answers(slack, text, expected):
+    _, body = slack.command(text, user_id="U_ZH_CMD")
+    assert expected in all_text(body["blocks"])

@@ -89,8 +89,10 @@ def error_reply(lang: str) -> Reply:
 def answer_command(corpus, user_id: str, channel_id: str, text: str, *, digests=None, channel_name: str = "") -> Reply:
     """Answer `/papers TEXT` from `user_id` in `channel_id`.
 
-    `digests` (bot.slack.digest.Digests) answers the digest words; without it they say
-    "coming soon" (the offline console).
+    The reply is in the user's saved language, else in the language of the whole line,
+    command word included (`/papers 分享 ParisKV` answers in Chinese).
+    `digests` (bot.slack.digest.Digests) answers the digest words; without it they
+    explain that digests need Slack (the offline console).
     """
     text = " ".join(unescape_slack_text(text or "").split())
     stored = corpus.get_user_lang(user_id)
@@ -110,7 +112,7 @@ def answer_command(corpus, user_id: str, channel_id: str, text: str, *, digests=
     if not corpus.is_ready():
         return notice("error.not_ready", lang)
     if word in SHARE_WORDS:
-        return answer_share(corpus, user_id, channel_id, rest, choose_lang(stored, rest))
+        return answer_share(corpus, user_id, channel_id, rest, lang)
     return answer_search(corpus, text, lang)
 
 

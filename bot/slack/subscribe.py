@@ -67,29 +67,28 @@ def answer_digest_command(
     text = " ".join((text or "").split())
     word, _, rest = text.partition(" ")
     word = word.lower()
-    lang = choose_lang(stored_lang, rest)
+    lang = choose_lang(stored_lang, text)  # the command word counts: `/papers 订阅列表` is Chinese
     if word in SUBSCRIBE_WORDS:
-        return answer_subscribe(digests, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, stored_lang=stored_lang)
+        return answer_subscribe(digests, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang)
     if word in LIST_WORDS:
         return Reply(render_subscription_list(digests, user_id, channel_id, channel_name, lang), lang=lang)
     if word in UNSUBSCRIBE_WORDS:
         return answer_unsubscribe(digests, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang)
     if word in PREVIEW_WORDS:
-        return answer_preview(digests, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, stored_lang=stored_lang)
+        return answer_preview(digests, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang)
     return notice("error.generic", lang)
 
 
-def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel_name: str, rest: str, stored_lang: str | None):
+def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str):
     """Create or update this place's subscription.
 
     With options, the line describes the whole subscription (omitted ones take their
-    defaults: English or the reader's `/papers lang`, 09:00, PAPERBOT_TIMEZONE, no
-    filter). `/papers subscribe` alone keeps an existing subscription's settings, which
-    is how a paused one resumes.
+    defaults: `lang`, i.e. the reader's `/papers lang`, else the language the command was
+    typed in; 09:00, PAPERBOT_TIMEZONE, no filter). `/papers subscribe` alone keeps an
+    existing subscription's settings, which is how a paused one resumes.
     """
     from bot.slack.commands import Reply, notice
 
-    lang = choose_lang(stored_lang, rest)
     if rest.strip().lower() in ("help", "帮助", "?"):
         return Reply(Message(text=t("subscribe.help", lang, zone=digests.default_timezone).split("\n")[0],
                              blocks=[section(t("subscribe.help", lang, zone=digests.default_timezone))]), lang=lang)  # fmt: skip
@@ -104,7 +103,7 @@ def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel
             existing.lang, existing.hour, existing.minute, existing.timezone, existing.filter_text, existing.notify_empty
         )  # fmt: skip
     else:
-        sub_lang = request.lang or (normalize_lang(stored_lang) if stored_lang else "en")
+        sub_lang = request.lang or lang
         hour = request.hour if request.hour is not None else 9
         minute = request.minute if request.minute is not None else 0
         zone = request.timezone or digests.default_timezone
@@ -206,7 +205,7 @@ def answer_unsubscribe(digests: Digests, *, user_id: str, channel_id: str, chann
     return notice("subscribe.removed", lang, place=place_label(chosen, lang))
 
 
-def answer_preview(digests: Digests, *, user_id: str, channel_id: str, channel_name: str, rest: str, stored_lang: str | None):
+def answer_preview(digests: Digests, *, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str):
     """`/papers digest [en|zh]`: privately, what this place's next digest would hold now."""
     from bot.slack.commands import Reply, notice
 
@@ -215,7 +214,7 @@ def answer_preview(digests: Digests, *, user_id: str, channel_id: str, channel_n
     arg = rest.strip()
     asked = normalize_lang(arg) if is_lang(arg) else None
     corpus = digests.corpus
-    lang = asked or (sub.lang if sub else choose_lang(stored_lang, rest))
+    lang = asked or (sub.lang if sub else lang)
     if not corpus.is_ready():
         return notice("error.not_ready", lang)
     notes = [t("digest.preview_ignored", lang, ignored=escape(truncate(arg, 100)))] if arg and not asked else []
