@@ -17,6 +17,9 @@ from bot.slack.blocks import (
     context,
     decode_value,
     encode_value,
+    escape,
+    escape_code,
+    escape_label,
     header,
     render_card,
     render_help,
@@ -261,3 +264,70 @@ def test_any_paper_renders_within_limits(title_en, title_zh, authors, summary, q
 )
 def test_unescape_slack_text(typed, plain):
     assert unescape_slack_text(typed) == plain
+
+
+# -- paper text can't break mrkdwn -------------------------------------------------------
+
+MARKUP_TITLE = "A* Search for *Bold* Claims: x_1 and y_2 with `code` ~strike~"
+INERT_TITLE = "A∗ Search for ∗Bold∗ Claims: xˍ1 and yˍ2 with ˋcodeˋ ∼strike∼"
+
+
+def markup_paper() -> Paper:
+    return Paper(
+        id="abcabcabcabc",
+        title_en=MARKUP_TITLE,
+        title_zh="用于*粗体*断言的A*搜索",
+        authors=["O'Brien *Jr*", "Ann_Lee"],
+        affiliations=[Affiliation("Lab ~X~", "")],
+        summary_zh="代码见https://github.com/x/my_repo，欢迎使用_任意_版本。",
+        comments="Code at https://github.com/x/my_repo. *Oral*",
+        venue="ICML_2026",
+        urls=["https://example.org/a_b*c"],
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (MARKUP_TITLE, INERT_TITLE),
+        ("<b> & </b>", "&lt;b&gt; &amp; &lt;/b&gt;"),
+        ("code at https://github.com/x/my_repo.", "code at <https://github.com/x/my_repo>."),
+        ("(see https://en.wikipedia.org/wiki/A*_(algorithm))", "(see <https://en.wikipedia.org/wiki/A*_(algorithm)>)"),
+        ("代码见https://github.com/x/my_repo，以及_说明_", "代码见<https://github.com/x/my_repo>，以及ˍ说明ˍ"),
+        ("https://a.org/?x=1&y=2 and *b*", "<https://a.org/?x=1&y=2> and ∗b∗"),
+        ("https:// alone", "https:// alone"),
+    ],
+)
+def test_escape_makes_text_inert_and_keeps_urls_exact(text, expected):
+    assert escape(text) == expected
+
+
+def test_escape_label_and_code():
+    assert escape_label("my_repo https://a.org/x_y") == "myˍrepo https://a.org/xˍy"  # a label holds no link
+    assert escape_code("my_file *v2*.txt `x` <y>") == "my_file *v2*.txt ˋxˋ &lt;y&gt;"  # code shows * and _ as they are
+
+
+def test_markup_in_a_paper_renders_as_text_in_results():
+    hit = render_results(result_of([markup_paper()]), "en").blocks[1]["text"]["text"].split("\n")
+    assert hit[0] == f"1. *<https://example.org/a_b*c|{INERT_TITLE}>*"
+    assert hit[1] == "_用于∗粗体∗断言的A∗搜索_"
+    assert hit[2] == "O'Brien ∗Jr∗, AnnˍLee · Lab ∼X∼ · *ICMLˍ2026*"
+
+
+def test_markup_in_a_paper_renders_as_text_on_its_card():
+    text = all_texts(render_card(markup_paper(), "en", full=True).blocks)
+    assert "O'Brien ∗Jr∗, AnnˍLee" in text
+    assert "Code at <https://github.com/x/my_repo>. ∗Oral∗" in text
+    assert "代码见<https://github.com/x/my_repo>，欢迎使用ˍ任意ˍ版本。" in text
+    assert "<https://example.org/a_b*c>" in text  # the link itself, byte for byte
+    assert "*" not in text.replace("*Authors*", "").replace("*Affiliations*", "").replace("*Venue*", "").replace(
+        "*Paper id*", "").replace("*Summary*", "").replace("*Comments*", "").replace("a_b*c", "")  # fmt: skip
+
+
+def all_texts(blocks: list[dict]) -> str:
+    """Every mrkdwn text in `blocks` (headers and buttons are plain text: nothing to escape)."""
+    out = []
+    for block in blocks:
+        texts = [block.get("text"), *block.get("fields", []), *block.get("elements", [])]
+        out += [x["text"] for x in texts if isinstance(x, dict) and x.get("type") == "mrkdwn"]
+    return "\n".join(out)

@@ -9,8 +9,15 @@ import pytest
 from digest_support import ingest, listing_text, open_corpus
 
 from bot.digest import compose_digest, due_date, next_run, run_time
+from bot.models import Paper
 from bot.slack.blocks import LIMITS, check_blocks
-from bot.slack.digest import format_date, group_papers, render_digest, render_preview
+from bot.slack.digest import (
+    format_date,
+    group_papers,
+    render_digest,
+    render_digest_paper,
+    render_preview,
+)
 from bot.subscriptions import Subscription
 
 
@@ -218,3 +225,17 @@ def test_cli_digest_prints_the_messages_a_digest_would_post(tmp_path):
 
     proc = run_cli(tmp_path / "data", "digest", "--filter", '"unclosed')
     assert proc.returncode == 1 and "couldn't read the filter" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_digest_keeps_links_in_comments_and_markup_inert():
+    paper = Paper(
+        id="abcabcabcabc", title_en="A* Search for *Bold* Claims: x_1", title_zh="A*搜索：x_1",
+        authors=["O'Brien *Jr*"], summary_zh="代码见https://github.com/x/my_repo，欢迎使用。",
+        comments="Oral; code at https://github.com/x/my_repo and _more_", urls=["https://example.org/a_b"],
+    )  # fmt: skip
+    en = render_digest_paper(paper, "en", 1)[0]["text"]["text"].split("\n")
+    assert en[0] == "*1. <https://example.org/a_b|A∗ Search for ∗Bold∗ Claims: xˍ1>*"
+    assert en[1] == "O'Brien ∗Jr∗"
+    assert en[2] == "_Oral; code at <https://github.com/x/my_repo> and ˍmoreˍ_"
+    zh = render_digest_paper(paper, "zh", 1)[0]["text"]["text"].split("\n")
+    assert zh[-1] == "> 代码见<https://github.com/x/my_repo>，欢迎使用。"

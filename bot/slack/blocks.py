@@ -66,9 +66,55 @@ def truncate(text: str, limit: int) -> str:
     return text[: max(0, limit - 1)].rstrip() + ELLIPSIS
 
 
+# mrkdwn's formatting characters, mapped to look-alikes that format nothing: ∗ (U+2217),
+# ˍ (U+02CD), ∼ (U+223C), ˋ (U+02CB). A look-alike keeps "A* search" and "x_1" readable,
+# where a backslash would show (mrkdwn has no escape) and a zero-width space would not stop
+# `_` from closing an italic run. ˍ is a letter, so it also can't make a word boundary.
+_INERT = str.maketrans({"*": "\u2217", "_": "\u02cd", "~": "\u223c", "`": "\u02cb"})
+# A bare URL in paper text, up to whitespace, Slack's markup characters, quotes, or CJK text
+# and punctuation ("代码见https://x.org/a，以及").
+_BARE_URL = re.compile(r"https?://[^\s<>|\"“”‘’\u3000-\u9fff\uff00-\uffef]+")
+_URL_TRAIL = ".,;:!?'…"
+_OPENER = {")": "(", "]": "[", "}": "{"}
+
+
+def escape_code(text: str) -> str:
+    """Escape text for inside `code` or a ```block```: Slack's `& < >`, and no stray backtick."""
+    return (text or "").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("`", "\u02cb")
+
+
+def escape_label(text: str) -> str:
+    """Make untrusted text inert in mrkdwn: no markup, no bold/italic/strike/code.
+
+    For a link's label (`<url|label>`), where a nested link can't go; elsewhere use `escape`.
+    """
+    return (text or "").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").translate(_INERT)
+
+
 def escape(text: str) -> str:
-    """Escape the three characters Slack's mrkdwn treats as control characters."""
-    return (text or "").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Make untrusted text inert in mrkdwn, with its bare URLs as explicit, byte-exact links.
+
+    Slack links bare URLs itself, but it would link the look-alike `ˍ` of `my_repo`;
+    inside `<url>` nothing is formatted, so the URL goes out exactly as written.
+    """
+    text = text or ""
+    parts, pos = [], 0
+    for match in _BARE_URL.finditer(text):
+        url = _trim_url(match.group())
+        if len(url) <= len("https://"):
+            continue
+        parts.append(escape_label(text[pos : match.start()]))
+        parts.append(f"<{url}>")
+        pos = match.start() + len(url)
+    parts.append(escape_label(text[pos:]))
+    return "".join(parts)
+
+
+def _trim_url(url: str) -> str:
+    """Drop what ends a sentence rather than the URL: "see https://a.org/x." or "(https://a.org)"."""
+    while url and (url[-1] in _URL_TRAIL or (url[-1] in _OPENER and url.count(url[-1]) > url.count(_OPENER[url[-1]]))):
+        url = url[:-1]
+    return url
 
 
 def _unescape(text: str) -> str:
@@ -192,15 +238,25 @@ def paper_url(paper: Paper) -> str:
     return next((u for u in paper.urls if u.startswith(("http://", "https://"))), "")
 
 
-def _link(url: str, label: str) -> str:
-    if not url or len(url) > 1000 or any(c in url for c in "<>| "):
-        return label
-    return f"<{url}|{label}>"
+def _is_linkable(url: str) -> bool:
+    return bool(url) and len(url) <= 1000 and not any(c in url for c in "<>| ")
+
+
+def link(url: str, label: str) -> str:
+    """`<url|label>`, the URL byte-exact; just the (escaped) label when the URL can't be a link."""
+    return f"<{url}|{label}>" if _is_linkable(url) else label
+
+
+def _url_link(url: str, shown: int = 80) -> str:
+    """A URL as a link: the URL itself when short, else a link labelled with its start."""
+    if len(url) <= shown and _is_linkable(url):
+        return f"<{url}>"
+    return link(url, escape_label(truncate(url, shown)))
 
 
 def _title_line(paper: Paper, lang: str, prefix: str = "") -> str:
-    title = escape(truncate(paper.title(lang), 280))
-    return f"{prefix}*{_link(paper_url(paper), title)}*"
+    title = escape_label(truncate(paper.title(lang), 280))
+    return f"{prefix}*{link(paper_url(paper), title)}*"
 
 
 def _other_title(paper: Paper, lang: str) -> str:
@@ -223,7 +279,7 @@ def render_snippet(fragments: list[Fragment], limit: int = SNIPPET_CHARS) -> str
             text = truncate(text, room)
         used += len(text)
         if fragment.hit and text.strip():
-            cleaned = escape(text.strip().replace("*", "∗"))
+            cleaned = escape(text.strip())
             lead = " " if text[:1].isspace() else ""
             trail = " " if text[-1:].isspace() else ""
             parts.append(f"{lead}{ZWSP}*{cleaned}*{ZWSP}{trail}")
@@ -410,7 +466,7 @@ def render_card(paper: Paper, lang: str, *, full: bool = True, shared_by: str | 
             fields.append(f"*{t('card.label_venue', lang)}*\n{escape(paper.venue)}")
         if paper.journal_ref:
             fields.append(f"*{t('card.label_journal_ref', lang)}*\n{escape(paper.journal_ref)}")
-        fields.append(f"*{t('card.label_id', lang)}*\n`{escape(paper.id)}`")
+        fields.append(f"*{t('card.label_id', lang)}*\n`{escape_code(paper.id)}`")
         blocks.append({"type": "section", "fields": [_mrkdwn(f, LIMITS["field_text"]) for f in fields[: LIMITS["section_fields"]]]})
     else:
         meta = _meta_line(paper, lang)
@@ -431,7 +487,7 @@ def render_card(paper: Paper, lang: str, *, full: bool = True, shared_by: str | 
         blocks.append(section(f"*{t('card.label_comments', lang)}*\n{escape(paper.comments)}"))
     links = [u for u in paper.urls if u.startswith(("http://", "https://"))]
     if links:
-        blocks.append(context(*(_link(u, escape(truncate(u, 80))) for u in links[: LIMITS["context_elements"]])))
+        blocks.append(context(*(_url_link(u) for u in links[: LIMITS["context_elements"]])))
     blocks.append(paper_buttons(paper, lang, shareable=not shared_by, details=not full))
     text = paper.title(lang)
     if shared_by:

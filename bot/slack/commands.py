@@ -30,6 +30,7 @@ from bot.i18n import choose_lang, detect_lang, is_lang, normalize_lang, t
 from bot.models import Paper, SearchResult
 from bot.slack.blocks import (
     Message,
+    escape_code,
     render_card,
     render_help,
     render_notice,
@@ -177,10 +178,10 @@ def answer_share(corpus, user_id: str, channel_id: str, query: str, lang: str) -
     if not query:
         return notice("share.usage", lang)
     if not channel_id:
-        return notice("share.needs_channel", lang, query=query)
+        return notice("share.needs_channel", lang, query=escape_code(query[:200]))
     paper = corpus.resolve(query[:MAX_QUERY_CHARS])
     if paper is None:
-        return notice("share.not_found", lang, query=query[:200])
+        return notice("share.not_found", lang, query=escape_code(query[:200]))
     return share_reply(paper, user_id, lang)
 
 

@@ -36,7 +36,9 @@ from bot.slack.blocks import (
     check_blocks,
     context,
     escape,
+    escape_label,
     header,
+    link,
     paper_buttons,
     paper_url,
     problem_text,
@@ -126,11 +128,7 @@ def group_papers(papers: list[Paper], lang: str) -> list[tuple[str, list[Paper]]
 
 
 def _title_link(paper: Paper, lang: str) -> str:
-    title = escape(truncate(paper.title(lang), TITLE_CHARS))
-    url = paper_url(paper)
-    if not url or len(url) > 1000 or any(c in url for c in "<>| "):
-        return title
-    return f"<{url}|{title}>"
+    return link(paper_url(paper), escape_label(truncate(paper.title(lang), TITLE_CHARS)))
 
 
 def render_digest_paper(paper: Paper, lang: str, number: int) -> list[dict]:
@@ -143,7 +141,8 @@ def render_digest_paper(paper: Paper, lang: str, number: int) -> list[dict]:
         if paper.summary_zh:
             lines.append("> " + escape(truncate(" ".join(paper.summary_zh.split()), SUMMARY_CHARS)))
     elif paper.comments:
-        lines.append("_" + escape(truncate(" ".join(paper.comments.split()), COMMENTS_CHARS)).replace("_", " ") + "_")
+        # escape() makes `_` inert and links URLs exactly, so the italics close where they should.
+        lines.append("_" + escape(truncate(" ".join(paper.comments.split()), COMMENTS_CHARS)) + "_")
     return [section("\n".join(lines), block_id=f"digest:{paper.id}"), paper_buttons(paper, lang)]
 
 

@@ -19,6 +19,7 @@ from bot.models import IngestReport
 from bot.slack.blocks import (
     LIMITS,
     escape,
+    escape_code,
     section,
     truncate,
 )
@@ -37,10 +38,10 @@ def format_upload_report(report: IngestReport, name: str, lang: str) -> str:
     """What the admin reads back: counts, then the rejected records as file:line: reason."""
     if not report.feed and report.errors:
         reason = report.errors[0].reason_zh if lang == "zh" and report.errors[0].reason_zh else report.errors[0].reason
-        return t("inbox.nothing_added", lang, name=escape(name), reason=escape(reason))
+        return t("inbox.nothing_added", lang, name=escape_code(name), reason=escape(reason))
     feed = f" [{escape(report.feed)}]" if report.feed else ""
     lines = [
-        t("inbox.report", lang, name=escape(name), feed=feed, new=report.new, updated=report.updated,
+        t("inbox.report", lang, name=escape_code(name), feed=feed, new=report.new, updated=report.updated,
           unchanged=report.unchanged, rejected=report.rejected)
     ]  # fmt: skip
     if report.errors:
@@ -49,7 +50,7 @@ def format_upload_report(report: IngestReport, name: str, lang: str) -> str:
             reason = error.reason_zh if lang == "zh" and error.reason_zh else error.reason
             rows.append(f"{name}:{error.line}: {reason}" if error.line else f"{name}: {reason}")
         lines.append(t("inbox.rejected_header", lang))
-        lines.append("```" + escape("\n".join(rows)).replace("```", "'''") + "```")
+        lines.append("```" + escape_code("\n".join(rows)) + "```")
         if len(report.errors) > REJECTED_SHOWN:
             lines.append(t("inbox.rejected_more", lang, count=len(report.errors) - REJECTED_SHOWN))
     return "\n".join(lines)
@@ -88,10 +89,10 @@ def handle_listing_upload(digests: Digests, client, event: dict, *, token: str) 
     for file in event.get("files") or []:
         name = str(file.get("name") or file.get("title") or file.get("id") or "listing.txt")
         if user_id not in digests.admins:
-            replies.append(t("inbox.admins_only", lang, name=escape(name)))
+            replies.append(t("inbox.admins_only", lang, name=escape_code(name)))
             continue
         if int(file.get("size") or 0) > UPLOAD_MAX_BYTES:
-            replies.append(t("inbox.too_large", lang, name=escape(name), limit_mb=UPLOAD_MAX_BYTES // (1024 * 1024)))
+            replies.append(t("inbox.too_large", lang, name=escape_code(name), limit_mb=UPLOAD_MAX_BYTES // (1024 * 1024)))
             continue
         try:
             url = file.get("url_private_download") or file.get("url_private")
@@ -103,11 +104,11 @@ def handle_listing_upload(digests: Digests, client, event: dict, *, token: str) 
             data = download_file(url, token)
         except ValueError as error:
             key = "inbox.too_large" if str(error) == "too large" else "inbox.download_failed"
-            replies.append(t(key, lang, name=escape(name), error=escape(str(error)), limit_mb=UPLOAD_MAX_BYTES // (1024 * 1024)))
+            replies.append(t(key, lang, name=escape_code(name), error=escape(str(error)), limit_mb=UPLOAD_MAX_BYTES // (1024 * 1024)))
             continue
         except (OSError, SlackApiError) as error:
             logger.warning("downloading %s from Slack failed: %s", name, error)
-            replies.append(t("inbox.download_failed", lang, name=escape(name), error=type(error).__name__))
+            replies.append(t("inbox.download_failed", lang, name=escape_code(name), error=type(error).__name__))
             continue
         report = corpus.ingest_bytes(name, data)
         logger.info("upload from %s: %s: %d new, %d updated, %d unchanged, %d rejected",
