@@ -173,7 +173,7 @@ def format_result(result: SearchResult, lang: str, *, bold: bool = False) -> str
         return "\n".join(lines)
     if result.mode == "any":
         lines.append(t("search.any_terms", lang))
-    header = t("search.header_one" if result.total == 1 else "search.header", lang, total=result.total, query=result.query, page=result.page, pages=result.pages)
+    header = t("search.header", lang, total=result.total, query=result.query, page=result.page, pages=result.pages)
     lines.append(header.replace("*", ""))
     first = (result.page - 1) * result.per_page
     for n, hit in enumerate(result.hits, start=first + 1):

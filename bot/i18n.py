@@ -5,6 +5,9 @@
 the same placeholders (tests/test_i18n.py checks this), so the two never drift apart.
 
 Strings shown in Slack are mrkdwn: `*bold*`, `_italic_`, `` `code` ``, `<@U123>` mentions.
+
+Plurals: a key may have a `KEY_one` sibling, used when the `count` (else `total`) given to
+`t` is 1 ("*1* new paper"). Chinese has no plural, so its `_one` text is usually the same.
 """
 
 from __future__ import annotations
@@ -134,6 +137,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "*{total}* papers like “{title}” · page {page} of {pages}",
         "zh": "与“{title}”相似的论文共 *{total}* 篇 · 第 {page}/{pages} 页",
     },
+    "search.more_like_header_one": {
+        "en": "*{total}* paper like “{title}” · page {page} of {pages}",
+        "zh": "与“{title}”相似的论文共 *{total}* 篇 · 第 {page}/{pages} 页",
+    },
     "search.more_like_none": {
         "en": "I found no papers like “{title}”.",
         "zh": "没有找到与“{title}”相似的论文。",
@@ -252,8 +259,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     # --- App Home ------------------------------------------------------------------------
     "home.title": {"en": "paperbot", "zh": "paperbot 论文助手"},
     "home.intro": {
-        "en": "Find papers in English and Chinese. *{papers}* papers in the library.",
-        "zh": "用中文或英文查找论文。库中共有 *{papers}* 篇论文。",
+        "en": "Find papers in English and Chinese. *{count}* papers in the library.",
+        "zh": "用中文或英文查找论文。库中共有 *{count}* 篇论文。",
+    },
+    "home.intro_one": {
+        "en": "Find papers in English and Chinese. *{count}* paper in the library.",
+        "zh": "用中文或英文查找论文。库中共有 *{count}* 篇论文。",
     },
     "home.search_how": {
         "en": "Search from any channel with `/papers QUERY`; only you see the results. Or try one of these:",
@@ -275,17 +286,22 @@ MESSAGES: dict[str, dict[str, str]] = {
     "digest.header": {"en": "📚 Paper digest · {date}", "zh": "📚 论文日报 · {date}"},
     "digest.preview_header": {"en": "👀 Preview of the next digest · {date}", "zh": "👀 下一期日报预览 · {date}"},
     "digest.sample_header": {"en": "👀 What a digest looks like", "zh": "👀 日报示例"},
-    "digest.count_one": {"en": "*1* new paper", "zh": "*1* 篇新论文"},
+    "digest.count_one": {"en": "*{count}* new paper", "zh": "*{count}* 篇新论文"},
     "digest.count": {"en": "*{count}* new papers", "zh": "*{count}* 篇新论文"},
     "digest.filter": {"en": "filter: {filter}", "zh": "筛选：{filter}"},
     "digest.in_thread": {"en": "🧵 continued in the thread ({parts} messages)", "zh": "🧵 其余内容见消息串（共 {parts} 条）"},
     "digest.part": {"en": "{date} · part {part} of {parts}", "zh": "{date} · 第 {part}/{parts} 部分"},
     "digest.notification": {"en": "Paper digest for {date}: {count} new papers", "zh": "{date} 论文日报：{count} 篇新论文"},
+    "digest.notification_one": {"en": "Paper digest for {date}: {count} new paper", "zh": "{date} 论文日报：{count} 篇新论文"},
     "digest.notification_part": {"en": "Paper digest for {date}, part {part} of {parts}", "zh": "{date} 论文日报，第 {part}/{parts} 部分"},
     "digest.group_continued": {"en": "{group} (continued)", "zh": "{group}（续）"},
     "digest.group_other": {"en": "Other", "zh": "其他"},
     "digest.held_back": {
         "en": "{count} more new papers didn't fit today; they lead the next digest.",
+        "zh": "另有 {count} 篇新论文今天放不下，将在下一期日报中优先发送。",
+    },
+    "digest.held_back_one": {
+        "en": "{count} more new paper didn't fit today; it leads the next digest.",
         "zh": "另有 {count} 篇新论文今天放不下，将在下一期日报中优先发送。",
     },
     "digest.footer": {
@@ -382,6 +398,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "subscribe.place_dm": {"en": "you", "zh": "你"},
     "subscribe.filter_note": {
         "en": ", for papers matching “{filter}” ({count} in the library match today)",
+        "zh": "，只收录匹配“{filter}”的论文（目前库中有 {count} 篇匹配）",
+    },
+    "subscribe.filter_note_one": {
+        "en": ", for papers matching “{filter}” ({count} in the library matches today)",
         "zh": "，只收录匹配“{filter}”的论文（目前库中有 {count} 篇匹配）",
     },
     "subscribe.notify_empty_note": {
@@ -568,8 +588,12 @@ def placeholders(template: str) -> set[str]:
 def t(key: str, lang: str | None = DEFAULT_LANG, /, **fmt: object) -> str:
     """Return message `key` in `lang` (English when unknown), with `{placeholders}` filled in.
 
+    A `KEY_one` variant, when there is one, is used for a `count` (else `total`) of 1.
     Raises KeyError for an unknown key: a missing string is a bug worth seeing in tests.
     """
+    number = fmt.get("count", fmt.get("total"))
+    if type(number) is int and number == 1 and f"{key}_one" in MESSAGES:
+        key = f"{key}_one"
     entry = MESSAGES[key]
     template = entry.get(normalize_lang(lang)) or entry[DEFAULT_LANG]
     return template.format(**fmt) if fmt else template

@@ -67,3 +67,26 @@ def test_t_falls_back_to_english_and_fails_loudly_on_unknown_keys():
     assert t("button.share", "zh") == "分享"
     with pytest.raises(KeyError):
         t("no.such.key", "en")
+
+
+@pytest.mark.parametrize(
+    ("key", "fmt", "en"),
+    [
+        ("digest.count", {"count": 1}, "*1* new paper"),
+        ("digest.count", {"count": 2}, "*2* new papers"),
+        ("digest.notification", {"count": 1, "date": "d"}, "Paper digest for d: 1 new paper"),
+        ("digest.held_back", {"count": 1}, "1 more new paper didn't fit today; it leads the next digest."),
+        ("search.more_like_header", {"total": 1, "title": "T", "page": 1, "pages": 1}, "*1* paper like “T” · page 1 of 1"),
+        ("search.header", {"total": 1, "query": "q", "page": 1, "pages": 1}, "*1* paper for “q” · page 1 of 1"),
+        ("search.header", {"total": 11, "query": "q", "page": 1, "pages": 3}, "*11* papers for “q” · page 1 of 3"),
+        ("subscribe.filter_note", {"count": 1, "filter": "f"}, ", for papers matching “f” (1 in the library matches today)"),
+        ("home.intro", {"count": 1}, "Find papers in English and Chinese. *1* paper in the library."),
+    ],
+)
+def test_one_takes_the_singular(key, fmt, en):
+    assert t(key, "en", **fmt) == en
+    assert t(key, "zh", **fmt)  # Chinese has no plural; the same sentence either way
+
+
+def test_every_singular_has_its_plural():
+    assert [k for k in MESSAGES if k.endswith("_one") and k.removesuffix("_one") not in MESSAGES] == []

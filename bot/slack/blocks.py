@@ -364,7 +364,7 @@ def render_results(
     else:
         if not result.hits:
             return render_no_results(result, lang, notes)
-        head = t("search.header_one" if result.total == 1 else "search.header", lang, total=result.total, query=query_label, page=result.page, pages=result.pages)
+        head = t("search.header", lang, total=result.total, query=query_label, page=result.page, pages=result.pages)
         if result.mode == "any":
             notes.append(t("search.any_terms", lang))
     blocks: list[dict] = [section(head)]

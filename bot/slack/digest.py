@@ -158,7 +158,7 @@ def _size(blocks: list[dict]) -> int:
 
 
 def _count_label(count: int, lang: str) -> str:
-    return t("digest.count_one", lang) if count == 1 else t("digest.count", lang, count=count)
+    return t("digest.count", lang, count=count)
 
 
 def render_digest(digest: Digest) -> list[DigestMessage]:

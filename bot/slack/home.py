@@ -79,7 +79,7 @@ def render_home(
     """The Home tab view. `result`, when given, is shown under the example searches."""
     blocks: list[dict] = [
         header(t("home.title", lang)),
-        section(t("home.intro", lang, papers=paper_count)),
+        section(t("home.intro", lang, count=paper_count)),
         language_picker(lang, lang_is_set),
         divider(),
         section(t("home.search_how", lang)),
