@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import UTC, date, datetime, timedelta
 
@@ -132,7 +133,16 @@ def test_150_papers_split_into_a_thread_within_block_kit_limits(corpus150, lang)
     assert numbers == list(range(1, 151))
     head = messages[0].blocks
     assert head[0]["type"] == "header"
-    assert ("150" in head[1]["elements"][0]["text"]) and (f"{len(messages)}" in head[1]["elements"][0]["text"])
+    replies = len(messages) - 1  # the thread's replies: the head message isn't one of them
+    expected = {"en": f"continued in the thread ({replies} more messages)", "zh": f"其余内容见消息串（另有 {replies} 条）"}[lang]
+    assert "150" in head[1]["elements"][0]["text"] and expected in head[1]["elements"][0]["text"]
+
+
+def test_a_digest_of_two_messages_says_one_more_is_in_the_thread(corpus150):
+    digest = compose_digest(corpus150, after_seq=0, lang="en", local_date=date(2026, 12, 1))
+    head = render_digest(dataclasses.replace(digest, papers=digest.papers[:30]))
+    assert len(head) == 2
+    assert "continued in the thread (1 more message)" in head[0].blocks[1]["elements"][0]["text"]
 
 
 def test_english_digest_holds_english_titles_affiliations_venues_and_comments(corpus150):

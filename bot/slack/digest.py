@@ -208,7 +208,7 @@ def render_digest(digest: Digest) -> list[DigestMessage]:
             if digest.filter_text:
                 bits.append(t("digest.filter", lang, filter=f"“{escape(truncate(digest.filter_text, 200))}”"))
             if parts > 1:
-                bits.append(t("digest.in_thread", lang, parts=parts))
+                bits.append(t("digest.in_thread", lang, count=parts - 1))  # the replies, not this message
             page[slot] = context(" · ".join(bits))
             text = t("digest.notification", lang, date=day, count=digest.count)
         else:
