@@ -405,6 +405,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": ", for papers matching “{filter}” ({count} in the library matches today)",
         "zh": "，只收录匹配“{filter}”的论文（目前库中有 {count} 篇匹配）",
     },
+    "subscribe.filter_no_match": {
+        "en": "⚠️ No paper in the library matches this filter yet, so check its spelling if you expected some (search with it: `/papers {filter}`).",
+        "zh": "⚠️ 目前库中没有论文匹配这个筛选条件；如果你预期会有，请检查拼写（可先搜索试试：`/papers {filter}`）。",
+    },
     "subscribe.notify_empty_note": {
         "en": "On days without new papers I'll post a short note.",
         "zh": "没有新论文的日子，我也会发一条简短提示。",

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.i18n import normalize_lang
+from bot.i18n import is_lang, normalize_lang
 from bot.store import Store
 
 Clock = Callable[[], datetime]
@@ -86,7 +86,6 @@ CREATE TABLE IF NOT EXISTS deliveries (
 
 DEFAULT_HOUR, DEFAULT_MINUTE = 9, 0
 MAX_FILTER_CHARS = 500
-LANG_WORDS = {"en": "en", "english": "en", "英文": "en", "zh": "zh", "zh-cn": "zh", "中文": "zh"}
 NOTIFY_EMPTY = {"notify:empty": True, "notify:always": True, "notify:none": False, "notify:new": False}
 
 # 9 | 09 | 9:30 | 09:30 | 9am | 9:30pm | 21:00 (full-width colon too, for Chinese keyboards)
@@ -223,8 +222,8 @@ def parse_subscribe(text: str) -> SubscribeRequest:
     words = text.split()
     while words:
         word, lowered = words[0], words[0].lower()
-        if lowered in LANG_WORDS and request.lang is None:
-            request.lang = LANG_WORDS[lowered]
+        if is_lang(word) and request.lang is None:  # the words `/papers lang` knows
+            request.lang = normalize_lang(word)
         elif lowered.startswith(("tz:", "tz：")) and request.timezone is None:
             zone = check_zone(word[3:])
             if zone is None:

@@ -381,3 +381,22 @@ def test_a_new_subscription_takes_the_language_it_was_typed_in(w, slack):
     slack.command("lang en", user_id="U_ZH_SUB")
     slack.command("订阅 KV缓存", user_id="U_ZH_SUB", channel_id="C1103")
     assert w.digests.subscriptions.for_place("channel", "C1103").lang == "en"  # the saved language wins
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "hour"),
+    [("subscribe chinese 8:30", "zh", 8), ("subscribe cn", "zh", 9), ("subscribe English 7am", "en", 7), ("subscribe 中文", "zh", 9)],
+)
+def test_subscribe_knows_the_same_language_words_as_lang(w, slack, text, lang, hour):
+    slack.command(text, user_id="U_LANGS", channel_id="C1200")
+    (sub,) = w.digests.subscriptions.all()
+    assert (sub.lang, sub.hour, sub.filter_text) == (lang, hour, "")
+
+
+def test_a_filter_that_matches_nothing_is_flagged_as_a_likely_typo(w, slack):
+    _, body = slack.command("subscribe qwertyzzz_x", user_id="U_TYPO", channel_id="C1201")
+    text = ack_text(body)
+    assert "Subscribed <#C1201>" in text
+    assert "No paper in the library matches this filter yet" in text and "`/papers qwertyzzz_x`" in text
+    _, body = slack.command("subscribe speculative decoding", user_id="U_TYPO", channel_id="C1201")
+    assert "No paper in the library matches" not in ack_text(body)

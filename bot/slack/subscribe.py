@@ -16,6 +16,7 @@ from bot.slack.blocks import (
     Message,
     context,
     escape,
+    escape_code,
     header,
     problem_text,
     section,
@@ -131,6 +132,8 @@ def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel
         t(key, lang, place=place, time=sub.time_label, zone=sub.timezone, lang_name=_lang_name(sub.lang, lang),
           filter_note=filter_note, next_run=format_when(next_run(sub, now), lang))
     ]  # fmt: skip
+    if filter_text and not matches:  # most likely a typo; say so while it is easy to fix
+        lines.append(t("subscribe.filter_no_match", lang, filter=escape_code(truncate(filter_text, 200))))
     if existing and not existing.is_active:
         lines.append(t("subscribe.resumed", lang, reason=_reason(existing.paused_reason, lang)))
     if sub.notify_empty:
