@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 import pytest
 from digest_support import FakeClock, ingest, listing_text, open_corpus
 from fake_slack import Call, FakeSlack
-from slack_helpers import BOT_TOKEN, SIGNING_SECRET, SlackSender, all_text
+from slack_helpers import BOT_TOKEN, SIGNING_SECRET, SlackSender, all_text, button_values
 
 from bot.config import Settings
 from bot.scheduler import DigestScheduler, ManualScheduler
@@ -255,6 +255,9 @@ def test_digests_hold_the_language_they_were_asked_for(w, slack):
     for expected in ("论文日报", "研究第3001号：模型3001的缩放定律", "清华大学", "北京大学第3001实验室", "本文研究第3001号模型"):
         assert expected in zh
     assert "清华大学" not in en and "Tsinghua University" not in zh
+    assert button_values([b for c in channel for b in c.args["blocks"]], "paper_share")
+    assert not button_values([b for c in dm for b in c.args["blocks"]], "paper_share")  # a share in a DM reaches nobody
+    assert button_values([b for c in dm for b in c.args["blocks"]], "paper_details")
 
 
 def test_a_channel_without_the_bot_pauses_the_digest_and_tells_its_creator(w, slack):

@@ -348,3 +348,31 @@ def test_a_dm_with_a_link_is_a_search_for_its_label(slack, fake_slack):
 def test_chinese_command_words_get_chinese_answers(slack, text, expected):
     _, body = slack.command(text, user_id="U_ZH_CMD")
     assert expected in all_text(body["blocks"])
+
+
+# -- sharing from a DM reaches nobody -----------------------------------------------------------
+
+
+def test_results_in_a_dm_have_no_share_button(slack, fake_slack):
+    _, body = slack.command("ParisKV", user_id="U_DMSHARE", channel_id="D_DMSHARE")
+    assert button_values(body["blocks"], "paper_details") and not button_values(body["blocks"], "paper_share")
+    slack.event({"type": "message", "channel_type": "im", "channel": "D_DMSHARE", "user": "U_DMSHARE", "text": "ParisKV", "ts": "1.1"})
+    (post,) = fake_slack.wait_for("chat.postMessage")
+    assert button_values(post.args["blocks"], "paper_details") and not button_values(post.args["blocks"], "paper_share")
+
+
+def test_slash_share_in_a_dm_asks_for_a_channel(slack, fake_slack):
+    _, body = slack.command("share ParisKV", user_id="U_DMSHARE2", channel_id="D_DMSHARE2")
+    assert "Run `/papers share ParisKV` in a channel instead" in all_text(body["blocks"])
+    assert not fake_slack.calls_to("chat.postMessage")
+
+
+def test_paging_and_share_clicked_in_a_dm_offer_no_share(slack, fake_slack):
+    value = _first_paper_value(slack, user_id="U_DMSHARE3")
+    slack.click("paper_more", value, user_id="U_DMSHARE3", channel_id="D_DMSHARE3")
+    (more,) = fake_slack.wait_for("response")
+    assert button_values(more.args["blocks"], "paper_more") and not button_values(more.args["blocks"], "paper_share")
+    slack.click("paper_share", value, user_id="U_DMSHARE3", channel_id="D_DMSHARE3")  # an old message's button
+    answers = fake_slack.wait_for("response", 2)
+    assert "There's no channel to share into here" in answers[1].args["text"]
+    assert not fake_slack.calls_to("chat.postMessage")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from bot.slack.blocks import decode_value
-from bot.slack.commands import answer_action, error_reply
+from bot.slack.commands import answer_action, error_reply, is_dm
 from bot.slack.delivery import respond_privately, share_in_channel
 from bot.slack.home import publish_home
 
@@ -27,7 +27,7 @@ def register(app, corpus, digests=None) -> None:
         action_id = action["action_id"]
         value = decode_value(action.get("value"))
         try:
-            reply = answer_action(corpus, user_id, action_id, value, shareable=not from_home)
+            reply = answer_action(corpus, user_id, action_id, value, shareable=not from_home and not is_dm(channel_id))
         except Exception:
             logger.exception("button %s failed for user %s", action_id, user_id)
             reply = error_reply(value.get("l", "en"))

@@ -78,6 +78,11 @@ class Reply:
         return self.message.blocks
 
 
+def is_dm(channel_id: str, channel_name: str = "") -> bool:
+    """A DM with the bot: nobody else would see a share there, so nothing offers one."""
+    return channel_id.startswith("D") or channel_name == "directmessage"
+
+
 def notice(key: str, lang: str, **fmt: object) -> Reply:
     return Reply(render_notice(t(key, lang, **fmt)), lang=lang)
 
@@ -112,9 +117,10 @@ def answer_command(corpus, user_id: str, channel_id: str, text: str, *, digests=
         return answer_digest_command(digests, user_id=user_id, channel_id=channel_id, channel_name=channel_name, text=text, stored_lang=stored)
     if not corpus.is_ready():
         return notice("error.not_ready", lang)
+    in_dm = is_dm(channel_id, channel_name)
     if word in SHARE_WORDS:
-        return answer_share(corpus, user_id, channel_id, rest, lang)
-    return answer_search(corpus, text, lang)
+        return answer_share(corpus, user_id, "" if in_dm else channel_id, rest, lang)
+    return answer_search(corpus, text, lang, shareable=not in_dm)
 
 
 def answer_lang(corpus, user_id: str, arg: str, stored: str | None, lang: str) -> Reply:
@@ -189,7 +195,8 @@ def answer_action(corpus, user_id: str, action_id: str, value: dict, *, shareabl
     """Answer a button: share, details, more like this, a page, a suggested search.
 
     `value` is the decoded button value (see blocks.encode_value). The reader's saved
-    language wins over the one the message was rendered in.
+    language wins over the one the message was rendered in. `shareable=False` where a
+    share would reach nobody (App Home, a DM with the bot): results drop Share.
     """
     stored = corpus.get_user_lang(user_id)
     lang = normalize_lang(stored or value.get("l") or detect_lang(str(value.get("q", ""))))
@@ -199,7 +206,11 @@ def answer_action(corpus, user_id: str, action_id: str, value: dict, *, shareabl
     page = _as_int(value.get("p"), 1)
     if action_id == "paper_share":
         paper = corpus.get(paper_id)
-        return share_reply(paper, user_id, lang) if paper else notice("card.paper_not_found", lang)
+        if paper is None:
+            return notice("card.paper_not_found", lang)
+        if not shareable:  # an old message in a DM, or Home: no channel to share into
+            return notice("share.needs_channel", lang, query=paper.id)
+        return share_reply(paper, user_id, lang)
     if action_id == "paper_details":
         return answer_details(corpus, paper_id, lang)
     if action_id == "paper_more":

@@ -131,8 +131,11 @@ def _title_link(paper: Paper, lang: str) -> str:
     return link(paper_url(paper), escape_label(truncate(paper.title(lang), TITLE_CHARS)))
 
 
-def render_digest_paper(paper: Paper, lang: str, number: int) -> list[dict]:
-    """One paper, compact: title, authors and affiliations, then comments (en) or summary (zh)."""
+def render_digest_paper(paper: Paper, lang: str, number: int, *, shareable: bool = True) -> list[dict]:
+    """One paper, compact: title, authors and affiliations, then comments (en) or summary (zh).
+
+    `shareable=False` for a personal digest in a DM: a share there would reach nobody.
+    """
     lines = [f"*{number}. {_title_link(paper, lang)}*"]
     meta = " · ".join(x for x in (short_authors(paper.authors, lang), short_affiliations(paper, lang)) if x)
     if meta:
@@ -143,7 +146,7 @@ def render_digest_paper(paper: Paper, lang: str, number: int) -> list[dict]:
     elif paper.comments:
         # escape() makes `_` inert and links URLs exactly, so the italics close where they should.
         lines.append("_" + escape(truncate(" ".join(paper.comments.split()), COMMENTS_CHARS)) + "_")
-    return [section("\n".join(lines), block_id=f"digest:{paper.id}"), paper_buttons(paper, lang)]
+    return [section("\n".join(lines), block_id=f"digest:{paper.id}"), paper_buttons(paper, lang, shareable=shareable)]
 
 
 def _group_heading(label: str, count: int, lang: str, *, continued: bool = False) -> dict:
@@ -161,11 +164,12 @@ def _count_label(count: int, lang: str) -> str:
     return t("digest.count", lang, count=count)
 
 
-def render_digest(digest: Digest) -> list[DigestMessage]:
+def render_digest(digest: Digest, *, shareable: bool = True) -> list[DigestMessage]:
     """Split a digest into messages within Block Kit's limits; the first is the thread's head.
 
     Papers are numbered across the whole digest, grouped by venue or feed; a group that
-    continues into the next message gets a "(continued)" line there.
+    continues into the next message gets a "(continued)" line there. A personal digest
+    (`shareable=False`) has no Share buttons.
     """
     lang = digest.lang
     day = format_date(digest.local_date, lang)
@@ -187,7 +191,7 @@ def render_digest(digest: Digest) -> list[DigestMessage]:
         heading: dict | None = _group_heading(label, len(papers), lang)
         for paper in papers:
             number += 1
-            paper_blocks = render_digest_paper(paper, lang, number)
+            paper_blocks = render_digest_paper(paper, lang, number, shareable=shareable)
             extra = ([heading] if heading else []) + paper_blocks
             if ids and (len(blocks) + len(extra) > MESSAGE_BLOCKS or _size(blocks) + _size(extra) > MESSAGE_CHARS):
                 flush()
@@ -232,7 +236,7 @@ def render_empty(digest: Digest) -> Message:
     return Message(text=text, blocks=[context(t("digest.header", lang, date=day)), section(text)])
 
 
-def render_preview(digest: Digest, when: str, *, sample: bool = False, note: str = "") -> Message:
+def render_preview(digest: Digest, when: str, *, sample: bool = False, note: str = "", shareable: bool = True) -> Message:
     """The private preview: the first papers of the next digest, and how many more follow."""
     lang = digest.lang
     title = t("digest.sample_header", lang) if sample else t("digest.preview_header", lang, date=format_date(digest.local_date, lang))
@@ -254,7 +258,7 @@ def render_preview(digest: Digest, when: str, *, sample: bool = False, note: str
         blocks.append(_group_heading(label, len(papers), lang))
         for paper in papers[: PREVIEW_PAPERS - shown]:
             shown += 1
-            blocks.extend(render_digest_paper(paper, lang, shown))
+            blocks.extend(render_digest_paper(paper, lang, shown, shareable=shareable))
     if digest.count > shown and not sample:
         blocks.append(context(t("digest.preview_more", lang, count=digest.count - shown)))
     return Message(text=title, blocks=blocks[: LIMITS["message_blocks"]])
@@ -306,7 +310,7 @@ class SlackDigestPoster:
                 response = self.client.chat_postMessage(channel=channel_id, text=note.text, blocks=note.blocks)
                 on_posted([], response.get("channel") or channel_id, response["ts"])
                 return
-            for message in render_digest(digest):
+            for message in render_digest(digest, shareable=sub.kind == "channel"):
                 problems = check_blocks(message.blocks)
                 if problems:  # a renderer bug: log it, Slack will say the rest
                     logger.warning("digest message breaks Block Kit limits: %s", "; ".join(problems[:3]))

@@ -22,7 +22,7 @@ from bot.slack.blocks import (
     section,
     truncate,
 )
-from bot.slack.commands import LIST_WORDS, PREVIEW_WORDS, SUBSCRIBE_WORDS, UNSUBSCRIBE_WORDS
+from bot.slack.commands import LIST_WORDS, PREVIEW_WORDS, SUBSCRIBE_WORDS, UNSUBSCRIBE_WORDS, is_dm
 from bot.slack.digest import (
     BAD_FILTER_PROBLEMS,
     GONE,
@@ -39,10 +39,6 @@ from bot.subscriptions import (
 logger = logging.getLogger(__name__)
 
 SAMPLE_PAPERS = 5
-
-
-def is_dm(channel_id: str, channel_name: str = "") -> bool:
-    return channel_id.startswith("D") or channel_name == "directmessage"
 
 
 def _place_kind(user_id: str, channel_id: str, channel_name: str) -> tuple[str, str]:
@@ -226,10 +222,11 @@ def answer_preview(digests: Digests, *, user_id: str, channel_id: str, channel_n
         newest = sorted(corpus.newest(SAMPLE_PAPERS), key=lambda p: p.seq)
         sample = Digest(lang=lang, local_date=now.date(), papers=newest)
         notes.append(t("digest.preview_no_subscription", lang))
-        message = render_preview(sample, "", sample=True, note="\n".join(notes))
+        message = render_preview(sample, "", sample=True, note="\n".join(notes), shareable=kind == "channel")
         return Reply(message, lang=lang)
     digest = digests.service.preview(sub, lang)
-    return Reply(render_preview(digest, format_when(next_run(sub, now), lang), note="\n".join(notes)), lang=lang)
+    when = format_when(next_run(sub, now), lang)
+    return Reply(render_preview(digest, when, note="\n".join(notes), shareable=kind == "channel"), lang=lang)
 
 
 def render_home_subscriptions(digests: Digests, user_id: str, lang: str) -> list[dict]:
