@@ -331,3 +331,17 @@ def all_texts(blocks: list[dict]) -> str:
         texts = [block.get("text"), *block.get("fields", []), *block.get("elements", [])]
         out += [x["text"] for x in texts if isinstance(x, dict) and x.get("type") == "mrkdwn"]
     return "\n".join(out)
+
+
+def test_notification_text_keeps_mentions_and_escaping():
+    paper = Paper(id="abcabcabcabc", title_en="Attacks on <!channel> & Friends", title_zh="")
+    card = render_card(paper, "en", full=False, shared_by="U07ABC")
+    assert card.text == "<@U07ABC> shared this paper: Attacks on &lt;!channel&gt; &amp; Friends"
+    results = render_results(result_of([paper], query="<!here> & co"), "en")
+    assert "“&lt;!here&gt; &amp; co”" in results.text and "<!here>" not in results.text
+    assert "\u200b" not in results.text
+
+
+def test_the_console_still_reads_plain_text():
+    blocks = render_card(small_paper(), "en", full=False, shared_by="U42").blocks
+    assert blocks_to_text(blocks).startswith("@U42 shared this paper")

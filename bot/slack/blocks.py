@@ -298,9 +298,15 @@ def _meta_line(paper: Paper, lang: str) -> str:
 # -- messages --------------------------------------------------------------------------
 
 
+def notification_text(mrkdwn: str) -> str:
+    """A message's `text` (notifications, fallback): mrkdwn as sent, so mentions still
+    mention and escaped `&lt;` stays escaped; only the zero-width spaces go."""
+    return truncate(mrkdwn.replace(ZWSP, ""), LIMITS["message_text"])
+
+
 def render_notice(text: str) -> Message:
     """A one-section message: confirmations, errors, usage."""
-    return Message(text=truncate(_to_plain(text), LIMITS["message_text"]), blocks=[section(text)])
+    return Message(text=notification_text(text), blocks=[section(text)])
 
 
 def render_help(lang: str) -> Message:
@@ -310,7 +316,7 @@ def render_help(lang: str) -> Message:
         section(t("subscribe.help_hint", lang)),
         context(t("help.buttons", lang)),
     ]
-    return Message(text=_to_plain(t("help.title", lang)), blocks=blocks)
+    return Message(text=notification_text(t("help.title", lang)), blocks=blocks)
 
 
 def render_hit(hit: Hit, lang: str, number: int, *, shareable: bool = True) -> list[dict]:
@@ -382,7 +388,7 @@ def render_results(
     if nav:
         blocks.append(divider())
         blocks.append(nav)
-    return Message(text=truncate(_to_plain(head), LIMITS["message_text"]), blocks=blocks[: LIMITS["message_blocks"]])
+    return Message(text=notification_text(head), blocks=blocks[: LIMITS["message_blocks"]])
 
 
 def page_state(result: SearchResult, lang: str, *, like: Paper | None = None) -> dict:
@@ -414,7 +420,7 @@ def render_no_results(result: SearchResult, lang: str, notes: list[str] | None =
         blocks.append(section(t("search.suggestion_prompt", lang, suggestion=suggestion)))
         blocks.append(actions(suggestion_button(result.suggestion, lang), block_id="suggest"))
     blocks.append(context(t("search.none_hint", lang)))
-    return Message(text=_to_plain(text), blocks=blocks)
+    return Message(text=notification_text(text), blocks=blocks)
 
 
 def _suggestion_to_offer(result: SearchResult) -> str | None:
@@ -489,10 +495,10 @@ def render_card(paper: Paper, lang: str, *, full: bool = True, shared_by: str | 
     if links:
         blocks.append(context(*(_url_link(u) for u in links[: LIMITS["context_elements"]])))
     blocks.append(paper_buttons(paper, lang, shareable=not shared_by, details=not full))
-    text = paper.title(lang)
+    text = escape(truncate(paper.title(lang), 280))
     if shared_by:
-        text = f"{_to_plain(t('card.shared_by', lang, user_id=shared_by))}: {text}"
-    return Message(text=truncate(text, LIMITS["message_text"]), blocks=blocks[: LIMITS["message_blocks"]])
+        text = f"{t('card.shared_by', lang, user_id=shared_by)}: {text}"
+    return Message(text=notification_text(text), blocks=blocks[: LIMITS["message_blocks"]])
 
 
 def _affiliation_lines(paper: Paper, lang: str, other: str) -> str:
@@ -640,7 +646,10 @@ _MENTION = re.compile(r"<@(\w+)>")
 
 
 def _to_plain(mrkdwn: str) -> str:
-    """Flatten mrkdwn for notifications and terminals: links become "label (url)"."""
+    """Flatten mrkdwn for terminals (the console): links become "label (url)".
+
+    Not for what is sent to Slack: unescaped `<` and `&` there would be read as markup.
+    """
     text = _LINK.sub(lambda m: f"{m.group(2)} ({m.group(1)})", mrkdwn)
     text = _BARE_LINK.sub(r"\1", text)
     text = _MENTION.sub(r"@\1", text)
