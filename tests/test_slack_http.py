@@ -376,3 +376,13 @@ def test_paging_and_share_clicked_in_a_dm_offer_no_share(slack, fake_slack):
     answers = fake_slack.wait_for("response", 2)
     assert "There's no channel to share into here" in answers[1].args["text"]
     assert not fake_slack.calls_to("chat.postMessage")
+
+
+def test_a_stale_more_like_this_next_shows_the_last_page(slack, fake_slack):
+    paper_id = decode_value(_first_paper_value(slack, user_id="U_STALE_MORE"))["id"]
+    slack.click("results_next", json.dumps({"m": "more", "id": paper_id, "l": "en", "p": 999}), user_id="U_STALE_MORE")
+    (answer,) = fake_slack.wait_for("response")
+    head = answer.args["blocks"][0]["text"]["text"]
+    assert "papers like “ParisKV" in head
+    page, pages = head.rsplit("page ", 1)[1].split(" of ")
+    assert page == pages and first_hit_text(answer.args["blocks"])

@@ -159,10 +159,13 @@ def answer_search(corpus, text: str, lang: str, *, page: int = 1, shareable: boo
 
 
 def answer_more_like(corpus, paper_id: str, lang: str, *, page: int = 1, shareable: bool = True) -> Reply:
+    """Papers like `paper_id`, one page; a page past the end (a stale Next) shows the last one."""
     paper = corpus.get(paper_id)
     if paper is None:
         return notice("card.paper_not_found", lang)
     result = corpus.more_like(paper.id, page=max(1, page), per_page=PER_PAGE)
+    if not result.hits and result.total and result.page > result.pages:
+        result = corpus.more_like(paper.id, page=result.pages, per_page=PER_PAGE)
     return Reply(render_results(result, lang, like=paper, shareable=shareable), lang=lang, result=result)
 
 
