@@ -106,7 +106,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "help.digests_need_slack": {
         "en": "Daily digests post into Slack channels, so `/papers {word}` works once paperbot is connected to Slack (see the README). Offline, `python -m bot digest` shows what a digest would hold.",
-        "zh": "每日摘要会发到 Slack 频道，因此 `/papers {word}` 需要先把 paperbot 连接到 Slack（见 README）。离线时可用 `python -m bot digest` 查看摘要内容。",
+        "zh": "每日论文日报会发到 Slack 频道，因此 `/papers {word}` 需要先把 paperbot 连接到 Slack（见 README）。离线时可用 `python -m bot digest` 查看日报会收录哪些论文。",
     },
     # --- search results -----------------------------------------------------------
     "search.header": {
@@ -279,8 +279,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "home.lang_label": {"en": "Show papers in", "zh": "论文显示语言"},
     "home.subscriptions_title": {"en": "Subscriptions", "zh": "订阅"},
     "home.subscriptions_placeholder": {
-        "en": "Daily digests are coming soon: you'll subscribe to topics here and get new papers every morning.",
-        "zh": "每日摘要即将推出：届时可在这里订阅主题，每天早上收到新论文。",
+        "en": "Daily digests of new papers: run `/papers subscribe` in a channel, or in a DM with me for your own.",
+        "zh": "每日论文日报：在频道中运行 `/papers subscribe`，或在与我的私信中运行，订阅给自己。",
     },
     # --- daily digests (bot/slack/digest.py) ----------------------------------------------
     "digest.header": {"en": "📚 Paper digest · {date}", "zh": "📚 论文日报 · {date}"},
