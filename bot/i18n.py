@@ -168,6 +168,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "button.next": {"en": "Next ›", "zh": "下一页 ›"},
     "button.prev": {"en": "‹ Previous", "zh": "‹ 上一页"},
     "button.search": {"en": "Search “{query}”", "zh": "搜索“{query}”"},
+    "button.unsubscribe": {"en": "Unsubscribe", "zh": "取消订阅"},
+    "button.keep": {"en": "Keep it", "zh": "保留"},
     # --- a paper's card -------------------------------------------------------------
     "card.label_authors": {"en": "Authors", "zh": "作者"},
     "card.label_affiliations": {"en": "Affiliations", "zh": "机构"},
@@ -278,6 +280,19 @@ MESSAGES: dict[str, dict[str, str]] = {
     "home.results": {"en": "Results for “{query}”", "zh": "“{query}”的搜索结果"},
     "home.lang_label": {"en": "Show papers in", "zh": "论文显示语言"},
     "home.subscriptions_title": {"en": "Subscriptions", "zh": "订阅"},
+    "home.subscriptions_none": {
+        "en": "You have no daily digests yet. Run `/papers subscribe` in a channel to get one there, or in a DM with me to get your own.",
+        "zh": "你还没有订阅每日日报。在频道中运行 `/papers subscribe` 可订阅到该频道，在与我的私信中运行则订阅给自己。",
+    },
+    "home.subscriptions_footer": {
+        "en": "Your own digest and the channel digests you set up. Running `/papers subscribe` again in the same place changes one; `/papers digest` there previews the next.",
+        "zh": "这里列出你自己的日报和你在频道中设置的日报。在同一处再次运行 `/papers subscribe` 可修改设置；在该处运行 `/papers digest` 可预览下一期。",
+    },
+    "home.unsubscribe_confirm_title": {"en": "Stop this digest?", "zh": "取消这份日报？"},
+    "home.unsubscribe_confirm_text": {
+        "en": "No more daily digests will be posted there. You can subscribe again any time.",
+        "zh": "之后不会再发送这份日报，随时可以重新订阅。",
+    },
     "home.subscriptions_placeholder": {
         "en": "Daily digests of new papers: run `/papers subscribe` in a channel, or in a DM with me for your own.",
         "zh": "每日论文日报：在频道中运行 `/papers subscribe`，或在与我的私信中运行，订阅给自己。",

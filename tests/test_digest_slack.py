@@ -403,3 +403,38 @@ def test_a_filter_that_matches_nothing_is_flagged_as_a_likely_typo(w, slack):
     assert "No paper in the library matches this filter yet" in text and "`/papers qwertyzzz_x`" in text
     _, body = slack.command("subscribe speculative decoding", user_id="U_TYPO", channel_id="C1201")
     assert "No paper in the library matches" not in ack_text(body)
+
+
+def home_view(w, slack, user_id: str, count: int = 1) -> dict:
+    slack.event({"type": "app_home_opened", "user": user_id, "channel": f"D{user_id}", "tab": "home"})
+    view = w.fake.wait_for("views.publish", count)[-1].args["view"]
+    assert check_view(view) == []
+    return view
+
+
+def test_app_home_unsubscribes_with_a_button_not_a_dm_only_number(w, slack):
+    slack.command("subscribe", user_id="U11", channel_id="C1300")
+    slack.command("subscribe 7am", user_id="U11", channel_id="D1300")
+    view = home_view(w, slack, "U11")
+    text = all_text(view["blocks"])
+    assert "<#C1300>" in text and "your DM" in text
+    assert "`/papers unsubscribe N`" not in text and "Unsubscribe" in text
+    buttons = [b["accessory"] for b in view["blocks"] if b.get("accessory", {}).get("action_id") == "home_unsubscribe"]
+    assert len(buttons) == 2 and all(b["confirm"]["title"]["text"] == "Stop this digest?" for b in buttons)
+    channel_sub = w.digests.subscriptions.for_place("channel", "C1300")
+    (value,) = [b["value"] for b in buttons if json.loads(b["value"])["id"] == channel_sub.id]
+
+    slack.click("home_unsubscribe", value, user_id="U_SOMEONE_ELSE", container="home")  # not theirs: nothing happens
+    w.fake.wait_for("views.publish", 2)
+    assert w.digests.subscriptions.for_place("channel", "C1300") is not None
+
+    slack.click("home_unsubscribe", value, user_id="U11", container="home")
+    view = w.fake.wait_for("views.publish", 3)[-1].args["view"]
+    assert w.digests.subscriptions.for_place("channel", "C1300") is None
+    assert w.jobs.scheduler.get_job(f"digest:{channel_sub.id}") is None
+    assert "<#C1300>" not in all_text(view["blocks"]) and "your DM" in all_text(view["blocks"])
+
+
+def test_app_home_without_digests_says_how_to_start_one(w, slack):
+    text = all_text(home_view(w, slack, "U12")["blocks"])
+    assert "You have no daily digests yet" in text and "No daily digests here yet" not in text

@@ -1,7 +1,8 @@
-"""App Home: newest papers, example searches, the language setting, subscriptions (later).
+"""App Home: newest papers, example searches, the language setting, the reader's digests.
 
 `render_home` is pure (papers in, view dict out); `publish_home` does one views.publish;
-`register` wires app_home_opened, the example buttons and the language picker.
+`register` wires app_home_opened, the example buttons, the language picker and each
+digest's Unsubscribe button (the digest rows come from bot/slack/subscribe.py).
 """
 
 from __future__ import annotations
@@ -37,10 +38,9 @@ EXAMPLE_QUERIES = ("speculative decoding", "KV cache", "推测解码", "world mo
 
 
 def render_subscriptions_section(user_id: str, lang: str, subscriptions: list | None = None) -> list[dict]:
-    """The Home section for digests. A placeholder until digests land.
+    """The Home section for digests when there is no digest service: how to subscribe.
 
-    The digest issue fills this in: list `subscriptions` with unsubscribe buttons and a
-    "Subscribe" button that opens a modal. Keep it under ~20 blocks (Home allows 100).
+    With one, `subscribe.render_home_subscriptions` lists the reader's digests instead.
     """
     return [
         header(t("home.subscriptions_title", lang)),
@@ -179,6 +179,20 @@ def register(app, corpus, digests=None) -> None:
         except Exception:
             logger.exception("saving the language for %s failed", user_id)
         publish_home(client, corpus, user_id, lang=lang, digests=digests)
+
+    if digests is not None:
+
+        @app.action("home_unsubscribe")
+        def on_unsubscribe(ack, body, action, client, logger):
+            ack()
+            user_id = body["user"]["id"]
+            from bot.slack.subscribe import unsubscribe_from_home
+
+            try:
+                unsubscribe_from_home(digests, user_id, decode_value(action.get("value")).get("id"))
+            except Exception:
+                logger.exception("unsubscribing from Home failed for %s", user_id)
+            publish_home(client, corpus, user_id, digests=digests)
 
     register_messages(app, corpus, digests)
 

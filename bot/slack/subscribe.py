@@ -14,6 +14,7 @@ from bot.digest import Digest, next_run
 from bot.i18n import choose_lang, is_lang, normalize_lang, t
 from bot.slack.blocks import (
     Message,
+    button,
     context,
     escape,
     escape_code,
@@ -229,16 +230,46 @@ def answer_preview(digests: Digests, *, user_id: str, channel_id: str, channel_n
     return Reply(render_preview(digest, when, note="\n".join(notes), shareable=kind == "channel"), lang=lang)
 
 
+HOME_SUBSCRIPTIONS_SHOWN = 15
+
+
 def render_home_subscriptions(digests: Digests, user_id: str, lang: str) -> list[dict]:
-    """The App Home's digest section: the reader's own digest and the channels they set up."""
-    subs = digests.subscriptions.for_user(user_id)
+    """The App Home's digest section: the reader's own digest and the channels they set up.
+
+    Each row has its own Unsubscribe button: `/papers unsubscribe N` numbers only work in
+    a DM with the bot, and Home is not one.
+    """
+    subs = digests.subscriptions.for_user(user_id)[:HOME_SUBSCRIPTIONS_SHOWN]
     blocks: list[dict] = [header(t("home.subscriptions_title", lang))]
     if not subs:
-        blocks.append(section(t("subscribe.list_none", lang)))
+        blocks.append(section(t("home.subscriptions_none", lang)))
         return blocks
-    for line in subscription_lines(subs, lang, digests.clock())[:15]:
-        blocks.append(section(line))
-    blocks.append(context(t("subscribe.list_footer", lang)))
+    for sub, line in zip(subs, subscription_lines(subs, lang, digests.clock()), strict=True):
+        blocks.append(section(line, block_id=f"home_sub:{sub.id}", accessory=unsubscribe_button(sub, lang)))
+    blocks.append(context(t("home.subscriptions_footer", lang)))
     return blocks
+
+
+def unsubscribe_button(sub: Subscription, lang: str) -> dict:
+    element = button(t("button.unsubscribe", lang), "home_unsubscribe", {"id": sub.id, "l": lang})
+    element["confirm"] = {
+        "title": {"type": "plain_text", "text": t("home.unsubscribe_confirm_title", lang)},
+        "text": {"type": "plain_text", "text": t("home.unsubscribe_confirm_text", lang)},
+        "confirm": {"type": "plain_text", "text": t("button.unsubscribe", lang)},
+        "deny": {"type": "plain_text", "text": t("button.keep", lang)},
+        "style": "danger",
+    }
+    return element
+
+
+def unsubscribe_from_home(digests: Digests, user_id: str, sub_id: object) -> bool:
+    """Stop a digest from its Home button; only one Home lists for this user (a stale or
+    forged id is ignored). Return whether one was removed."""
+    chosen = next((s for s in digests.subscriptions.for_user(user_id) if str(s.id) == str(sub_id)), None)
+    if chosen is None:
+        return False
+    digests.subscriptions.delete(chosen.id)
+    digests.changed(chosen.id)
+    return True
 
 
