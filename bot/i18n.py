@@ -334,8 +334,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "……另有 {count} 篇。日报会发送全部论文，其余内容在消息串中继续。",
     },
     "digest.preview_none": {
-        "en": "Nothing new yet for the next digest ({when}). Papers added before then will be in it.",
-        "zh": "下一期日报（{when}）暂时还没有新论文。在此之前新增的论文都会收录其中。",
+        "en": "Nothing new yet for the next digest, due {when}. Papers added before then will be in it.",
+        "zh": "下一期日报将于 {when}发送，目前还没有新论文；在此之前新增的论文都会收录其中。",
+    },
+    "digest.preview_paused": {
+        "en": "⏸ This digest is paused: {reason}. Nothing is posted until it is resumed. {fix}",
+        "zh": "⏸ 这份日报已暂停：{reason}。恢复之前不会发送。{fix}",
     },
     "digest.preview_ignored": {
         "en": "I ignored “{ignored}”: `/papers digest` takes only a language (`en` or `zh`). To search, use `/papers QUERY`.",
@@ -359,6 +363,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "digest.fix_invite": {
         "en": "To resume it, invite me there with `/invite @paperbot`, then run `/papers subscribe` in the channel again (your settings are kept).",
         "zh": "如需恢复，请在该频道用 `/invite @paperbot` 邀请我，然后在频道中再次运行 `/papers subscribe`（原有设置会保留）。",
+    },
+    "digest.fix_resume": {
+        "en": "To resume it, run `/papers subscribe` here again (your settings are kept).",
+        "zh": "如需恢复，请在这里再次运行 `/papers subscribe`（原有设置会保留）。",
     },
     "digest.fix_archived": {
         "en": "Unarchive it and run `/papers subscribe` there again, or subscribe another channel.",
@@ -400,7 +408,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "subscribe.created": {
         "en": "Subscribed {place} to a daily paper digest at *{time}* ({zone}), in {lang_name}{filter_note}. The first one comes {next_run}, with papers added from now on.",
-        "zh": "已为{place}订阅每日论文日报：每天 *{time}*（{zone}），{lang_name}{filter_note}。第一期将于 {next_run} 发送，收录此后新增的论文。",
+        "zh": "已为{place}订阅每日论文日报：每天 *{time}*（{zone}），{lang_name}{filter_note}。第一期将于 {next_run}发送，收录此后新增的论文。",
     },
     "subscribe.updated": {
         "en": "Updated the daily paper digest for {place}: *{time}* ({zone}), in {lang_name}{filter_note}. Next one: {next_run}.",

@@ -438,3 +438,29 @@ def test_app_home_unsubscribes_with_a_button_not_a_dm_only_number(w, slack):
 def test_app_home_without_digests_says_how_to_start_one(w, slack):
     text = all_text(home_view(w, slack, "U12")["blocks"])
     assert "You have no daily digests yet" in text and "No daily digests here yet" not in text
+
+
+def test_preview_of_a_paused_digest_says_it_is_paused_and_how_to_resume(w, slack):
+    slack.command("subscribe", user_id="U13", channel_id="C1400")
+    sub = w.digests.subscriptions.for_place("channel", "C1400")
+    w.digests.subscriptions.pause(sub.id, "not_in_channel")
+    _, body = slack.command("digest", user_id="U13", channel_id="C1400")
+    text = ack_text(body)
+    assert "This digest is paused: I'm not a member of that channel" in text and "`/invite @paperbot`" in text
+    assert "due" not in text and "09:00" not in text  # no run is coming
+    w.digests.subscriptions.pause(sub.id, "ratelimited")
+    _, body = slack.command("日报", user_id="U13", channel_id="C1400")
+    assert "run `/papers subscribe` here again" in ack_text(body)  # the digest's language (English)
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("en", "Nothing new yet for the next digest, due Tue 1 Dec 2026, 20:30 (Asia/Shanghai)."),
+        ("zh", "下一期日报将于 2026年12月1日（周二） 20:30（Asia/Shanghai 时间）发送"),
+    ],
+)
+def test_preview_with_nothing_new_reads_without_nested_parentheses(w, slack, lang, expected):
+    slack.command(f"subscribe {lang} 20:30 tz:Asia/Shanghai", user_id="U14", channel_id="C1500")
+    _, body = slack.command("digest", user_id="U14", channel_id="C1500")
+    assert expected in ack_text(body)

@@ -237,14 +237,18 @@ def render_empty(digest: Digest) -> Message:
 
 
 def render_preview(digest: Digest, when: str, *, sample: bool = False, note: str = "", shareable: bool = True) -> Message:
-    """The private preview: the first papers of the next digest, and how many more follow."""
+    """The private preview: the first papers of the next digest, and how many more follow.
+
+    `when` is the next run (empty for a sample, or a paused digest: `note` says why).
+    """
     lang = digest.lang
     title = t("digest.sample_header", lang) if sample else t("digest.preview_header", lang, date=format_date(digest.local_date, lang))
     blocks: list[dict] = [header(title)]
     if note:
         blocks.append(section(note))
     if not digest.papers:
-        blocks.append(section(t("digest.preview_none", lang, when=when)))
+        if when:  # a paused digest has no "next" time; its note says why
+            blocks.append(section(t("digest.preview_none", lang, when=when)))
         return Message(text=title, blocks=blocks)
     bits = [] if sample else [_count_label(digest.count, lang)]
     if digest.filter_text:
@@ -262,6 +266,21 @@ def render_preview(digest: Digest, when: str, *, sample: bool = False, note: str
     if digest.count > shown and not sample:
         blocks.append(context(t("digest.preview_more", lang, count=digest.count - shown)))
     return Message(text=title, blocks=blocks[: LIMITS["message_blocks"]])
+
+
+# -- pauses -----------------------------------------------------------------------------------
+
+
+def paused_reason(code: str, lang: str) -> str:
+    """Why a digest is paused, from the Slack error that paused it."""
+    return t(f"digest.reason_{code}", lang) if code in GONE else t("digest.reason_other", lang, error=code or "?")
+
+
+def resume_hint(code: str, lang: str) -> str:
+    """How to resume a digest paused by `code`: invite the bot, unarchive, or just resubscribe."""
+    if code == "is_archived":
+        return t("digest.fix_archived", lang)
+    return t("digest.fix_invite" if code in GONE else "digest.fix_resume", lang)
 
 
 # -- posting ----------------------------------------------------------------------------------
@@ -329,10 +348,7 @@ class SlackDigestPoster:
     def notify_paused(self, sub: Subscription, code: str) -> None:
         lang = sub.lang
         place = t("subscribe.place_channel", lang, channel_id=sub.place_id) if sub.kind == "channel" else t("subscribe.place_your_dm", lang)
-        reason_key = f"digest.reason_{code}"
-        reason = t(reason_key, lang) if code in GONE else t("digest.reason_other", lang, error=code)
-        fix = t("digest.fix_archived" if code == "is_archived" else "digest.fix_invite", lang)
-        text = t("digest.paused_dm", lang, place=place.strip(), reason=reason, fix=fix)
+        text = t("digest.paused_dm", lang, place=place.strip(), reason=paused_reason(code, lang), fix=resume_hint(code, lang))
         dm = self.client.conversations_open(users=sub.created_by)["channel"]["id"]
         self.client.chat_postMessage(channel=dm, text=text, blocks=[section(text)])
 

@@ -26,10 +26,11 @@ from bot.slack.blocks import (
 from bot.slack.commands import LIST_WORDS, PREVIEW_WORDS, SUBSCRIBE_WORDS, UNSUBSCRIBE_WORDS, is_dm
 from bot.slack.digest import (
     BAD_FILTER_PROBLEMS,
-    GONE,
     Digests,
     format_when,
+    paused_reason,
     render_preview,
+    resume_hint,
 )
 from bot.subscriptions import (
     SubscribeError,
@@ -132,7 +133,7 @@ def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel
     if filter_text and not matches:  # most likely a typo; say so while it is easy to fix
         lines.append(t("subscribe.filter_no_match", lang, filter=escape_code(truncate(filter_text, 200))))
     if existing and not existing.is_active:
-        lines.append(t("subscribe.resumed", lang, reason=_reason(existing.paused_reason, lang)))
+        lines.append(t("subscribe.resumed", lang, reason=paused_reason(existing.paused_reason, lang)))
     if sub.notify_empty:
         lines.append(t("subscribe.notify_empty_note", lang))
     return notice_lines(lines, lang)
@@ -143,10 +144,6 @@ def notice_lines(lines: list[str], lang: str):
     from bot.slack.commands import Reply
 
     return Reply(render_notice("\n".join(lines)), lang=lang)
-
-
-def _reason(code: str, lang: str) -> str:
-    return t(f"digest.reason_{code}", lang) if code in GONE else t("digest.reason_other", lang, error=code or "?")
 
 
 def subscriptions_here(digests: Digests, user_id: str, channel_id: str, channel_name: str) -> list[Subscription]:
@@ -162,7 +159,7 @@ def subscription_lines(subs: list[Subscription], lang: str, now: datetime) -> li
     for number, sub in enumerate(subs, start=1):
         place = place_label(sub, lang)
         if not sub.is_active:
-            lines.append(t("subscribe.list_paused", lang, number=number, place=place, reason=_reason(sub.paused_reason, lang)))
+            lines.append(t("subscribe.list_paused", lang, number=number, place=place, reason=paused_reason(sub.paused_reason, lang)))
             continue
         filter_bit = t("subscribe.list_filter", lang, filter=escape(truncate(sub.filter_text, 200))) if sub.filter_text else ""
         lines.append(
@@ -227,6 +224,9 @@ def answer_preview(digests: Digests, *, user_id: str, channel_id: str, channel_n
         return Reply(message, lang=lang)
     digest = digests.service.preview(sub, lang)
     when = format_when(next_run(sub, now), lang)
+    if not sub.is_active:  # no run is coming: say why, and how to resume it
+        notes.append(t("digest.preview_paused", lang, reason=paused_reason(sub.paused_reason, lang), fix=resume_hint(sub.paused_reason, lang)))
+        when = ""
     return Reply(render_preview(digest, when, note="\n".join(notes), shareable=kind == "channel"), lang=lang)
 
 
