@@ -450,7 +450,20 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "subscribe.bad_filter": {
         "en": "I couldn't read the filter “{filter}”: {problem} Fix it and subscribe again; the filter uses the same syntax as `/papers QUERY`.",
-        "zh": "无法识别筛选条件“{filter}”：{problem} 请修改后重新订阅；筛选条件的写法与 `/papers 关键词` 相同。",
+        "zh": "无法识别筛选条件“{filter}”：{problem}请修改后重新订阅；筛选条件的写法与 `/papers 关键词` 相同。",
+    },
+    # Why a filter was refused (subscribe.bad_filter's {problem}); nothing was ignored, unlike a search.
+    "subscribe.filter_problem_query_empty": {
+        "en": "it has nothing to search for.",
+        "zh": "其中没有可搜索的内容。",
+    },
+    "subscribe.filter_problem_query_repaired": {
+        "en": "part of it can't be read, such as an unclosed quote or bracket, or an OR with nothing on one side.",
+        "zh": "其中有无法识别的部分，例如未闭合的引号或括号，或一侧没有内容的 OR。",
+    },
+    "subscribe.filter_problem_query_truncated": {
+        "en": "it is too long or has too many terms to read in full.",
+        "zh": "内容太长或词太多，无法完整读取。",
     },
     "subscribe.filter_too_long": {
         "en": "That filter is too long; keep it under {limit} characters.",

@@ -464,3 +464,18 @@ def test_preview_with_nothing_new_reads_without_nested_parentheses(w, slack, lan
     slack.command(f"subscribe {lang} 20:30 tz:Asia/Shanghai", user_id="U14", channel_id="C1500")
     _, body = slack.command("digest", user_id="U14", channel_id="C1500")
     assert expected in ack_text(body)
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected", "unexpected"),
+    [
+        ("en", "I couldn't read the filter “\"KV cache”: part of it can't be read", "I ignored parts"),
+        ("zh", "无法识别筛选条件“\"KV cache”：其中有无法识别的部分，例如未闭合的引号或括号，或一侧没有内容的 OR。请修改后", "已忽略"),
+    ],
+)
+def test_a_refused_filter_says_why_without_claiming_parts_were_ignored(w, slack, lang, expected, unexpected):
+    slack.command(f"lang {lang}", user_id=f"U_FILTER_{lang}")
+    _, body = slack.command('subscribe "KV cache', user_id=f"U_FILTER_{lang}", channel_id="C1600")
+    text = ack_text(body)
+    assert expected in text and unexpected not in text
+    assert w.digests.subscriptions.all() == []

@@ -41,7 +41,6 @@ from bot.slack.blocks import (
     link,
     paper_buttons,
     paper_url,
-    problem_text,
     section,
     short_affiliations,
     short_authors,
@@ -59,6 +58,12 @@ logger = logging.getLogger(__name__)
 
 # A filter the parser had to repair would not mean what the subscriber typed: refuse it.
 BAD_FILTER_PROBLEMS = {"query_empty", "query_repaired", "query_truncated"}
+
+
+def filter_problem_text(problem: str, lang: str) -> str:
+    """Why a filter was refused, one of BAD_FILTER_PROBLEMS: its own words, since unlike a
+    search nothing was ignored: the subscription was not made."""
+    return t(f"subscribe.filter_problem_{problem}", lang)
 # Slack errors that mean the place can't take posts until someone acts: pause, tell the creator.
 GONE = {"not_in_channel", "channel_not_found", "is_archived"}
 # Errors worth another try later (rate limits outlast the client's own retries sometimes).
@@ -432,7 +437,7 @@ def digest_payload(corpus, *, lang: str = "en", filter_text: str = "", since: in
     if filter_text:
         result = corpus.search(filter_text, per_page=1)
         if result.problem in BAD_FILTER_PROBLEMS:
-            raise ValueError(t("subscribe.bad_filter", "en", filter=filter_text, problem=problem_text(result.problem, "en")))
+            raise ValueError(t("subscribe.bad_filter", "en", filter=filter_text, problem=filter_problem_text(result.problem, "en")))
     today = clock().astimezone(ZoneInfo(timezone)).date()
     digest = compose_digest(corpus, after_seq=max(0, since), filter_text=filter_text, lang=normalize_lang(lang), local_date=today)
     messages = render_digest(digest) if digest.papers else []

@@ -19,7 +19,6 @@ from bot.slack.blocks import (
     escape,
     escape_code,
     header,
-    problem_text,
     section,
     truncate,
 )
@@ -27,6 +26,7 @@ from bot.slack.commands import LIST_WORDS, PREVIEW_WORDS, SUBSCRIBE_WORDS, UNSUB
 from bot.slack.digest import (
     BAD_FILTER_PROBLEMS,
     Digests,
+    filter_problem_text,
     format_when,
     paused_reason,
     render_preview,
@@ -115,7 +115,7 @@ def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel
             return notice("error.not_ready", lang)
         result = corpus.search(filter_text, per_page=1)
         if result.problem in BAD_FILTER_PROBLEMS:
-            return notice("subscribe.bad_filter", lang, filter=escape(truncate(filter_text, 200)), problem=problem_text(result.problem, lang))
+            return notice("subscribe.bad_filter", lang, filter=escape(truncate(filter_text, 200)), problem=filter_problem_text(result.problem, lang))
         matches = result.total if result.mode == "all" else 0
     sub, created = digests.subscriptions.save(
         kind=kind, place_id=place_id, user_id=user_id, lang=sub_lang, hour=hour, minute=minute,
