@@ -524,6 +524,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "I couldn't download `{name}` from Slack ({error}). Please send it again.",
         "zh": "无法从 Slack 下载 `{name}`（{error}），请重新发送。",
     },
+    "inbox.detail_no_url": {"en": "Slack gave me no download link I can use", "zh": "Slack 没有提供可用的下载链接"},
+    "inbox.detail_network": {"en": "a network error", "zh": "网络错误"},
+    "inbox.detail_slack": {"en": "Slack answered `{error}`", "zh": "Slack 返回 `{error}`"},
     "inbox.too_large": {
         "en": "`{name}` is larger than {limit_mb} MB, so I didn't read it. Split it into smaller listing files.",
         "zh": "`{name}` 超过 {limit_mb} MB，未读取。请拆分成较小的列表文件。",

@@ -479,3 +479,11 @@ def test_a_refused_filter_says_why_without_claiming_parts_were_ignored(w, slack,
     text = ack_text(body)
     assert expected in text and unexpected not in text
     assert w.digests.subscriptions.all() == []
+
+
+def test_a_chinese_upload_failure_is_told_in_chinese_throughout(w, slack):
+    event = file_share_event(ADMIN, "坏链接.txt", "http://evil.example:1/files/x.txt")
+    slack.event({**event, "text": "新的论文列表"})
+    (reply,) = w.fake.wait_for("chat.postMessage")
+    assert "无法从 Slack 下载 `坏链接.txt`（Slack 没有提供可用的下载链接）" in reply.args["text"]
+    assert not any(word in reply.args["text"] for word in ("download URL", "ValueError", "no Slack"))

@@ -386,3 +386,26 @@ def test_a_stale_more_like_this_next_shows_the_last_page(slack, fake_slack):
     assert "papers like “ParisKV" in head
     page, pages = head.rsplit("page ", 1)[1].split(" of ")
     assert page == pages and first_hit_text(answer.args["blocks"])
+
+
+# -- failures answer in the reader's language ---------------------------------------------------
+
+
+def _boom(*args, **kwargs):
+    raise RuntimeError("the corpus fell over")
+
+
+@pytest.mark.parametrize(("user_id", "text", "expected"), [("U_DMERR_ZH", "推测解码", "抱歉"), ("U_DMERR_EN", "decoding", "Sorry")])
+def test_a_failed_dm_answer_apologises_in_the_readers_language(slack, fake_slack, monkeypatch, user_id, text, expected):
+    monkeypatch.setattr("bot.slack.home.answer_command", _boom)
+    slack.event({"type": "message", "channel_type": "im", "channel": f"D{user_id}", "user": user_id, "text": text, "ts": "1.1"})
+    (post,) = fake_slack.wait_for("chat.postMessage")
+    assert expected in post.args["text"]
+
+
+def test_a_failed_dm_answer_follows_the_saved_language(slack, fake_slack, monkeypatch):
+    slack.command("lang zh", user_id="U_DMERR_SAVED")
+    monkeypatch.setattr("bot.slack.home.answer_command", _boom)
+    slack.event({"type": "message", "channel_type": "im", "channel": "D_DMERR", "user": "U_DMERR_SAVED", "text": "decoding", "ts": "1.1"})
+    (post,) = fake_slack.wait_for("chat.postMessage")
+    assert "抱歉" in post.args["text"]

@@ -92,6 +92,16 @@ def error_reply(lang: str) -> Reply:
     return notice("error.generic", lang)
 
 
+def reader_lang(corpus, user_id: str, text: str = "") -> str:
+    """The reader's language when an answer failed: their setting if it can still be read,
+    else the language of what they typed."""
+    try:
+        stored = corpus.get_user_lang(user_id)
+    except Exception:  # the failure may be the store itself
+        stored = None
+    return choose_lang(stored, unescape_slack_text(text or ""))
+
+
 def answer_command(corpus, user_id: str, channel_id: str, text: str, *, digests=None, channel_name: str = "") -> Reply:
     """Answer `/papers TEXT` from `user_id` in `channel_id`.
 
@@ -254,7 +264,7 @@ def register(app, corpus, digests=None) -> None:
             reply = answer_command(corpus, user_id, channel_id, text, digests=digests, channel_name=command.get("channel_name", ""))
         except Exception:
             logger.exception("/papers failed for user %s", user_id)
-            reply = error_reply(detect_lang(text))
+            reply = error_reply(reader_lang(corpus, user_id, text))
         if reply.share is None:
             # The search takes tens of milliseconds, so the answer rides in the ack itself.
             warn_if_invalid(reply.blocks)

@@ -28,7 +28,7 @@ from bot.slack.blocks import (
     section,
     truncate,
 )
-from bot.slack.commands import answer_action, answer_command, error_reply
+from bot.slack.commands import answer_action, answer_command, error_reply, reader_lang
 from bot.slack.delivery import error_code, share_in_channel, tell_user
 
 logger = logging.getLogger(__name__)
@@ -203,12 +203,12 @@ def register_messages(app, corpus, digests=None) -> None:
     def on_message(event, client, logger):
         if event.get("channel_type") != "im" or event.get("subtype") or event.get("bot_id"):
             return
-        user_id, channel_id = event.get("user", ""), event.get("channel", "")
+        user_id, channel_id, text = event.get("user", ""), event.get("channel", ""), event.get("text", "")
         try:
-            reply = answer_command(corpus, user_id, channel_id, event.get("text", ""), digests=digests)
+            reply = answer_command(corpus, user_id, channel_id, text, digests=digests)
         except Exception:
             logger.exception("answering a DM from %s failed", user_id)
-            reply = error_reply("en")
+            reply = error_reply(reader_lang(corpus, user_id, text))
         if reply.share is not None:
             share_in_channel(reply, client=client, respond=None, channel_id=channel_id, user_id=user_id, logger=logger)
             return

@@ -66,13 +66,17 @@ def is_trusted_download(url: str, settings: Settings | None) -> bool:
     return bool(base and base.hostname and host == base.hostname.lower() and parts.port == base.port)
 
 
+class TooLarge(ValueError):
+    """The file turned out larger than we read."""
+
+
 def download_file(url: str, token: str, *, limit: int = UPLOAD_MAX_BYTES, timeout: float = 30) -> bytes:
-    """GET a private Slack file with the bot token; raise ValueError when over `limit` bytes."""
+    """GET a private Slack file with the bot token; raise TooLarge when over `limit` bytes."""
     request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
     with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 (checked host)
         data = response.read(limit + 1)
     if len(data) > limit:
-        raise ValueError("too large")
+        raise TooLarge(url)
     return data
 
 
@@ -100,15 +104,21 @@ def handle_listing_upload(digests: Digests, client, event: dict, *, token: str) 
                 info = client.files_info(file=file["id"])["file"]
                 url = info.get("url_private_download") or info.get("url_private")
             if not url or not is_trusted_download(url, digests.settings):
-                raise ValueError("no Slack download URL")
+                logger.warning("no trusted download URL for %s: %r", name, url)
+                replies.append(t("inbox.download_failed", lang, name=escape_code(name), error=t("inbox.detail_no_url", lang)))
+                continue
             data = download_file(url, token)
-        except ValueError as error:
-            key = "inbox.too_large" if str(error) == "too large" else "inbox.download_failed"
-            replies.append(t(key, lang, name=escape_code(name), error=escape(str(error)), limit_mb=UPLOAD_MAX_BYTES // (1024 * 1024)))
+        except TooLarge:
+            replies.append(t("inbox.too_large", lang, name=escape_code(name), limit_mb=UPLOAD_MAX_BYTES // (1024 * 1024)))
             continue
-        except (OSError, SlackApiError) as error:
+        except SlackApiError as error:
+            logger.warning("files.info for %s failed: %s", name, slack_error_code(error))
+            detail = t("inbox.detail_slack", lang, error=escape_code(slack_error_code(error)))
+            replies.append(t("inbox.download_failed", lang, name=escape_code(name), error=detail))
+            continue
+        except OSError as error:
             logger.warning("downloading %s from Slack failed: %s", name, error)
-            replies.append(t("inbox.download_failed", lang, name=escape_code(name), error=type(error).__name__))
+            replies.append(t("inbox.download_failed", lang, name=escape_code(name), error=t("inbox.detail_network", lang)))
             continue
         report = corpus.ingest_bytes(name, data)
         logger.info("upload from %s: %s: %d new, %d updated, %d unchanged, %d rejected",
