@@ -6,6 +6,10 @@ the same placeholders (tests/test_i18n.py checks this), so the two never drift a
 
 Strings shown in Slack are mrkdwn: `*bold*`, `_italic_`, `` `code` ``, `<@U123>` mentions.
 
+Chinese spacing: a Slack mention (`<#C1>`, `<@U1>`) next to a Chinese character gets a space
+between them (频道 <#C1> 的日报), as Latin text does in Chinese typesetting. `t` adds it,
+because a template can't: `{place}` may be a channel or 你, which takes no space.
+
 Plurals: a key may have a `KEY_one` sibling, used when the `count` (else `total`) given to
 `t` is 1 ("*1* new paper"). Chinese has no plural, so its `_one` text is usually the same.
 """
@@ -351,7 +355,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "digest.paused_dm": {
         "en": "I paused the daily paper digest for {place} because {reason}. {fix}",
-        "zh": "{place} 的每日论文日报已暂停，原因：{reason}。{fix}",
+        "zh": "{place}的每日论文日报已暂停，原因：{reason}。{fix}",
     },
     "digest.reason_not_in_channel": {"en": "I'm not a member of that channel", "zh": "我不是该频道的成员"},
     "digest.reason_channel_not_found": {
@@ -418,7 +422,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The digest was paused ({reason}); it is running again.",
         "zh": "该日报曾被暂停（{reason}），现已恢复。",
     },
-    "subscribe.place_channel": {"en": "<#{channel_id}>", "zh": "频道 <#{channel_id}> "},
+    "subscribe.place_channel": {"en": "<#{channel_id}>", "zh": "频道 <#{channel_id}>"},
     "subscribe.place_dm": {"en": "you", "zh": "你"},
     "subscribe.filter_note": {
         "en": ", for papers matching “{filter}” ({count} in the library match today)",
@@ -587,6 +591,9 @@ MESSAGES: dict[str, dict[str, str]] = {
 }
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_IDEOGRAPH = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_MENTION_BEFORE_CJK = re.compile(rf"(<[#@!][^<>\s]*>)(?=[{_IDEOGRAPH}])")
+_MENTION_AFTER_CJK = re.compile(rf"(?<=[{_IDEOGRAPH}])(<[#@!][^<>\s]*>)")
 _PLACEHOLDER = re.compile(r"{(\w+)}")
 
 
@@ -639,5 +646,9 @@ def t(key: str, lang: str | None = DEFAULT_LANG, /, **fmt: object) -> str:
     if type(number) is int and number == 1 and f"{key}_one" in MESSAGES:
         key = f"{key}_one"
     entry = MESSAGES[key]
-    template = entry.get(normalize_lang(lang)) or entry[DEFAULT_LANG]
-    return template.format(**fmt) if fmt else template
+    lang = normalize_lang(lang)
+    template = entry.get(lang) or entry[DEFAULT_LANG]
+    text = template.format(**fmt) if fmt else template
+    if lang == "zh" and "<" in text:
+        text = _MENTION_AFTER_CJK.sub(r" \1", _MENTION_BEFORE_CJK.sub(r"\1 ", text))
+    return text

@@ -121,7 +121,7 @@ def test_subscribe_list_update_and_unsubscribe_in_a_channel(w, slack):
 
     _, body = slack.command("subscribe zh 08:30 tz:Asia/Shanghai KV缓存 OR speculative decoding", user_id="U1", channel_id="C200")
     text = ack_text(body)
-    assert "已更新频道 <#C200>" in text and "*08:30*（Asia/Shanghai）" in text and "匹配“KV缓存 OR speculative decoding”" in text
+    assert "已更新频道 <#C200> 的每日论文日报" in text and "*08:30*（Asia/Shanghai）" in text and "匹配“KV缓存 OR speculative decoding”" in text
     assert "目前库中有 20 篇匹配" in text
     assert [s.id for s in w.digests.subscriptions.all()] == [sub.id]  # updated, not added
     job = w.jobs.scheduler.get_job(f"digest:{sub.id}")

@@ -98,3 +98,26 @@ def test_chinese_calls_a_digest_ribao_not_a_summary():
     assert "日报" in t("help.digests_need_slack", "zh", word="subscribe")
     assert "日报" in t("home.subscriptions_placeholder", "zh")
     assert "coming soon" not in t("home.subscriptions_placeholder", "en")  # digests have landed
+
+
+@pytest.mark.parametrize(
+    ("key", "place", "expected"),
+    [
+        ("subscribe.created", "频道 <#C1>", "已为频道 <#C1> 订阅每日论文日报"),
+        ("subscribe.created", "你", "已为你订阅每日论文日报"),
+        ("subscribe.updated", "频道 <#C1>", "已更新频道 <#C1> 的每日论文日报"),
+        ("subscribe.list_header", "频道 <#C1>", "*频道 <#C1> 的每日日报*"),
+        ("subscribe.removed", "频道 <#C1>", "已取消订阅：频道 <#C1> 不再收到每日日报。"),
+        ("subscribe.removed", "你的私信", "已取消订阅：你的私信不再收到每日日报。"),
+        ("digest.paused_dm", "你的私信", "你的私信的每日论文日报已暂停"),
+    ],
+)
+def test_chinese_puts_a_space_between_a_mention_and_chinese(key, place, expected):
+    fmt = {name: "x" for name in fields(MESSAGES[key]["zh"])}
+    assert expected in t(key, "zh", **{**fmt, "place": place})
+
+
+def test_the_channel_place_has_no_stray_spaces():
+    assert t("subscribe.place_channel", "zh", channel_id="C1") == "频道 <#C1>"
+    assert t("card.shared_by", "zh", user_id="U1") == "<@U1> 分享了这篇论文"
+    assert t("search.none", "zh", query="<https://a.org>") == "没有找到与“<https://a.org>”相关的论文。"  # links are not mentions

@@ -49,7 +49,7 @@ def _place_kind(user_id: str, channel_id: str, channel_name: str) -> tuple[str, 
 
 def place_label(sub: Subscription, lang: str) -> str:
     if sub.kind == "channel":
-        return t("subscribe.place_channel", lang, channel_id=sub.place_id).strip()
+        return t("subscribe.place_channel", lang, channel_id=sub.place_id)
     return t("subscribe.place_your_dm", lang)
 
 
@@ -123,7 +123,7 @@ def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel
     )  # fmt: skip
     digests.changed(sub.id)
     now = digests.clock()
-    place = t("subscribe.place_channel", lang, channel_id=channel_id).strip() if kind == "channel" else t("subscribe.place_dm", lang)
+    place = t("subscribe.place_channel", lang, channel_id=channel_id) if kind == "channel" else t("subscribe.place_dm", lang)
     filter_note = t("subscribe.filter_note", lang, filter=escape(truncate(filter_text, 200)), count=matches) if filter_text else ""
     key = "subscribe.created" if created else "subscribe.updated"
     lines = [
@@ -174,7 +174,7 @@ def render_subscription_list(digests: Digests, user_id: str, channel_id: str, ch
     if not subs:
         text = t("subscribe.list_none", lang)
         return Message(text=text, blocks=[section(text)])
-    where = t("subscribe.place_you", lang) if is_dm(channel_id, channel_name) else t("subscribe.place_channel", lang, channel_id=channel_id).strip()
+    where = t("subscribe.place_you", lang) if is_dm(channel_id, channel_name) else t("subscribe.place_channel", lang, channel_id=channel_id)
     head = t("subscribe.list_header", lang, place=where)
     body = "\n".join(subscription_lines(subs, lang, digests.clock()))
     return Message(text=head.replace("*", ""), blocks=[section(f"{head}\n{body}"), context(t("subscribe.list_footer", lang))])
