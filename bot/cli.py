@@ -159,11 +159,11 @@ def cmd_search(settings: Settings, args) -> int:
 
 def format_result(result: SearchResult, lang: str, *, bold: bool = False) -> str:
     """Render a page of results for a terminal, with the same words Slack shows."""
-    from bot.i18n import t
+    from bot.i18n import problem_text, t
 
     lines = []
     if result.problem:
-        lines.append(t(f"search.{result.problem}", lang))
+        lines.append(problem_text(result.problem, lang))
     if result.problem == "query_empty":
         return "\n".join([*lines, t("search.none_hint", lang)])
     if not result.hits:

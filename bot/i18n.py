@@ -161,6 +161,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Parts of the query were ignored.",
         "zh": "查询中的部分内容已被忽略。",
     },
+    "search.query_truncated": {
+        "en": "That query was long, so I searched only its beginning.",
+        "zh": "查询过长，只搜索了开头部分。",
+    },
     "search.query_too_long": {
         "en": "That query was long, so I searched its first {limit} characters.",
         "zh": "查询过长，只搜索了前 {limit} 个字符。",
@@ -652,3 +656,11 @@ def t(key: str, lang: str | None = DEFAULT_LANG, /, **fmt: object) -> str:
     if lang == "zh" and "<" in text:
         text = _MENTION_AFTER_CJK.sub(r" \1", _MENTION_BEFORE_CJK.sub(r"\1 ", text))
     return text
+
+
+def problem_text(problem: str, lang: str) -> str:
+    """The i18n message for a search `problem` key (bare or `search.`-prefixed)."""
+    for key in (problem, f"search.{problem}"):
+        if has_message(key):
+            return t(key, lang)
+    return t("search.query_problem", lang)

@@ -116,3 +116,8 @@ def test_one_hit_is_one_paper_and_an_empty_query_says_so_once(seeded):
     out = run(seeded, "search", "   ").stdout
     assert "nothing to search for" in out
     assert "No papers found" not in out
+
+
+def test_a_very_long_query_is_searched_by_its_beginning(seeded):
+    proc = run(seeded, "search", "speculative decoding " * 60)
+    assert "searched only its beginning" in proc.stdout

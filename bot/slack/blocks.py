@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from bot.i18n import has_message, other_lang, t
+from bot.i18n import other_lang, problem_text, t
 from bot.models import Fragment, Hit, Paper, SearchResult
 
 # Block Kit's limits (https://api.slack.com/reference/block-kit/blocks).
@@ -434,14 +434,6 @@ def suggestion_button(suggestion: str, lang: str) -> dict:
     """A button that runs the suggested query (replacing the message it sits in)."""
     label = t("button.search", lang, query=truncate(suggestion, 50))
     return button(label, "search_run", {"q": suggestion, "l": lang}, style="primary")
-
-
-def problem_text(problem: str, lang: str) -> str:
-    """The i18n message for a search `problem` key (bare or `search.`-prefixed)."""
-    for key in (problem, f"search.{problem}"):
-        if has_message(key):
-            return t(key, lang)
-    return t("search.query_problem", lang)
 
 
 def render_card(paper: Paper, lang: str, *, full: bool = True, shared_by: str | None = None) -> Message:
