@@ -436,6 +436,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": ", for papers matching “{filter}” ({count} in the library matches today)",
         "zh": "，只收录匹配“{filter}”的论文（目前库中有 {count} 篇匹配）",
     },
+    "subscribe.filter_did_you_mean": {
+        "en": "⚠️ Digests match filters exactly as typed, and this one matches nothing. Did you mean `{suggestion}`? Subscribe again with it to get those papers.",
+        "zh": "⚠️ 日报按筛选条件的原样匹配，这个条件目前匹配不到任何论文。你是不是想输入 `{suggestion}`？用它重新订阅即可收到这些论文。",
+    },
     "subscribe.filter_no_match": {
         "en": "⚠️ No paper in the library matches this filter yet, so check its spelling if you expected some (search with it: `/papers {filter}`).",
         "zh": "⚠️ 目前库中没有论文匹配这个筛选条件；如果你预期会有，请检查拼写（可先搜索试试：`/papers {filter}`）。",

@@ -487,3 +487,12 @@ def test_a_chinese_upload_failure_is_told_in_chinese_throughout(w, slack):
     (reply,) = w.fake.wait_for("chat.postMessage")
     assert "无法从 Slack 下载 `坏链接.txt`（Slack 没有提供可用的下载链接）" in reply.args["text"]
     assert not any(word in reply.args["text"] for word in ("download URL", "ValueError", "no Slack"))
+
+
+def test_a_misspelled_filter_is_flagged_with_the_correction(w, slack):
+    _, body = slack.command("subscribe speculativ decodng", user_id="U1", channel_id="C202")
+    text = ack_text(body)
+    assert "matches nothing" in text
+    assert "Did you mean `speculative decoding`?" in text
+    _, body = slack.command("subscribe speculative decoding", user_id="U1", channel_id="C202")
+    assert "Did you mean" not in ack_text(body) and "No paper in the library" not in ack_text(body)

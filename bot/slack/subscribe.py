@@ -108,7 +108,7 @@ def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel
         zone = request.timezone or digests.default_timezone
         filter_text, notify = request.filter_text, bool(request.notify_empty)
     lang = sub_lang
-    matches = 0
+    matches, suggestion = 0, None
     if filter_text:
         corpus = digests.corpus
         if not corpus.is_ready():
@@ -116,7 +116,11 @@ def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel
         result = corpus.search(filter_text, per_page=1)
         if result.problem in BAD_FILTER_PROBLEMS:
             return notice("subscribe.bad_filter", lang, filter=escape(truncate(filter_text, 200)), problem=filter_problem_text(result.problem, lang))
-        matches = result.total if result.mode == "all" else 0
+        # Digests take a filter literally (Corpus.new_papers): a count found through a
+        # spelling correction or the any-word fallback would promise papers never sent.
+        literal = result.mode == "all" and result.suggestion is None
+        matches = result.total if literal else 0
+        suggestion = result.suggestion
     sub, created = digests.subscriptions.save(
         kind=kind, place_id=place_id, user_id=user_id, lang=sub_lang, hour=hour, minute=minute,
         timezone=zone, filter_text=filter_text, notify_empty=notify,
@@ -130,7 +134,9 @@ def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel
         t(key, lang, place=place, time=sub.time_label, zone=sub.timezone, lang_name=_lang_name(sub.lang, lang),
           filter_note=filter_note, next_run=format_when(next_run(sub, now), lang))
     ]  # fmt: skip
-    if filter_text and not matches:  # most likely a typo; say so while it is easy to fix
+    if filter_text and not matches and suggestion:  # a typo the search would have forgiven
+        lines.append(t("subscribe.filter_did_you_mean", lang, suggestion=escape_code(truncate(suggestion, 200))))
+    elif filter_text and not matches:  # most likely a typo; say so while it is easy to fix
         lines.append(t("subscribe.filter_no_match", lang, filter=escape_code(truncate(filter_text, 200))))
     if existing and not existing.is_active:
         lines.append(t("subscribe.resumed", lang, reason=paused_reason(existing.paused_reason, lang)))
