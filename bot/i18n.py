@@ -71,10 +71,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the record's English title has no letters or digits; put the English title on the record's first line",
         "zh": "记录的英文标题中没有字母或数字；请把英文标题放在记录第一行",
     },
-    "listing.record_no_chinese_title": {
-        "en": "the second line of a record must be the Chinese title, but this line has no Chinese; if the English title wraps onto two lines, join them",
-        "zh": "记录第二行应为中文标题，但这一行没有中文；如果英文标题被拆成了两行，请合并为一行",
-    },
     "listing.record_misplaced_line": {
         "en": "a second 'AI总结' or a '机构' line comes after the summary; each record has one of each, before 'Comments'",
         "zh": "摘要之后又出现“AI总结”或“机构”行；每条记录各只有一行，且位于 Comments 之前",
