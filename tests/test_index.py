@@ -337,3 +337,17 @@ def test_searchers_are_pooled_not_kept_per_thread(index: PaperIndex) -> None:
         for thread in threads:
             thread.join()
     assert 1 <= len(index._idle) <= MAX_IDLE_SEARCHERS
+
+
+def test_small_upserts_fold_tiny_segments_but_leave_bulk_segments_alone(tmp_path: Path) -> None:
+    index = PaperIndex(tmp_path / "index", batch_size=1000)
+    index.rebuild([])
+    index.upsert(make_paper(n, seq=n, rev=n) for n in range(1, 2201))  # a bulk load: 1000 + 1000 + 200
+    bulk = sorted(p.name for p in (tmp_path / "index").glob("*.pst"))
+    for n in range(2201, 2221):  # twenty inbox files of one paper each
+        index.upsert([make_paper(n, seq=n, rev=n)])
+    segments = sorted(p.name for p in (tmp_path / "index").glob("*.pst"))
+    assert len(bulk) == 3
+    assert len(segments) == 3  # two bulk segments kept as written, one holding every small write
+    assert len(set(bulk) & set(segments)) == 2
+    assert index.state() == (2220, 2220)
