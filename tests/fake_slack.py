@@ -3,7 +3,8 @@
 Point the app's WebClient at `FakeSlack.api_url` (SLACK_API_BASE_URL) and hand out
 `FakeSlack.response_url(...)` as response_urls. Every call is recorded; `fail()` makes
 the next N calls of a method return a Slack error (or 429 + Retry-After for
-"ratelimited").
+"ratelimited"). Set `socket_url` (tests/fake_socket_mode.py) to answer
+`apps.connections.open`, which a Socket Mode client calls with its app token.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class Call:
 class FakeSlack:
     def __init__(self):
         self.calls: list[Call] = []
+        self.socket_url: str | None = None  # what apps.connections.open returns
         self._failures: dict[str, list[tuple[str, int]]] = {}
         self._lock = threading.Condition()
         self._ids = itertools.count(1)
@@ -68,6 +70,7 @@ class FakeSlack:
         with self._lock:
             self.calls.clear()
             self._failures.clear()
+            self.socket_url = None
 
     def calls_to(self, method: str) -> list[Call]:
         with self._lock:
@@ -109,6 +112,10 @@ class FakeSlack:
             return {"ok": True, "channel": {"id": "D" + str(args.get("users", "X"))}}
         if method == "users.info":
             return {"ok": True, "user": {"id": args.get("user"), "locale": "en-US", "name": "someone"}}
+        if method == "apps.connections.open":
+            if self.socket_url is None:
+                return {"ok": False, "error": "not_allowed_token_type"}
+            return {"ok": True, "url": self.socket_url}
         if method == "views.publish":
             return {"ok": True, "view": {"id": "V1", **(args.get("view") or {})}}
         return {"ok": True}
