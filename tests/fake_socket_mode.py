@@ -21,6 +21,8 @@ import struct
 import threading
 import time
 
+from slack_helpers import slash_command_fields
+
 GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # RFC 6455, section 1.3
 TEXT, CLOSE, PING, PONG = 0x1, 0x8, 0x9, 0xA
 
@@ -48,21 +50,7 @@ def slash_command_envelope(envelope_id: str, text: str, response_url: str, *, us
         "envelope_id": envelope_id,
         "type": "slash_commands",
         "accepts_response_payload": True,
-        "payload": {
-            "token": "legacy-verification-token",
-            "team_id": "T0001",
-            "team_domain": "example",
-            "channel_id": channel_id,
-            "channel_name": "papers",
-            "user_id": user_id,
-            "user_name": "reader",
-            "command": "/papers",
-            "text": text,
-            "api_app_id": "A0001",
-            "is_enterprise_install": "false",
-            "response_url": response_url,
-            "trigger_id": "1.2.3",
-        },
+        "payload": slash_command_fields(text, response_url, user_id=user_id, channel_id=channel_id),
     }
 
 

@@ -33,6 +33,25 @@ def signed_headers(body: str, content_type: str, *, timestamp: int | None = None
     }
 
 
+def slash_command_fields(text: str, response_url: str, *, user_id: str = "U100", channel_id: str = "C100") -> dict:
+    """The fields Slack sends with `/papers TEXT`: form-encoded over HTTP, JSON in Socket Mode."""
+    return {
+        "token": "legacy-verification-token",
+        "team_id": "T0001",
+        "team_domain": "example",
+        "channel_id": channel_id,
+        "channel_name": "papers",
+        "user_id": user_id,
+        "user_name": "reader",
+        "command": "/papers",
+        "text": text,
+        "api_app_id": "A0001",
+        "is_enterprise_install": "false",
+        "response_url": response_url,
+        "trigger_id": "1.2.3",
+    }
+
+
 class SlackSender:
     """Posts Slack-shaped, Slack-signed requests to paperbot's /slack/events."""
 
@@ -70,23 +89,8 @@ class SlackSender:
         return self.request("POST", "/slack/events", body, headers)
 
     def command_body(self, text: str, *, user_id: str = "U100", channel_id: str = "C100", response_url: str | None = None) -> str:
-        return urlencode(
-            {
-                "token": "legacy-verification-token",
-                "team_id": "T0001",
-                "team_domain": "example",
-                "channel_id": channel_id,
-                "channel_name": "papers",
-                "user_id": user_id,
-                "user_name": "reader",
-                "command": "/papers",
-                "text": text,
-                "api_app_id": "A0001",
-                "is_enterprise_install": "false",
-                "response_url": response_url or self.fake.response_url(),
-                "trigger_id": "1.2.3",
-            }
-        )
+        fields = slash_command_fields(text, response_url or self.fake.response_url(), user_id=user_id, channel_id=channel_id)
+        return urlencode(fields)
 
     def command(self, text: str, **kwargs):
         return self.post(self.command_body(text, **kwargs), "application/x-www-form-urlencoded")
