@@ -68,11 +68,26 @@ CREATE TABLE IF NOT EXISTS user_prefs (
 );
 """
 
+COLUMNS: dict[str, dict[str, str]] = {}
+"""Columns added to a table after it first shipped: {table: {column: type and default}}.
+
+`CREATE TABLE IF NOT EXISTS` leaves an older file's table as it was, so a newer column is
+added here too, once, by `ensure_columns` when the store opens.
+"""
+
 _CONTENT = (
     "title_en", "title_zh", "authors", "affiliations", "summary_zh", "comments",
     "journal_ref", "venue", "venue_name", "year", "track", "urls",
 )  # fmt: skip
 _JSON = {"authors", "affiliations", "urls"}
+
+
+def ensure_columns(db: sqlite3.Connection, table: str, columns: dict[str, str]) -> None:
+    """Add each of `columns` that `table` lacks (a store made by an older version); idempotent."""
+    present = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+    for name, decl in columns.items():
+        if name not in present:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {decl}")
 
 
 def utc_now() -> str:
@@ -97,6 +112,8 @@ class Store:
             for statement in SCHEMA.split(";"):
                 if statement.strip():
                     db.execute(statement)
+            for table, columns in COLUMNS.items():
+                ensure_columns(db, table, columns)
 
     def close(self) -> None:
         with self._lock:

@@ -32,7 +32,7 @@ from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.i18n import is_lang, normalize_lang
-from bot.store import Store
+from bot.store import Store, ensure_columns
 
 Clock = Callable[[], datetime]
 """Returns the current time as an aware datetime (UTC). Injected everywhere, for tests."""
@@ -41,6 +41,9 @@ Clock = Callable[[], datetime]
 def system_clock() -> datetime:
     return datetime.now(UTC)
 
+
+COLUMNS: dict[str, dict[str, str]] = {}
+"""Columns added to the tables below after they first shipped (see bot.store.ensure_columns)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS subscriptions (
@@ -261,6 +264,8 @@ class SubscriptionStore:
             for statement in SCHEMA.split(";"):
                 if statement.strip():
                     db.execute(statement)
+            for table, columns in COLUMNS.items():
+                ensure_columns(db, table, columns)
 
     def _now(self) -> str:
         return iso(self._clock())

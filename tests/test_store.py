@@ -135,3 +135,20 @@ def test_another_feed_keeps_fields_it_lacks_and_moves_venue_fields_together(stor
     assert paper.comments == "Accepted at ICML 2026"  # the MIT record had none
     assert (paper.venue, paper.venue_name, paper.year) == ("TMLR", "TMLR", None)
     assert paper.feeds == ["ICML", "MIT"]
+
+
+def test_ensure_columns_upgrades_an_older_table_once(tmp_path, monkeypatch):
+    from bot import store as store_module
+
+    path = tmp_path / "old.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE user_prefs (user_id TEXT PRIMARY KEY, lang TEXT NOT NULL)")
+    db.execute("INSERT INTO user_prefs VALUES ('U1', 'zh')")
+    db.commit()
+    db.close()
+    monkeypatch.setitem(store_module.COLUMNS, "user_prefs", {"theme": "TEXT NOT NULL DEFAULT 'plain'"})
+    for _ in range(2):  # the second open finds the column present and adds nothing
+        store = Store(path)
+        rows = store.read("SELECT user_id, lang, theme FROM user_prefs")
+        store.close()
+        assert [tuple(r) for r in rows] == [("U1", "zh", "plain")]
