@@ -1,25 +1,40 @@
 """Run paperbot: Socket Mode, an HTTP server for Slack's Request URL, or the offline console.
 
-HTTP mode uses a stdlib ThreadingHTTPServer (one thread per connection) that turns each
-POST /slack/events into a BoltRequest and calls `app.dispatch()`; Bolt verifies the
-signature. GET /healthz answers 200 once the store and index are ready, 503 before.
-Bolt's own dev server (`app.start()`) is single-threaded, so it isn't used.
+HTTP mode runs on waitress (a production WSGI server, pure Python, one process) through
+Bolt's WSGI adapter. waitress reads every connection with non-blocking I/O in one loop and
+hands only complete requests to a small pool of threads, so a half-sent request or an idle
+kept-alive connection costs a socket, not a thread; `HttpLimits` sets how long either may
+sit (the read timeout), how many there may be, and how big a body may be (waitress answers
+a bigger or malformed `Content-Length` with 413/400 before the app sees a byte).
+
+Before Bolt sees a request, `check_request` verifies Slack's signature on the raw bytes
+(401 for anything unsigned, stale or forged, before the body is parsed) and then the
+body's shape (400 for a signed body Bolt would choke on). Each rejection is one log line
+without the body: the body carries what the user typed and a live response_url.
+
+GET /healthz answers 200 once the store and index are ready, 503 before (the process is
+up and bound meanwhile, so it doubles as readiness; there is no separate /readyz).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TextIO
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl
 
 from slack_bolt import App
-from slack_bolt.request import BoltRequest
+from slack_bolt.adapter.wsgi import SlackRequestHandler
+from slack_sdk.signature import SignatureVerifier
+from waitress import wasyncore
+from waitress.channel import HTTPChannel
+from waitress.server import create_server
+from waitress.task import ErrorTask
 
 from bot.config import Settings
 from bot.i18n import t
@@ -32,92 +47,160 @@ HEALTH_PATH = "/healthz"
 MAX_BODY_BYTES = 1_000_000  # Slack's payloads are a few KB; anything this big is not Slack
 
 
-def _make_handler(app: App, corpus) -> type[BaseHTTPRequestHandler]:
-    class SlackRequestHandler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"  # keep-alive: Slack and the benchmark reuse connections
-        # Headers and body go out in two writes; with Nagle on, a kept-alive client's
-        # delayed ACK adds ~40 ms to every response.
-        disable_nagle_algorithm = True
-        server_version = "paperbot"
+@dataclass(frozen=True)
+class HttpLimits:
+    """What one client may cost the HTTP server.
 
-        def do_GET(self):  # noqa: N802 (http.server's naming)
-            path = urlsplit(self.path).path
-            if path != HEALTH_PATH:
-                self._send(404, {"ok": False, "error": "not_found"})
-                return
-            ready = False
-            try:
-                ready = bool(corpus.is_ready())
-            except Exception:
-                logger.exception("health check failed")
-            if ready:
-                self._send(200, {"ok": True, "status": "ready"})
-            else:
-                self._send(503, {"ok": False, "status": "starting"})
+    `read_timeout`: seconds a connection may sit without sending a byte, idle between
+    kept-alive requests or halfway through one, before it is closed (checked every
+    `cleanup_interval` seconds; waitress takes whole seconds). `connection_limit`: open
+    connections before accepting pauses (the rest wait in the listen backlog). `threads`:
+    requests handled at once; a slow /papers moves to its response_url after
+    PAPERBOT_ACK_BUDGET_MS, so a thread is never held for long.
+    """
 
-        def do_POST(self):  # noqa: N802
-            parts = urlsplit(self.path)
-            if parts.path != EVENTS_PATH:
-                self._send(404, {"ok": False, "error": "not_found"})
-                return
-            length = int(self.headers.get("Content-Length") or 0)
-            if length > MAX_BODY_BYTES:
-                self._send(413, {"ok": False, "error": "too_large"})
-                self.close_connection = True
-                return
-            body = self.rfile.read(length).decode("utf-8", errors="replace")
-            request = BoltRequest(body=body, query=parts.query, headers={k: v for k, v in self.headers.items()})
-            try:
-                response = app.dispatch(request)
-            except Exception:
-                logger.exception("dispatching a Slack request failed")
-                self._send(500, {"ok": False})
-                return
-            payload = (response.body or "").encode("utf-8")
-            self.send_response(response.status)
-            for name, values in response.headers.items():
-                if name.lower() in ("content-length", "connection"):
-                    continue
-                for value in values if isinstance(values, list | tuple) else [values]:
-                    self.send_header(name, value)
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def _send(self, status: int, data: dict) -> None:
-            payload = json.dumps(data).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def log_message(self, format, *args):  # noqa: A002 (http.server's signature)
-            logger.debug("%s %s", self.address_string(), format % args)
-
-    return SlackRequestHandler
+    threads: int = 8
+    connection_limit: int = 500
+    read_timeout: int = 30
+    cleanup_interval: int = 5
+    max_body_bytes: int = MAX_BODY_BYTES
+    max_header_bytes: int = 64 * 1024
 
 
-class SlackHTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
+class _LoggedErrorTask(ErrorTask):
+    """waitress's 400/413 for a request it could not parse, plus one log line."""
+
+    def execute(self):
+        error = self.request.error
+        logger.info("rejected a request from %s: %s (%s)", self.channel.addr[0] if self.channel.addr else "?", error.reason, error.body)
+        super().execute()
+
+
+class _Channel(HTTPChannel):
+    error_task_class = _LoggedErrorTask
+
+
+class Rejection(Exception):
+    """A request refused before Bolt: `status` and a reason for the log (never the body)."""
+
+    def __init__(self, status: int, reason: str):
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+def check_request(raw: bytes, headers: dict[str, str], verifier: SignatureVerifier) -> str:
+    """Return the body as text if Slack signed it and Bolt can read it; else raise Rejection.
+
+    The signature is checked on the raw bytes first, so nothing unsigned is ever parsed.
+    Then the body must decode and parse the way Bolt parses it (JSON when it starts with
+    `{` or says so, else form fields with an optional JSON `payload`), to an object, and an
+    interaction payload must name its user: Bolt would otherwise fail deep inside with a
+    500 and a traceback.
+    """
+    timestamp = headers.get("x-slack-request-timestamp", "")
+    signature = headers.get("x-slack-signature", "")
+    if not timestamp or not signature:
+        raise Rejection(401, "no Slack signature headers")
+    if not timestamp.isdigit():
+        raise Rejection(401, "X-Slack-Request-Timestamp is not a number")
+    if not verifier.is_valid(raw, timestamp, signature):
+        raise Rejection(401, "invalid or stale Slack signature")
+    try:
+        body = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Rejection(400, "signed body is not UTF-8") from None
+    if not body:
+        return body
+    content_type = headers.get("content-type", "")
+    try:
+        if content_type.startswith("application/json") or body.startswith("{"):
+            data = json.loads(body)
+            kind = "JSON body"
+        else:
+            fields = dict(parse_qsl(body, keep_blank_values=True))
+            if "payload" not in fields:
+                return body  # a slash command or ssl_check: plain form fields
+            data = json.loads(fields["payload"])
+            kind = "interaction payload"
+            user = data.get("user") if isinstance(data, dict) else None
+            if isinstance(data, dict) and not (isinstance(user, dict) and isinstance(user.get("id"), str) and user["id"]):
+                raise Rejection(400, "interaction payload without a user id")
+    except ValueError:
+        raise Rejection(400, "signed body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise Rejection(400, f"signed {kind} is not a JSON object")
+    return body
+
+
+def _headers(environ: dict) -> dict[str, str]:
+    headers = {k[5:].lower().replace("_", "-"): v for k, v in environ.items() if k.startswith("HTTP_")}
+    if environ.get("CONTENT_TYPE"):
+        headers["content-type"] = environ["CONTENT_TYPE"]
+    return headers
+
+
+def make_wsgi_app(app: App, corpus, signing_secret: str) -> Callable:
+    """The WSGI application: /healthz, and /slack/events checked then handed to Bolt."""
+    bolt = SlackRequestHandler(app, path=EVENTS_PATH)
+    verifier = SignatureVerifier(signing_secret)
+
+    def send(start_response, status: int, data: dict, extra: list | None = None) -> list[bytes]:
+        payload = json.dumps(data).encode()
+        reason = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 500: "Internal Server Error", 503: "Service Unavailable"}
+        headers = [("Content-Type", "application/json"), ("Content-Length", str(len(payload)))]
+        start_response(f"{status} {reason.get(status, 'Error')}", headers + (extra or []))
+        return [payload]
+
+    def health(start_response) -> list[bytes]:
+        ready = False
+        try:
+            ready = bool(corpus.is_ready())
+        except Exception:
+            logger.exception("health check failed")
+        if ready:
+            return send(start_response, 200, {"ok": True, "status": "ready"})
+        return send(start_response, 503, {"ok": False, "status": "starting"})
+
+    def wsgi(environ, start_response):
+        method, path = environ.get("REQUEST_METHOD", "GET"), environ.get("PATH_INFO", "")
+        if path == HEALTH_PATH and method in ("GET", "HEAD"):
+            return health(start_response)
+        if path != EVENTS_PATH or method != "POST":
+            return send(start_response, 404, {"ok": False, "error": "not_found"})
+        # waitress has already read the whole body (within max_body_bytes) and validated
+        # Content-Length, so this read neither blocks nor overruns.
+        raw = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+        try:
+            check_request(raw, _headers(environ), verifier)
+        except Rejection as rejection:
+            logger.info("rejected POST %s from %s: %s", path, environ.get("REMOTE_ADDR", "?"), rejection.reason)
+            return send(start_response, rejection.status, {"ok": False, "error": rejection.reason})
+        environ["wsgi.input"] = io.BytesIO(raw)
+        try:
+            return bolt(environ, start_response)
+        except Exception:
+            logger.exception("dispatching a Slack request failed")
+            return send(start_response, 500, {"ok": False}, extra=[("Connection", "close")])
+
+    return wsgi
 
 
 @dataclass
 class RunningServer:
     """An HTTP server running in a background thread; `shutdown()` stops and joins it."""
 
-    server: SlackHTTPServer
+    server: object  # waitress's TcpWSGIServer
     thread: threading.Thread
     app: App
 
     @property
     def host(self) -> str:
-        return self.server.server_address[0]
+        return self.server.effective_host
 
     @property
     def port(self) -> int:
-        return self.server.server_address[1]
+        return self.server.effective_port
 
     @property
     def url(self) -> str:
@@ -125,29 +208,65 @@ class RunningServer:
         return f"http://{host}:{self.port}"
 
     def shutdown(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=5)
+        stop_http_server(self.server, self.thread)
 
 
-def make_http_server(app: App, corpus, host: str = "127.0.0.1", port: int = 0) -> SlackHTTPServer:
-    """Bind (port 0 picks a free one) without serving yet."""
-    return SlackHTTPServer((host, port), _make_handler(app, corpus))
+def make_http_server(
+    app: App,
+    corpus,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    signing_secret: str | None = None,
+    limits: HttpLimits = HttpLimits(),  # noqa: B008 (frozen)
+):
+    """Bind (port 0 picks a free one) without serving yet; `server.run()` serves.
+
+    `signing_secret` defaults to the one the Bolt app verifies with, so there is one.
+    """
+    secret = signing_secret if signing_secret is not None else app._signing_secret
+    server = create_server(
+        make_wsgi_app(app, corpus, secret),
+        host=host,
+        port=port,
+        ident="paperbot",
+        threads=limits.threads,
+        connection_limit=limits.connection_limit,
+        channel_timeout=limits.read_timeout,
+        cleanup_interval=limits.cleanup_interval,
+        max_request_body_size=limits.max_body_bytes,
+        max_request_header_size=limits.max_header_bytes,
+        inbuf_overflow=limits.max_body_bytes + 1,  # bodies stay in memory, never a temp file
+        expose_tracebacks=False,
+    )
+    server.channel_class = _Channel
+    return server
 
 
-def start_http_server(app: App, corpus, host: str = "127.0.0.1", port: int = 0) -> RunningServer:
+def stop_http_server(server, thread: threading.Thread | None = None, timeout: float = 5.0) -> None:
+    """Stop serving: close the listener and every connection from the server's own loop
+    (waitress's loop is not thread-safe; its trigger runs a callable inside it), let the
+    requests in hand finish, and join the threads."""
+    server.trigger.pull_trigger(lambda: wasyncore.close_all(server._map))
+    if thread is not None:
+        thread.join(timeout=timeout)
+    server.task_dispatcher.shutdown(cancel_pending=False, timeout=timeout)
+
+
+def start_http_server(app: App, corpus, host: str = "127.0.0.1", port: int = 0, **kwargs) -> RunningServer:
     """Serve `app` in a background thread; for tests and the benchmark."""
-    server = make_http_server(app, corpus, host, port)
-    thread = threading.Thread(target=server.serve_forever, name="paperbot-http", daemon=True)
+    server = make_http_server(app, corpus, host, port, **kwargs)
+    thread = threading.Thread(target=server.run, name="paperbot-http", daemon=True)
     thread.start()
     return RunningServer(server=server, thread=thread, app=app)
 
 
-def start_app_server(settings: Settings, corpus, host: str = "127.0.0.1", port: int = 0) -> RunningServer:
+def start_app_server(settings: Settings, corpus, host: str = "127.0.0.1", port: int = 0, **kwargs) -> RunningServer:
     """Build the Bolt app from `settings` and serve it in a background thread."""
     from bot.slack.app import build_app
 
-    return start_http_server(build_app(settings, corpus), corpus, host, port)
+    kwargs.setdefault("signing_secret", settings.slack_signing_secret)
+    return start_http_server(build_app(settings, corpus), corpus, host, port, **kwargs)
 
 
 def _has_no_slack_settings(settings: Settings) -> bool:
@@ -214,9 +333,9 @@ def _run_app(settings: Settings, corpus, app: App, stdout: TextIO, on_bound: Cal
             handler.close()
         return 0
 
-    server = make_http_server(app, corpus, settings.host, settings.port)
-    print(t("setup.serving_http", "en", host=settings.host, port=server.server_address[1]), file=stdout, flush=True)
-    thread = threading.Thread(target=server.serve_forever, name="http", daemon=True)
+    server = make_http_server(app, corpus, settings.host, settings.port, signing_secret=settings.slack_signing_secret)
+    print(t("setup.serving_http", "en", host=settings.host, port=server.effective_port), file=stdout, flush=True)
+    thread = threading.Thread(target=server.run, name="http", daemon=True)
     thread.start()
     try:
         on_bound()
@@ -225,6 +344,5 @@ def _run_app(settings: Settings, corpus, app: App, stdout: TextIO, on_bound: Cal
     except KeyboardInterrupt:
         pass
     finally:
-        server.shutdown()
-        server.server_close()
+        stop_http_server(server, thread)
     return 0

@@ -1,0 +1,174 @@
+"""The HTTP front as the internet meets it: slow, half-sent, oversized and malformed requests.
+
+Raw sockets on 127.0.0.1, because http.client refuses to send most of these.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import socket
+import threading
+import time
+from urllib.parse import urlencode
+
+import pytest
+from slack_helpers import signed_headers
+
+from bot.slack.server import HttpLimits, start_app_server
+
+
+def raw_exchange(port: int, data: bytes, *, timeout: float = 5.0) -> tuple[int, bytes]:
+    """Send `data` on a fresh connection; return the status and the raw response."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        # The server may answer and close before a big body is all sent.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            sock.sendall(data)
+        response = read_response(sock)
+    return int(response.split(b" ", 2)[1]), response
+
+
+def read_response(sock: socket.socket) -> bytes:
+    """Read one response: headers, then Content-Length bytes (or until close)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")), None)
+    while length is not None and len(body) < length:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return head + b"\r\n\r\n" + body
+
+
+def post_bytes(body: bytes, headers: dict[str, str]) -> bytes:
+    lines = ["POST /slack/events HTTP/1.1", "Host: 127.0.0.1", "Connection: close"]
+    lines += [f"{k}: {v}" for k, v in headers.items()]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+@pytest.fixture
+def strict_server(slack_settings, seed_corpus, fake_slack):
+    """paperbot with limits small enough to watch them act within a test's time."""
+    running = start_app_server(slack_settings, seed_corpus, limits=HttpLimits(threads=2, read_timeout=1, cleanup_interval=1))
+    yield running
+    running.shutdown()
+
+
+def health_status(port: int) -> int:
+    return raw_exchange(port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", timeout=2)[0]
+
+
+# -- issue 12: what one client may cost ---------------------------------------------------------
+
+
+def test_half_sent_requests_hold_no_thread_and_are_closed_after_the_read_timeout(strict_server):
+    port = strict_server.port
+    stalled = []
+    for _ in range(4):  # twice the server's threads
+        sock = socket.create_connection(("127.0.0.1", port), timeout=6)
+        sock.sendall(b"POST /slack/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"half")
+        stalled.append(sock)
+    try:
+        started = time.monotonic()
+        assert health_status(port) == 200  # the stalled requests took no thread
+        assert time.monotonic() - started < 1
+        for sock in stalled:
+            assert sock.recv(1024) == b""  # closed by the server, not by our timeout
+        assert time.monotonic() - started < 5
+    finally:
+        for sock in stalled:
+            sock.close()
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        ({"Content-Length": "-1"}, 400),
+        ({"Content-Length": "+5000000"}, 400),
+        ({"Content-Length": "5000000"}, 413),
+        ({"Transfer-Encoding": "chunked"}, 413),
+    ],
+)
+def test_a_5_mb_body_never_gets_past_the_1_mb_cap(strict_server, fake_slack, headers, status, caplog):
+    payload = b"x" * 5_000_000
+    body = b"%x\r\n%s\r\n0\r\n\r\n" % (len(payload), payload) if "Transfer-Encoding" in headers else payload
+    with caplog.at_level(logging.INFO):
+        got, response = raw_exchange(strict_server.port, post_bytes(body, {"Content-Type": "application/json", **headers}))
+    assert got == status, response[:300]
+    assert fake_slack.calls == []
+    assert "Traceback" not in caplog.text
+    assert len([r for r in caplog.records if r.name == "bot.slack.server"]) == 1
+
+
+def test_200_idle_connections_cost_no_threads_and_keep_alive_reuses_one(strict_server):
+    before = threading.active_count()
+    idle = [socket.create_connection(("127.0.0.1", strict_server.port), timeout=5) for _ in range(200)]
+    try:
+        time.sleep(0.2)
+        assert threading.active_count() - before < 5
+        assert health_status(strict_server.port) == 200  # and the server still answers
+        with socket.create_connection(("127.0.0.1", strict_server.port), timeout=5) as sock:
+            for _ in range(3):  # three requests, one connection
+                sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                assert read_response(sock).startswith(b"HTTP/1.1 200")
+    finally:
+        for sock in idle:
+            sock.close()
+
+
+# -- issue 13: malformed requests get a clean 4xx and one log line ------------------------------
+
+USER_TEXT = "my-private-query"
+
+
+def signed(body: str, content_type: str) -> dict[str, str]:
+    return signed_headers(body, content_type)
+
+
+def _no_user_click(response_url: str) -> str:
+    payload = {"type": "block_actions", "team": {"id": "T0001"}, "api_app_id": "A0001", "response_url": response_url,
+               "actions": [{"action_id": "paper_details", "value": '{"id":"abc"}', "type": "button"}]}  # fmt: skip
+    return urlencode({"payload": json.dumps(payload)})
+
+
+FORM = "application/x-www-form-urlencoded"
+MALFORMED = {
+    "content-length-abc": lambda url: (b"{}", {"Content-Length": "abc", "Content-Type": "application/json"}, 400),
+    "unsigned-bad-json-payload": lambda url: (f"payload=%7Bnot+js+{USER_TEXT}".encode(), {"Content-Type": FORM}, 401),
+    "unsigned-brace": lambda url: (b"{", {"Content-Type": "application/json"}, 401),
+    "forged-json": lambda url: (
+        json.dumps({"text": USER_TEXT, "response_url": url}).encode(),
+        {"Content-Type": "application/json", "X-Slack-Request-Timestamp": str(int(time.time())), "X-Slack-Signature": "v0=" + "0" * 64},
+        401,
+    ),
+    "timestamp-abc": lambda url: (b"text=" + USER_TEXT.encode(), {"Content-Type": FORM, "X-Slack-Request-Timestamp": "abc", "X-Slack-Signature": "v0=00"}, 401),
+    "signed-list-payload": lambda url: (b"payload=%5B%5D", signed("payload=%5B%5D", FORM), 400),
+    "signed-list-json": lambda url: (b"[]", signed("[]", "application/json"), 400),
+    "signed-bad-json": lambda url: (b'{"a":', signed('{"a":', "application/json"), 400),
+    "signed-click-without-user": lambda url: (_no_user_click(url).encode(), signed(_no_user_click(url), FORM), 400),
+}
+
+
+@pytest.mark.parametrize("case", list(MALFORMED))
+def test_a_malformed_request_gets_a_clean_4xx_and_one_log_line_without_its_body(paperbot_server, fake_slack, caplog, case):
+    response_url = fake_slack.response_url("secret-hook")
+    body, headers, expected = MALFORMED[case](response_url)
+    headers.setdefault("Content-Length", str(len(body)))
+    with caplog.at_level(logging.DEBUG):
+        status, response = raw_exchange(paperbot_server.port, post_bytes(body, headers))
+        time.sleep(0.05)
+    assert status == expected, response[:300]
+    mine = [r for r in caplog.records if r.name == "bot.slack.server"]
+    assert len(mine) == 1 and mine[0].levelno <= logging.WARNING, [r.getMessage() for r in mine]
+    assert not any(r.exc_info or r.exc_text for r in caplog.records)
+    assert "Traceback" not in caplog.text
+    assert USER_TEXT not in caplog.text and "secret-hook" not in caplog.text
+    assert "Invalid request signature" not in caplog.text
+    assert fake_slack.calls == []  # no handler ran
