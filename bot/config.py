@@ -39,6 +39,7 @@ class Settings:
     log_level: str = "INFO"
     host: str = "0.0.0.0"
     port: int = 3000
+    ack_budget_ms: int = 1500  # a /papers answer not ready by then goes to its response_url
     slack_bot_token: str = field(default="", repr=False)
     slack_signing_secret: str = field(default="", repr=False)
     slack_app_token: str = field(default="", repr=False)
@@ -85,6 +86,7 @@ class Settings:
             log_level=(env.get("PAPERBOT_LOG_LEVEL", "").strip() or "INFO").upper(),
             host=env.get("PAPERBOT_HOST", "").strip() or "0.0.0.0",
             port=_int(env, "PORT", 3000, minimum=0),
+            ack_budget_ms=_int(env, "PAPERBOT_ACK_BUDGET_MS", 1500),
             slack_bot_token=env.get("SLACK_BOT_TOKEN", "").strip(),
             slack_signing_secret=env.get("SLACK_SIGNING_SECRET", "").strip(),
             slack_app_token=env.get("SLACK_APP_TOKEN", "").strip(),

@@ -592,6 +592,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "paperbot is connecting to Slack in Socket Mode",
         "zh": "paperbot 正在以 Socket 模式连接 Slack",
     },
+    # -- serving (issue 12) --
+    "search.searching": {
+        "en": ":hourglass_flowing_sand: Searching… the results will appear here in a moment.",
+        "zh": ":hourglass_flowing_sand: 正在搜索……结果稍后会显示在这里。",
+    },
 }
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")

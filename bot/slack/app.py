@@ -68,7 +68,7 @@ def build_app(settings: Settings, corpus, digests=None) -> App:
 
         # Before home's catch-all `message` listener: Bolt runs only the first match.
         uploads.register(app, digests, token=settings.slack_bot_token)
-    commands.register(app, corpus, digests)
+    commands.register(app, corpus, digests, ack_budget=settings.ack_budget_ms / 1000)
     actions.register(app, corpus, digests)
     home.register(app, corpus, digests)
     return app

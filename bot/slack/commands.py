@@ -250,23 +250,52 @@ def _as_int(raw: object, default: int) -> int:
         return default
 
 
-def register(app, corpus, digests=None) -> None:
-    """Wire `/papers` into a Bolt app: answer in the ack body; share via the Web API."""
+def register(app, corpus, digests=None, *, ack_budget: float = 1.5) -> None:
+    """Wire `/papers` into a Bolt app: answer in the ack body; share via the Web API.
+
+    The answer is worked out in its own thread. Ready within `ack_budget` seconds (a search
+    takes tens of milliseconds), it rides in the ack itself; later, the ack says
+    "Searching…" and the answer replaces it through the command's response_url, which
+    Slack keeps open for 30 minutes. Bolt gives up on an ack after Slack's 3 s (a lost
+    answer), so the budget leaves room for the network and a slow machine.
+    """
     # Imported here so the pure answers above stay importable without slack_sdk (console).
-    from bot.slack.delivery import share_in_channel, warn_if_invalid
+    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import TimeoutError as AnswerTimeout
+
+    from bot.slack.delivery import respond_privately, share_in_channel, warn_if_invalid
+
+    answers = ThreadPoolExecutor(max_workers=8, thread_name_prefix="papers-answer")
 
     @app.command("/papers")
     def on_papers(ack, command, client, respond, logger):
         user_id = command.get("user_id", "")
         channel_id = command.get("channel_id", "")
         text = command.get("text", "")
+
+        def answer() -> Reply:
+            try:
+                return answer_command(corpus, user_id, channel_id, text, digests=digests, channel_name=command.get("channel_name", ""))
+            except Exception:
+                logger.exception("/papers failed for user %s", user_id)
+                return error_reply(reader_lang(corpus, user_id, text))
+
+        pending = answers.submit(answer)
         try:
-            reply = answer_command(corpus, user_id, channel_id, text, digests=digests, channel_name=command.get("channel_name", ""))
-        except Exception:
-            logger.exception("/papers failed for user %s", user_id)
-            reply = error_reply(reader_lang(corpus, user_id, text))
+            reply = pending.result(timeout=ack_budget)
+        except AnswerTimeout:
+            searching = render_notice(t("search.searching", reader_lang(corpus, user_id, text)))
+            ack(text=searching.text, blocks=searching.blocks, response_type="ephemeral")
+            reply = pending.result()
+            if reply.share is None:
+                try:
+                    respond_privately(reply, respond=respond, client=client, user_id=user_id, channel_id=channel_id, replace=True)
+                except Exception:
+                    logger.exception("/papers: the late answer for %s could not be delivered", user_id)
+                return
+            share_in_channel(reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger)
+            return
         if reply.share is None:
-            # The search takes tens of milliseconds, so the answer rides in the ack itself.
             warn_if_invalid(reply.blocks)
             ack(text=reply.text, blocks=reply.blocks, response_type="ephemeral")
             return

@@ -1,0 +1,104 @@
+"""A slow /papers is never a lost answer: "Searching…" in the ack, the results through response_url.
+
+The corpus is the real seeded one behind a wrapper that makes every search slower than
+the ack budget, as a 1M-paper index during an ingest is. Over HTTP with signed requests,
+and over Socket Mode (the same listener), against the fake Slack's response_url.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import pytest
+from fake_socket_mode import FakeSocketMode, slash_command_envelope
+from slack_helpers import SlackSender, all_text
+
+from bot.slack.server import start_app_server
+
+DELAY = 0.6  # seconds per search, three times the budget below
+BUDGET_MS = 200
+
+
+class SlowCorpus:
+    """The seeded corpus, with searches that take DELAY seconds."""
+
+    def __init__(self, corpus):
+        self._corpus = corpus
+
+    def search(self, *args, **kwargs):
+        time.sleep(DELAY)
+        return self._corpus.search(*args, **kwargs)
+
+    def resolve(self, *args, **kwargs):
+        time.sleep(DELAY)
+        return self._corpus.resolve(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._corpus, name)
+
+
+@pytest.fixture(scope="module")
+def slow_settings(slack_settings):
+    return dataclasses.replace(slack_settings, ack_budget_ms=BUDGET_MS)
+
+
+@pytest.fixture
+def slow_server(slow_settings, seed_corpus, fake_slack):
+    running = start_app_server(slow_settings, SlowCorpus(seed_corpus))
+    sender = SlackSender(running.url, fake_slack)
+    yield sender
+    sender.close()
+    running.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("query", "searching", "found"),
+    [("speculative decoding", "Searching…", "papers for “speculative decoding”"), ("推测解码", "正在搜索……", "共找到")],
+)
+def test_a_slow_search_acks_searching_then_delivers_through_the_response_url(slow_server, fake_slack, query, searching, found):
+    started = time.monotonic()
+    status, ack = slow_server.command(query, user_id="U_SLOW", response_url=fake_slack.response_url("slow"))
+    acked_after = time.monotonic() - started
+    assert status == 200 and ack["response_type"] == "ephemeral"
+    assert searching in ack["text"] and acked_after < DELAY  # the ack did not wait for the search
+    (late,) = fake_slack.wait_for("response")
+    assert late.args["replace_original"] is True  # the results replace "Searching…"
+    assert late.args["response_type"] == "ephemeral"
+    assert found in late.args["blocks"][0]["text"]["text"]
+    assert any(b.get("block_id", "").startswith("hit:") for b in late.args["blocks"])
+
+
+def test_a_fast_answer_still_rides_in_the_ack(slow_server, fake_slack):
+    status, ack = slow_server.command("help", user_id="U_SLOW_HELP")  # no search: well within budget
+    assert status == 200 and "/papers speculative decoding" in all_text(ack["blocks"])
+    time.sleep(0.1)
+    assert fake_slack.calls_to("response") == []
+
+
+def test_a_slow_share_acks_then_posts_the_card(slow_server, fake_slack):
+    status, _ = slow_server.command("share ParisKV", user_id="U_SLOW_SHARE")
+    assert status == 200
+    (post,) = fake_slack.wait_for("chat.postMessage")
+    assert post.args["channel"] == "C100" and "ParisKV" in post.args["text"]
+
+
+def test_socket_mode_delivers_a_slow_answer_the_same_way(slow_settings, seed_corpus, fake_slack):
+    from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+    from bot.slack.app import build_app
+
+    socket_mode = FakeSocketMode().start()
+    fake_slack.socket_url = socket_mode.url
+    handler = SocketModeHandler(build_app(slow_settings, SlowCorpus(seed_corpus)), "xapp-1-A0001-test")
+    try:
+        handler.connect()
+        socket_mode.wait_connected()
+        socket_mode.push(slash_command_envelope("slow1", "推测解码", fake_slack.response_url("slow1"), user_id="U_SLOW_SM"))
+        ack = socket_mode.wait_for_ack("slow1")
+        assert "正在搜索" in ack["payload"]["text"]
+        (late,) = fake_slack.wait_for("response")
+        assert late.args["replace_original"] is True and "共找到" in late.args["blocks"][0]["text"]["text"]
+    finally:
+        handler.close()
+        socket_mode.stop()
