@@ -13,9 +13,11 @@ passed less than GRACE ago and whose day nobody claimed goes out then. The claim
 database, not the job store, is what makes delivery exactly-once, so a persistent job
 store would add nothing but a second source of truth.
 
-APScheduler 3 reads `datetime.now()` in `_process_jobs` and its executors; the
-`ClockMixin` here reads an injected clock instead, so tests drive real APScheduler
-(triggers, coalescing, misfire grace) with a fake clock and no sleeping.
+APScheduler 3 reads `datetime.now()` in `_process_jobs` and its executors and has no
+public clock hook. For tests only, `ManualScheduler` (with `ClockMixin`) reads an injected
+clock instead, so tests drive real APScheduler (triggers, coalescing, misfire grace) with a
+fake clock and no sleeping. Production runs APScheduler's BackgroundScheduler unmodified
+(`background_scheduler`).
 
 No Slack imports here.
 """
@@ -55,7 +57,7 @@ INBOX_JOB = "inbox-scan"
 
 
 class ClockMixin:
-    """Make an APScheduler 3 scheduler read time from `self.clock` instead of the system.
+    """Make an APScheduler 3 scheduler read time from `self.clock` instead of the system (tests).
 
     `_process_jobs` follows BaseScheduler._process_jobs (3.11) step for step, with
     `self.clock()` where it calls `datetime.now()`. Jobs are always added with an explicit
@@ -167,16 +169,13 @@ class ManualScheduler(ClockMixin, BaseScheduler):
             self._process_jobs()
 
 
-class ClockedBackgroundScheduler(ClockMixin, BackgroundScheduler):
-    """Production: APScheduler's BackgroundScheduler thread, with the same clock hook."""
+def background_scheduler() -> BackgroundScheduler:
+    """Production: APScheduler's own BackgroundScheduler, untouched, on the system clock.
 
-    def __init__(self, clock: Clock = system_clock, **options):
-        self.clock = clock
-        options.setdefault("timezone", "UTC")
-        super().__init__(**options)
-
-    def _create_default_executor(self):
-        return ThreadPoolExecutor(max_workers=4)
+    Only `ManualScheduler` (tests) replaces APScheduler's loop, to read a fake clock; the
+    scheduler that serves runs APScheduler's public API as shipped.
+    """
+    return BackgroundScheduler(timezone="UTC", executors={"default": ThreadPoolExecutor(max_workers=4)})
 
 
 class DigestScheduler:

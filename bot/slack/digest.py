@@ -403,13 +403,13 @@ def build_digests(settings: Settings, corpus, *, client: WebClient | None = None
 def start_digests(settings: Settings, corpus, *, clock: Clock = system_clock, scheduler=None, start: bool = True) -> Digests:
     """Build digests, their scheduler and the inbox scan, and start them unless `start` is False."""
     from bot.inbox import scan_inbox_and_check_index
-    from bot.scheduler import ClockedBackgroundScheduler, DigestScheduler
+    from bot.scheduler import DigestScheduler, background_scheduler
 
     digests = build_digests(settings, corpus, clock=clock)
     inbox = settings.inbox_dir
     inbox.mkdir(parents=True, exist_ok=True)
     jobs = DigestScheduler(
-        scheduler or ClockedBackgroundScheduler(clock),
+        scheduler or background_scheduler(),  # on the system clock: a fake one needs ManualScheduler
         digests.service,
         clock=clock,
         inbox_scan=lambda: scan_inbox_and_check_index(corpus, inbox, clock=clock),

@@ -218,8 +218,3 @@ def register_messages(app, corpus, digests=None) -> None:
             logger.warning("answering a DM failed: %s", error_code(error))
             tell_user(t("slack.error", reply.lang, error=error_code(error)), lang=reply.lang, respond=None, client=client, user_id=user_id, channel_id="")
 
-    @app.event("file_shared")
-    def on_file_shared(event, logger):
-        # Ingesting listings shared as files lands with a later issue; ack and move on.
-        logger.debug("file_shared %s ignored for now", event.get("file_id"))
-
