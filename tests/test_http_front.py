@@ -172,3 +172,27 @@ def test_a_malformed_request_gets_a_clean_4xx_and_one_log_line_without_its_body(
     assert USER_TEXT not in caplog.text and "secret-hook" not in caplog.text
     assert "Invalid request signature" not in caplog.text
     assert fake_slack.calls == []  # no handler ran
+
+
+# -- the container's health check --------------------------------------------------------------
+
+
+class NotReadyCorpus:
+    def is_ready(self):
+        return False
+
+
+def test_the_healthcheck_command_follows_healthz(paperbot_server, slack_settings):
+    from bot.config import Settings
+    from bot.healthcheck import check
+    from bot.slack.app import build_app
+    from bot.slack.server import start_http_server
+
+    assert check(Settings(port=paperbot_server.port)) == (True, f"http://127.0.0.1:{paperbot_server.port}/healthz: 200")
+    starting = start_http_server(build_app(slack_settings, NotReadyCorpus()), NotReadyCorpus())
+    try:
+        assert check(Settings(port=starting.port))[0] is False  # 503 while preparing
+    finally:
+        starting.shutdown()
+    assert check(Settings(port=starting.port), timeout=1)[0] is False  # nothing listening
+    assert check(Settings(slack_app_token="xapp-1", port=1))[0] is True  # Socket Mode: no HTTP
