@@ -196,3 +196,32 @@ def test_the_healthcheck_command_follows_healthz(paperbot_server, slack_settings
         starting.shutdown()
     assert check(Settings(port=starting.port), timeout=1)[0] is False  # nothing listening
     assert check(Settings(slack_app_token="xapp-1", port=1))[0] is True  # Socket Mode: no HTTP
+
+
+def test_stopping_while_requests_are_in_flight_is_clean(slack_settings, caplog):
+    """The loop's trigger is closed only after the worker threads are done (it once raced: EBADF)."""
+    import urllib.request
+
+    from bot.slack.app import build_app
+    from bot.slack.server import start_http_server
+
+    class Ready:
+        def is_ready(self):
+            return True
+
+    app = build_app(slack_settings, Ready())
+    for _ in range(15):
+        running = start_http_server(app, Ready())
+
+        def hit(url=running.url):
+            with contextlib.suppress(OSError):
+                urllib.request.urlopen(url + "/healthz", timeout=2).read()
+
+        clients = [threading.Thread(target=hit) for _ in range(3)]
+        for client in clients:
+            client.start()
+        running.shutdown()
+        for client in clients:
+            client.join()
+        assert not running.thread.is_alive()
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]

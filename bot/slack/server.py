@@ -23,6 +23,7 @@ import json
 import logging
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TextIO
@@ -186,21 +187,93 @@ def make_wsgi_app(app: App, corpus, signing_secret: str) -> Callable:
     return wsgi
 
 
+class HttpServer:
+    """A bound waitress server: `run()` serves until `stop()` is called from another thread.
+
+    waitress's own `run()` loops until its socket map is empty and offers no graceful stop.
+    Here `stop()` first stops accepting and lets the worker threads finish the requests in
+    hand while the loop still flushes their responses, then closes every connection and
+    waitress's trigger from the loop's own thread (the loop is not thread-safe). Worker
+    threads wake the loop through that trigger, so it is closed only once they are gone;
+    the lock keeps `stop()` from pulling it while the loop closes it.
+    """
+
+    def __init__(self, wsgi_app: Callable, host: str, port: int, limits: HttpLimits):
+        self._map: dict = {}
+        self._draining = False
+        self._closing = False
+        self._lock = threading.Lock()
+        self.waitress = create_server(
+            wsgi_app,
+            map=self._map,
+            host=host,
+            port=port,
+            ident="paperbot",
+            threads=limits.threads,
+            connection_limit=limits.connection_limit,
+            channel_timeout=limits.read_timeout,
+            cleanup_interval=limits.cleanup_interval,
+            max_request_body_size=limits.max_body_bytes,
+            max_request_header_size=limits.max_header_bytes,
+            inbuf_overflow=limits.max_body_bytes + 1,  # bodies stay in memory, never a temp file
+            expose_tracebacks=False,
+        )
+        self.waitress.channel_class = _Channel
+
+    def run(self) -> None:
+        adj = self.waitress.adj
+        try:
+            while not self._closing and self._map:
+                if self._draining:
+                    self.waitress.accepting = False  # new connections wait in the backlog
+                wasyncore.loop(timeout=adj.asyncore_loop_timeout, map=self._map, use_poll=adj.asyncore_use_poll, count=1)
+        finally:
+            with self._lock:
+                wasyncore.close_all(self._map)  # the listener, every connection, the trigger
+
+    def _wake(self) -> None:
+        with self._lock:
+            if self._map:  # else the loop has already closed the trigger
+                self.waitress.pull_trigger()
+
+    def stop(self, thread: threading.Thread | None = None, timeout: float = 5.0) -> None:
+        """Stop accepting, finish the requests in hand (up to `timeout`), close, join."""
+        self._draining = True
+        self._wake()
+        dispatcher = self.waitress.task_dispatcher
+        deadline = time.monotonic() + timeout
+        while dispatcher.queue and time.monotonic() < deadline:  # requests already read
+            time.sleep(0.01)
+        dispatcher.shutdown(cancel_pending=True, timeout=max(0.1, deadline - time.monotonic()))
+        self._closing = True
+        self._wake()
+        if thread is not None:
+            thread.join(timeout=timeout)
+
+    @property
+    def host(self) -> str:
+        return self.waitress.effective_host
+
+    @property
+    def port(self) -> int:
+        return self.waitress.effective_port
+
+
 @dataclass
 class RunningServer:
     """An HTTP server running in a background thread; `shutdown()` stops and joins it."""
 
-    server: object  # waitress's TcpWSGIServer
+    server: HttpServer
     thread: threading.Thread
     app: App
 
     @property
     def host(self) -> str:
-        return self.server.effective_host
+        return self.server.host
 
     @property
     def port(self) -> int:
-        return self.server.effective_port
+        return self.server.port
 
     @property
     def url(self) -> str:
@@ -208,7 +281,7 @@ class RunningServer:
         return f"http://{host}:{self.port}"
 
     def shutdown(self) -> None:
-        stop_http_server(self.server, self.thread)
+        self.server.stop(self.thread)
 
 
 def make_http_server(
@@ -219,38 +292,13 @@ def make_http_server(
     *,
     signing_secret: str | None = None,
     limits: HttpLimits = HttpLimits(),  # noqa: B008 (frozen)
-):
+) -> HttpServer:
     """Bind (port 0 picks a free one) without serving yet; `server.run()` serves.
 
     `signing_secret` defaults to the one the Bolt app verifies with, so there is one.
     """
     secret = signing_secret if signing_secret is not None else app._signing_secret
-    server = create_server(
-        make_wsgi_app(app, corpus, secret),
-        host=host,
-        port=port,
-        ident="paperbot",
-        threads=limits.threads,
-        connection_limit=limits.connection_limit,
-        channel_timeout=limits.read_timeout,
-        cleanup_interval=limits.cleanup_interval,
-        max_request_body_size=limits.max_body_bytes,
-        max_request_header_size=limits.max_header_bytes,
-        inbuf_overflow=limits.max_body_bytes + 1,  # bodies stay in memory, never a temp file
-        expose_tracebacks=False,
-    )
-    server.channel_class = _Channel
-    return server
-
-
-def stop_http_server(server, thread: threading.Thread | None = None, timeout: float = 5.0) -> None:
-    """Stop serving: close the listener and every connection from the server's own loop
-    (waitress's loop is not thread-safe; its trigger runs a callable inside it), let the
-    requests in hand finish, and join the threads."""
-    server.trigger.pull_trigger(lambda: wasyncore.close_all(server._map))
-    if thread is not None:
-        thread.join(timeout=timeout)
-    server.task_dispatcher.shutdown(cancel_pending=False, timeout=timeout)
+    return HttpServer(make_wsgi_app(app, corpus, secret), host, port, limits)
 
 
 def start_http_server(app: App, corpus, host: str = "127.0.0.1", port: int = 0, **kwargs) -> RunningServer:
@@ -334,7 +382,7 @@ def _run_app(settings: Settings, corpus, app: App, stdout: TextIO, on_bound: Cal
         return 0
 
     server = make_http_server(app, corpus, settings.host, settings.port, signing_secret=settings.slack_signing_secret)
-    print(t("setup.serving_http", "en", host=settings.host, port=server.effective_port), file=stdout, flush=True)
+    print(t("setup.serving_http", "en", host=settings.host, port=server.port), file=stdout, flush=True)
     thread = threading.Thread(target=server.run, name="http", daemon=True)
     thread.start()
     try:
@@ -344,5 +392,5 @@ def _run_app(settings: Settings, corpus, app: App, stdout: TextIO, on_bound: Cal
     except KeyboardInterrupt:
         pass
     finally:
-        stop_http_server(server, thread)
+        server.stop(thread)
     return 0
