@@ -225,3 +225,16 @@ def test_stopping_while_requests_are_in_flight_is_clean(slack_settings, caplog):
             client.join()
         assert not running.thread.is_alive()
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+
+
+def test_bolt_s_own_rejection_line_never_carries_the_body(paperbot_server, fake_slack, caplog):
+    """Second guard: a request reaching Bolt's verification unsigned is logged without its body."""
+    from slack_bolt.request import BoltRequest
+
+    body = f"text={USER_TEXT}&response_url=http%3A%2F%2F127.0.0.1%2Fsecret-hook"
+    headers = {"content-type": FORM, "x-slack-request-timestamp": str(int(time.time())), "x-slack-signature": "v0=00"}
+    with caplog.at_level(logging.INFO):
+        response = paperbot_server.app.dispatch(BoltRequest(body=body, headers=headers))
+    assert response.status == 401
+    assert "Invalid request signature detected (body not logged)" in caplog.text
+    assert USER_TEXT not in caplog.text and "secret-hook" not in caplog.text

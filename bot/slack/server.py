@@ -81,6 +81,19 @@ class _Channel(HTTPChannel):
     error_task_class = _LoggedErrorTask
 
 
+class _DropBody(logging.Filter):
+    """Bolt's own rejection line carries the body (user text, a live response_url); keep
+    the fact, drop the rest. `check_request` rejects first, so this is a second guard."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if "Invalid request signature" in str(record.msg):
+            record.msg, record.args = "Invalid request signature detected (body not logged)", None
+        return True
+
+
+BOLT_VERIFICATION_LOGGER = "slack_bolt.RequestVerification"
+
+
 class Rejection(Exception):
     """A request refused before Bolt: `status` and a reason for the log (never the body)."""
 
@@ -144,6 +157,9 @@ def _headers(environ: dict) -> dict[str, str]:
 def make_wsgi_app(app: App, corpus, signing_secret: str) -> Callable:
     """The WSGI application: /healthz, and /slack/events checked then handed to Bolt."""
     bolt = SlackRequestHandler(app, path=EVENTS_PATH)
+    verification_logger = logging.getLogger(BOLT_VERIFICATION_LOGGER)
+    if not any(isinstance(f, _DropBody) for f in verification_logger.filters):
+        verification_logger.addFilter(_DropBody())
     verifier = SignatureVerifier(signing_secret)
 
     def send(start_response, status: int, data: dict, extra: list | None = None) -> list[bytes]:
