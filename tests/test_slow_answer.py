@@ -81,6 +81,8 @@ def test_a_slow_share_acks_then_posts_the_card(slow_server, fake_slack):
     assert status == 200
     (post,) = fake_slack.wait_for("chat.postMessage")
     assert post.args["channel"] == "C100" and "ParisKV" in post.args["text"]
+    (cleanup,) = fake_slack.wait_for("response")
+    assert cleanup.args["delete_original"] is True  # "Searching…" goes once the card is posted
 
 
 def test_socket_mode_delivers_a_slow_answer_the_same_way(slow_settings, seed_corpus, fake_slack):

@@ -293,7 +293,11 @@ def register(app, corpus, digests=None, *, ack_budget: float = 1.5) -> None:
                 except Exception:
                     logger.exception("/papers: the late answer for %s could not be delivered", user_id)
                 return
-            share_in_channel(reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger)
+            if share_in_channel(reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger):
+                try:  # the card is in the channel: "Searching…" has nothing left to say
+                    respond(delete_original=True)
+                except Exception:
+                    logger.exception("/papers: could not remove the searching note for %s", user_id)
             return
         if reply.share is None:
             warn_if_invalid(reply.blocks)
