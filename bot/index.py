@@ -221,9 +221,10 @@ class PaperIndex:
     def state(self) -> tuple[int, int]:
         """Return (documents, highest rev indexed) so the corpus can tell if it is stale.
 
-        Each segment's highest rev is found by a binary search of its sorted term list
-        and remembered (segments never change once written), so the check costs a few
-        dozen term probes per new segment instead of a walk over every rev ever indexed
+        Each segment's highest rev is found by a search of its sorted term list, started
+        at its last document's rev, and remembered (segments never change once written),
+        so the check costs a few term probes per new segment instead of a walk over every
+        rev ever indexed
         (at 1M papers that walk was most of cold start and of an upsert's lock hold).
         """
         with self._searcher() as searcher:
@@ -238,7 +239,7 @@ class PaperIndex:
                 key = _segment_id(leaf)
                 rev = self._segment_revs.get(key) if key is not None else None
                 if rev is None:
-                    rev = max_numeric_term(leaf, "rev")
+                    rev = max_numeric_term(leaf, "rev", hint=_last_stored(leaf, "rev"))
                     if key is not None:
                         self._segment_revs[key] = rev
                 max_rev = max(max_rev, rev)
@@ -643,17 +644,25 @@ def merge_tiny_segments(writer, segments):
     return keep
 
 
+def _last_stored(reader, fieldname: str) -> int:
+    """Return the stored value of `fieldname` in the segment's last document (0 if none)."""
+    count = reader.doc_count_all()
+    return int((reader.stored_fields(count - 1) or {}).get(fieldname) or 0) if count else 0
+
+
 def _segment_id(reader) -> str | None:
     segment = reader.segment()
     return segment.segment_id() if segment is not None else None
 
 
-def max_numeric_term(reader, fieldname: str, bits: int = 63) -> int:
+def max_numeric_term(reader, fieldname: str, hint: int = 0, bits: int = 63) -> int:
     """Return the highest value of a NUMERIC (shift_step=0) field in one segment, 0 if none.
 
     Its terms are fixed-width big-endian bytes, so they sort as the numbers do:
-    `terms_from(v)` names the smallest value >= v, and a binary search over v finds the
-    largest in about `bits` probes, each a seek in the segment's term index.
+    `terms_from(v)` names the smallest value >= v. Each probe is a binary search of the
+    segment's term file through file reads (~0.35 ms), so the search starts at `hint`
+    (the last document's value: papers are indexed in rev order, so it is usually the
+    answer) and gallops up from there: two probes in the common case, ~2 log n otherwise.
     """
     field = reader.schema[fieldname]
 
@@ -662,11 +671,19 @@ def max_numeric_term(reader, fieldname: str, bits: int = 63) -> int:
             return int(field.from_bytes(text)) if name == fieldname else None
         return None
 
-    low = first_at_least(0)
+    low = first_at_least(max(0, hint))
     if low is None:
-        return 0
-    high = 1 << bits  # no value at or above this one
-    while high - low > 1:  # invariant: a term equals `low`; none is >= `high`
+        low = first_at_least(0)
+        if low is None:
+            return 0
+    step, limit = 1, 1 << bits
+    while True:  # invariant: a term equals `low`
+        found = first_at_least(low + step) if low + step < limit else None
+        if found is None:
+            high = min(low + step, limit)  # nothing is >= high
+            break
+        low, step = found, step * 2
+    while high - low > 1:
         middle = (low + high) // 2
         found = first_at_least(middle)
         if found is None:

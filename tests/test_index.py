@@ -372,3 +372,14 @@ def test_suggestions_forget_words_whose_papers_changed(tmp_path: Path) -> None:
     index.upsert([make_paper(9, seq=9, rev=10, title_en="Ridge regression revisited")])
     page = index.search("grokkin")
     assert page.suggestion is None and page.total == 0
+
+
+@pytest.mark.parametrize("hint", [0, 1, 6, 7, 8, 500, 2**40])
+def test_max_numeric_term_is_exact_whatever_the_hint(tmp_path: Path, hint: int) -> None:
+    from bot.index import max_numeric_term
+
+    ix = PaperIndex(tmp_path / "index")
+    ix.rebuild(make_paper(n, rev=rev) for n, rev in enumerate([3, 7, 5], start=1))  # out of order
+    with ix._searcher() as searcher:
+        assert max_numeric_term(searcher.reader(), "rev", hint=hint) == 7
+    ix.close()
