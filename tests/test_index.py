@@ -351,3 +351,35 @@ def test_small_upserts_fold_tiny_segments_but_leave_bulk_segments_alone(tmp_path
     assert len(segments) == 3  # two bulk segments kept as written, one holding every small write
     assert len(set(bulk) & set(segments)) == 2
     assert index.state() == (2220, 2220)
+
+
+@pytest.mark.parametrize("revs", [[5], [1, 2, 3], [7, 300, 65_537, 2**40 + 3, 12], [2**62 + 1, 9]])
+def test_state_finds_the_highest_rev_in_every_segment_without_walking_terms(tmp_path: Path, revs) -> None:
+    ix = PaperIndex(tmp_path / "index", batch_size=2)  # two papers a segment
+    ix.rebuild(make_paper(n, rev=rev) for n, rev in enumerate(revs, start=1))
+    assert ix.state() == (len(revs), max(revs))
+    ix.upsert([make_paper(1, rev=max(revs) + 10)])  # a new segment; the cached ones stay valid
+    assert ix.state() == (len(revs), max(revs) + 10)
+    ix.close()
+    assert PaperIndex(tmp_path / "index").state() == (len(revs), max(revs) + 10)
+
+
+def test_suggestions_forget_words_whose_papers_changed(tmp_path: Path) -> None:
+    index = PaperIndex(tmp_path / "index")
+    index.rebuild(make_paper(n) for n in range(1, 4))
+    index.upsert([make_paper(9, seq=9, rev=9, title_en="Provable grokking in ridge regression")])
+    assert index.search("grokkin").suggestion == "grokking"  # the vocabulary now holds it
+    index.upsert([make_paper(9, seq=9, rev=10, title_en="Ridge regression revisited")])
+    page = index.search("grokkin")
+    assert page.suggestion is None and page.total == 0
+
+
+@pytest.mark.parametrize("hint", [0, 1, 6, 7, 8, 500, 2**40])
+def test_max_numeric_term_is_exact_whatever_the_hint(tmp_path: Path, hint: int) -> None:
+    from bot.index import max_numeric_term
+
+    ix = PaperIndex(tmp_path / "index")
+    ix.rebuild(make_paper(n, rev=rev) for n, rev in enumerate([3, 7, 5], start=1))  # out of order
+    with ix._searcher() as searcher:
+        assert max_numeric_term(searcher.reader(), "rev", hint=hint) == 7
+    ix.close()
