@@ -14,7 +14,7 @@ from bot.slack.commands import answer_action, error_reply, is_dm
 from bot.slack.delivery import respond_privately, share_in_channel
 from bot.slack.home import publish_home
 
-BUTTONS = re.compile(r"^(paper_share|paper_details|paper_more|results_next|results_prev|search_run)$")
+BUTTONS = re.compile(r"^(paper_share|paper_details|paper_more|paper_save|results_next|results_prev|search_run)$")
 
 
 def register(app, corpus, digests=None) -> None:
@@ -26,13 +26,22 @@ def register(app, corpus, digests=None) -> None:
         from_home = (body.get("view") or {}).get("type") == "home"
         action_id = action["action_id"]
         value = decode_value(action.get("value"))
+        container = body.get("container") or {}
+        # A save from a card everyone in the channel sees (a share, a digest) is the channel's
+        # signal too; one from a private results list is only the person's.
+        public_card = bool(channel_id) and not from_home and not is_dm(channel_id) and not container.get("is_ephemeral")
         try:
-            reply = answer_action(corpus, user_id, action_id, value, shareable=not from_home and not is_dm(channel_id))
+            reply = answer_action(
+                corpus, user_id, action_id, value, shareable=not from_home and not is_dm(channel_id),
+                card_channel_id=channel_id if public_card else "",
+            )  # fmt: skip
         except Exception:
             logger.exception("button %s failed for user %s", action_id, user_id)
             reply = error_reply(value.get("l", "en"))
         if reply.share is not None and channel_id:
-            share_in_channel(reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger)
+            share_in_channel(reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger, library=corpus.library)
+        elif from_home and action_id == "paper_save":
+            publish_home(client, corpus, user_id, lang=reply.lang, digests=digests)
         elif from_home and reply.replace and reply.result is not None:
             publish_home(client, corpus, user_id, result=reply.result, lang=reply.lang, digests=digests)
         else:
