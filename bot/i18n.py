@@ -602,14 +602,16 @@ MESSAGES: dict[str, dict[str, str]] = {
             "`/papers save ParisKV` save the best match (or *Save* on any paper); `/papers saved [words]` list and search your saves\n"
             "`/papers foryou` new papers ranked by what you saved\n"
             "`/papers export bibtex` (or `ris`, `csl-json`) send your saves as a file for Zotero\n"
-            "`/papers top` (or `top month`) in a channel: what it shared, saved and reacted to most"
+            "`/papers top` (or `top month`) in a channel: what it shared, saved and reacted to most\n"
+            "`/papers subscribe order:foryou` a digest ordered by your saves (in a channel: by what it shared and saved); `order:popular` by its votes, `order:new` as they arrive"
         ),
         "zh": (
             "*我的收藏*（仅你可见）\n"
             "`/papers save ParisKV` 收藏最匹配的论文（或点任意论文的 *收藏*）；`/papers saved [关键词]` 查看并搜索你的收藏\n"
             "`/papers foryou` 按你的收藏为你排序新论文\n"
             "`/papers export bibtex`（或 `ris`、`csl-json`）把收藏导出为文件，可导入 Zotero\n"
-            "`/papers top`（或 `top month`）在频道中使用：本频道分享、收藏和回应最多的论文"
+            "`/papers top`（或 `top month`）在频道中使用：本频道分享、收藏和回应最多的论文\n"
+            "`/papers subscribe order:foryou` 日报按你的收藏排序（频道中按本频道分享和收藏的论文）；`order:popular` 按频道的回应，`order:new` 按收录时间"
         ),
     },
     "library.saved_ok": {
@@ -744,7 +746,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "library.order_popular_user": {"en": "ordered by what you saved", "zh": "按你的收藏排序"},
     "library.order_popular_channel": {"en": "ordered by what this channel values most", "zh": "按本频道最看重的论文排序"},
     "library.order_note": {"en": "Papers come {order}.", "zh": "论文{order}。"},
-    "library.bad_order": {
+    "subscribe.bad_order": {
         "en": "`{value}` is not an order I know: use `order:new`, `order:foryou` or `order:popular`.",
         "zh": "无法识别排序方式 `{value}`：请使用 `order:new`、`order:foryou` 或 `order:popular`。",
     },

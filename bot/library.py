@@ -485,10 +485,35 @@ class Library:
         reasons = {r.paper.id: r.like for r in ranked if r.like is not None}
         return Ordering(ordered, order, reasons, why)
 
+    def order_digest(self, sub, digest) -> None:
+        """Order a composed digest for its subscription, in place (DigestService.order_digest).
+
+        Also gives a channel digest the channel's popular papers of the week to open with.
+        """
+        ordering = self.order_papers(digest.papers, order=digest_order(sub), kind=sub.kind, place_id=sub.place_id)
+        digest.papers, digest.order = ordering.papers, ordering.order
+        digest.reasons, digest.reason_kind = ordering.reasons, ordering.why
+        if sub.kind == "channel" and not digest.resumed:
+            digest.popular = [item.paper for item in self.top(sub.place_id, "week", limit=3)]
+
+    def record_digest_message(self, sub, paper_ids: list[str], channel_id: str, message_ts: str) -> None:
+        """A channel digest's message was posted: reactions to it are votes for its papers."""
+        if sub.kind == "channel":
+            self.record_card(channel_id, message_ts, paper_ids, kind="digest")
+
     def _by_votes(self, channel_id: str, ranked: list[Ranked]) -> list[Ranked]:
         votes = self.votes(channel_id)
         order = sorted(range(len(ranked)), key=lambda i: (-votes.get(ranked[i].paper.id, (0.0, 0))[0], i))
         return [ranked[i] for i in order]
+
+
+def digest_order(sub) -> str:
+    """The order a subscription asked for; by default a person's digest is ranked by their
+    saves (which keeps today's order until they save something) and a channel's is not."""
+    ranking = getattr(sub, "ranking", "") or ""
+    if ranking in ORDERS:
+        return ranking
+    return "foryou" if sub.kind == "user" else "new"
 
 
 def replace_paper(item: Popular, paper: Paper) -> Popular:
