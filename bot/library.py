@@ -84,6 +84,7 @@ FORYOU_POOL = 300  # `/papers foryou` ranks the newest this many papers you have
 PROFILE_MAX = 500  # the most recent saves that make up a profile
 CENTROID_SHARE = 0.3  # how much the whole profile counts next to the single best match
 TITLE_REPEAT = 2  # title terms count twice: a title says what a paper is about
+REASON_MIN_SIMILARITY = 0.1  # below this, one shared word ("加速"), "like X" would mislead
 
 Clock = Callable[[], datetime]
 
@@ -251,7 +252,8 @@ def rank_papers(
             best, best_sim = max(sims.items(), key=lambda item: (item[1], -item[0]))
         to_centroid = sum(value * centroid.get(term, 0.0) for term, value in vector.items()) / centroid_norm
         score = (1 - CENTROID_SHARE) * best_sim + CENTROID_SHARE * to_centroid
-        ranked.append(Ranked(paper, score, profile[best] if best is not None and best_sim > 0 else None))
+        like = profile[best] if best is not None and best_sim >= REASON_MIN_SIMILARITY else None
+        ranked.append(Ranked(paper, score, like))
     order = sorted(range(len(ranked)), key=lambda i: (-round(ranked[i].score, 9), i))
     return [ranked[i] for i in order]
 
