@@ -58,17 +58,24 @@ def paper_urls(paper: Paper) -> list[str]:
 # -- names and keys ---------------------------------------------------------------------------
 
 
+_PARTICLES = {"de", "la", "le", "du", "del", "della", "der", "den", "di", "da", "van", "von", "ten", "ter", "dos", "das", "bin", "al"}
+
+
 def split_name(name: str) -> tuple[str, str] | None:
     """("Family", "Given") for a Western-order name; None for one to keep as written.
 
+    The family name is the last word, with any particles before it ("de la Tour").
+
     >>> split_name("Yanlin Qi"), split_name("张三"), split_name("Jean-Luc de la Tour")
-    (('Qi', 'Yanlin'), None, ('Tour', 'Jean-Luc de la'))
+    (('Qi', 'Yanlin'), None, ('de la Tour', 'Jean-Luc'))
     """
-    name = " ".join((name or "").split())
-    if not name or _HAN.search(name) or " " not in name:
+    words = (name or "").split()
+    if len(words) < 2 or _HAN.search(name):
         return None
-    given, family = name.rsplit(" ", 1)
-    return family, given
+    start = len(words) - 1
+    while start > 1 and words[start - 1] in _PARTICLES:
+        start -= 1
+    return " ".join(words[start:]), " ".join(words[:start])
 
 
 def ascii_fold(text: str) -> str:
@@ -103,7 +110,6 @@ def citation_keys(papers: Iterable[Paper]) -> dict[str, str]:
 def _suffix(number: int) -> str:
     """1 -> b, 2 -> c, ..., 25 -> z, 26 -> ba: a letter run that never ends in a plain 'a'."""
     letters = ""
-    number += 1
     while number:
         number, rest = divmod(number, 26)
         letters = chr(ord("a") + rest) + letters
@@ -127,22 +133,23 @@ def bib_escape(text: str) -> str:
     return "".join(_BIB_SPECIAL.get(c, c) for c in " ".join((text or "").split()))
 
 
+_CAPITALISED_INSIDE = re.compile(r"[^\W_]*[^\W_][A-Z][^\W_]*")
+
+
 def bib_title(title: str) -> str:
     """Brace words with capitals after the first letter ("{ParisKV}", "{LLM}") so styles keep them."""
-    words = []
-    for word in bib_escape(title).split(" "):
-        if re.search(r".[A-Z]", word) and "\\" not in word:
-            word = "{" + word + "}"
-        words.append(word)
-    return " ".join(words)
+    return _CAPITALISED_INSIDE.sub(lambda m: "{" + m.group() + "}", bib_escape(title))
 
 
 def bib_name(name: str) -> str:
+    """A name as BibTeX reads it: "Family, Given" (particles kept); CJK names braced whole."""
     parts = split_name(name)
     if parts is None or " and " in f" {name.lower()} ":
         return "{" + bib_escape(name) + "}"
     family, given = parts
-    return f"{bib_escape(family)}, {bib_escape(given)}"
+    if " " in family:  # "de la Tour": braced, or BibTeX would split it again
+        family = "{" + family + "}"
+    return f"{bib_escape(family) if not family.startswith('{') else family}, {bib_escape(given)}"
 
 
 def to_bibtex(papers: Iterable[Paper]) -> str:
