@@ -24,6 +24,7 @@ class Call:
     args: dict
     headers: dict = field(default_factory=dict)
     status: int = 200  # what the fake answered
+    response: dict = field(default_factory=dict)  # the answer's body (a posted message's ts)
 
 
 class FakeSlack:
@@ -158,8 +159,9 @@ class FakeSlack:
                     extra = {"Retry-After": "1"} if status == 429 else {}
                     self._send(status, json.dumps({"ok": False, "error": error}), extra=extra)
                     return
-                fake._record(Call(method, args, headers))
-                self._send(200, json.dumps(fake._answer(method, args)))
+                answer = fake._answer(method, args)
+                fake._record(Call(method, args, headers, response=answer))
+                self._send(200, json.dumps(answer))
 
             def _send(self, status, body, content_type="application/json", extra=None):
                 data = body.encode()
