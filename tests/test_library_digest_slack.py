@@ -18,7 +18,7 @@ def test_order_is_read_from_the_subscribe_line():
     assert parse_subscribe("KV cache order:new").order is None  # after the filter starts, it is the filter
 
 
-def test_subscribe_with_an_order_says_so_and_a_bad_one_is_explained(w, slack):
+def test_subscribe_with_an_order_says_so_and_a_bad_one_is_explained(w, slack):  # noqa: F811 (fixtures)
     _, body = slack.command("subscribe order:foryou", user_id="U_ORD1", channel_id="D_ORD1")
     assert "Papers come ordered by what you saved." in all_text(body["blocks"])
     assert w.digests.subscriptions.for_place("user", "U_ORD1").ranking == "foryou"
@@ -28,7 +28,7 @@ def test_subscribe_with_an_order_says_so_and_a_bad_one_is_explained(w, slack):
     assert "论文按本频道最看重的论文排序。" in all_text(body["blocks"])
 
 
-def test_reactions_on_a_digest_are_votes_and_the_next_digest_opens_with_them(w, slack):
+def test_reactions_on_a_digest_are_votes_and_the_next_digest_opens_with_them(w, slack):  # noqa: F811
     slack.command("subscribe", user_id="U_ORD2", channel_id="C_ORD2")
     ingest(w.corpus, w.tmp, "ord-1.txt", listing_text("Order Feed（排序）", 5000, 3, topic="Mixture of Experts"))
     run_at(w, 2026, 12, 1, 9, 0)
