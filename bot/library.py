@@ -84,6 +84,7 @@ FORYOU_POOL = 300  # `/papers foryou` ranks the newest this many papers you have
 PROFILE_MAX = 500  # the most recent saves that make up a profile
 CENTROID_SHARE = 0.3  # how much the whole profile counts next to the single best match
 TITLE_REPEAT = 2  # title terms count twice: a title says what a paper is about
+MATCH_TERMS = 16  # a candidate's strongest terms that look for similar saved papers
 REASON_MIN_SIMILARITY = 0.1  # below this, one shared word ("加速"), "like X" would mislead
 
 Clock = Callable[[], datetime]
@@ -243,13 +244,17 @@ def rank_papers(
     for paper, vector in zip(papers, paper_vectors, strict=True):
         if paper.id in profile_ids:
             continue
-        sims: Counter = Counter()
-        for term, value in vector.items():
+        # Only a paper's strongest terms look for matches: the rest carry little weight and
+        # are the common words whose postings are longest (5x faster at 1,000 x 200).
+        strongest = sorted(vector.items(), key=lambda item: -item[1])[:MATCH_TERMS]
+        sims: dict[int, float] = {}
+        for term, value in strongest:
             for number, weighted in postings.get(term, ()):
-                sims[number] += value * weighted
+                sims[number] = sims.get(number, 0.0) + value * weighted
         best, best_sim = None, 0.0
-        if sims:
-            best, best_sim = max(sims.items(), key=lambda item: (item[1], -item[0]))
+        for number, sim in sims.items():
+            if sim > best_sim:
+                best, best_sim = number, sim
         to_centroid = sum(value * centroid.get(term, 0.0) for term, value in vector.items()) / centroid_norm
         score = (1 - CENTROID_SHARE) * best_sim + CENTROID_SHARE * to_centroid
         like = profile[best] if best is not None and best_sim >= REASON_MIN_SIMILARITY else None
