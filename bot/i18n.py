@@ -730,6 +730,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "I couldn't send the file: Slack said `{error}`. Try again in a minute.",
         "zh": "文件发送失败：Slack 返回 `{error}`。请稍后重试。",
     },
+    "library.export_written": {
+        "en": "Offline, so no DM: the file is at `{path}`.",
+        "zh": "当前离线，无法私信发送：文件已保存到 `{path}`。",
+    },
+    "library.export_write_failed": {
+        "en": "Offline, so no DM, and the file could not be written: {error}",
+        "zh": "当前离线，无法私信发送，文件也未能写入：{error}",
+    },
     "library.home_saved_title": {"en": "Your saved papers", "zh": "我的收藏"},
     "library.home_saved_none": {
         "en": "Nothing saved yet: click *Save* on any paper. Only you see this list.",

@@ -85,7 +85,7 @@ PROFILE_MAX = 500  # the most recent saves that make up a profile
 CENTROID_SHARE = 0.3  # how much the whole profile counts next to the single best match
 TITLE_REPEAT = 2  # title terms count twice: a title says what a paper is about
 MATCH_TERMS = 16  # a candidate's strongest terms that look for similar saved papers
-REASON_MIN_SIMILARITY = 0.1  # below this, one shared word ("加速"), "like X" would mislead
+REASON_MIN_SIMILARITY = 0.2  # below this (a shared word like "robust" or "加速"), "like X" would mislead
 
 Clock = Callable[[], datetime]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import bibtexparser
 from slack_helpers import all_text, button_values
@@ -238,3 +239,24 @@ def test_foryou_ranks_by_saves_with_a_reason(slack, fake_slack, seed_corpus):
     assert "Picked for you" in body["text"]
     assert "like *ParisKV*, which you saved" in all_text(body["blocks"])
     assert "ParisKV:" not in all_text([b for b in body["blocks"] if b.get("block_id", "").startswith("hit:")])
+
+
+def test_export_typed_in_the_dm_is_uploaded_there_too(slack, fake_slack, seed_corpus):
+    user = "U_EXPORT_DM"
+    seed_corpus.library.save(user, seed_corpus.resolve("ParisKV").id)
+    slack.event({"type": "message", "channel_type": "im", "user": user, "channel": f"D{user}", "text": "export ris"})
+    (complete,) = fake_slack.wait_for("files.completeUploadExternal")
+    assert complete.args["channel_id"] == f"D{user}"
+    (content,) = fake_slack.uploaded().values()
+    assert content.startswith("TY  - ") and "ER  - " in content
+
+
+def test_the_offline_console_writes_an_export_to_a_file(seed_corpus):
+    from bot.console import answer_line
+
+    seed_corpus.library.save("U_CONSOLE_EXPORT", seed_corpus.resolve("ParisKV").id)
+    answer = answer_line(seed_corpus, "/papers export csl-json", user_id="U_CONSOLE_EXPORT")
+    path = answer.rsplit("`", 2)[-2]
+    assert path.startswith(str(seed_corpus.settings.data_dir / "exports"))
+    items = json.loads(Path(path).read_text(encoding="utf-8"))
+    assert len(items) == 1 and "ParisKV" in items[0]["title"]

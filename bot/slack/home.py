@@ -232,6 +232,10 @@ def register_messages(app, corpus, digests=None) -> None:
             return
         try:
             client.chat_postMessage(channel=channel_id, text=reply.text, blocks=reply.blocks, unfurl_links=False)
+            if reply.upload is not None:  # `export bibtex` typed in the DM
+                from bot.slack.library import send_upload
+
+                send_upload(reply, client=client, respond=None, user_id=user_id, channel_id="")
         except SlackApiError as error:
             logger.warning("answering a DM failed: %s", error_code(error))
             tell_user(t("slack.error", reply.lang, error=error_code(error)), lang=reply.lang, respond=None, client=client, user_id=user_id, channel_id="")
