@@ -260,3 +260,26 @@ def test_the_offline_console_writes_an_export_to_a_file(seed_corpus):
     assert path.startswith(str(seed_corpus.settings.data_dir / "exports"))
     items = json.loads(Path(path).read_text(encoding="utf-8"))
     assert len(items) == 1 and "ParisKV" in items[0]["title"]
+
+
+def test_save_on_details_and_more_like_this_redraws_them(slack, fake_slack):
+    user = "U_DETAILS_SAVE"
+    _, body = slack.command("ParisKV", user_id=user)
+    (details,) = button_values(body["blocks"], "paper_details")[:1]
+    slack.click("paper_details", details, user_id=user)
+    (card,) = fake_slack.wait_for("response")
+    (save,) = save_buttons(card.args["blocks"])
+    assert save["text"]["text"] == "Save" and decode_value(save["value"])["m"] == "details"
+    slack.click("paper_save", save["value"], user_id=user)
+    redrawn = fake_slack.wait_for("response", 2)[1]
+    assert redrawn.args["replace_original"] is True and redrawn.args["blocks"][0]["type"] == "header"
+    assert [e["text"]["text"] for e in save_buttons(redrawn.args["blocks"])] == ["Saved ✓"]
+
+    (more,) = button_values(body["blocks"], "paper_more")[:1]
+    slack.click("paper_more", more, user_id=user)
+    similar = fake_slack.wait_for("response", 3)[2]
+    first = save_buttons(similar.args["blocks"])[0]
+    slack.click("paper_save", first["value"], user_id=user)
+    again = fake_slack.wait_for("response", 4)[3]
+    assert again.args["replace_original"] is True and "like" in again.args["text"].lower()
+    assert save_buttons(again.args["blocks"])[0]["text"]["text"] == "Saved ✓"
