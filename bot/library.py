@@ -438,7 +438,11 @@ class Library:
         for paper_id, (votes, people) in self.votes(channel_id, since).items():
             entry(paper_id).votes, entry(paper_id).voters = votes, people
         papers = {p.id: p for p in self.store.get_many(list(found))}
-        ranked = [replace_paper(item, papers[pid]) for pid, item in found.items() if pid in papers]
+        ranked = []
+        for paper_id, item in found.items():
+            if paper_id in papers:  # the stand-in becomes the stored paper
+                item.paper = papers[paper_id]
+                ranked.append(item)
         ranked.sort(key=lambda p: (-p.score, -p.voters, -p.shares, p.paper.seq))
         return ranked[:limit]
 
@@ -521,11 +525,6 @@ def digest_order(sub) -> str:
     if ranking in ORDERS:
         return ranking
     return "foryou" if sub.kind == "user" else "new"
-
-
-def replace_paper(item: Popular, paper: Paper) -> Popular:
-    item.paper = paper
-    return item
 
 
 def _ts_key(ts: str) -> tuple:

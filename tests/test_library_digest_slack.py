@@ -9,6 +9,7 @@ from digest_support import ingest, listing_text
 from slack_helpers import all_text, button_values
 from test_digest_slack import posts, run_at, slack, w, world  # noqa: F401 (fixtures)
 
+from bot.slack.blocks import check_blocks
 from bot.subscriptions import parse_subscribe
 
 
@@ -47,5 +48,6 @@ def test_reactions_on_a_digest_are_votes_and_the_next_digest_opens_with_them(w, 
     ingest(w.corpus, w.tmp, "ord-2.txt", listing_text("Order Feed（排序）", 6000, 2, topic="Protein Folding"))
     run_at(w, 2026, 12, 2, 9, 0)
     second = posts(w.fake)[1]
+    assert check_blocks(second.args["blocks"]) == []
     assert "Popular in this channel this week:" in all_text(second.args["blocks"])
     assert "Mixture of Experts Study Number 500" in all_text(second.args["blocks"]).split("Popular in this channel this week:")[1]
