@@ -106,6 +106,7 @@ class SlackSender:
         response_url: str | None = None,
         ephemeral: bool = True,
         message_ts: str = "1.1",
+        message: dict | None = None,
     ):
         """A block_actions payload for one button (or a static_select when value is a dict).
 
@@ -132,6 +133,8 @@ class SlackSender:
             payload["container"] = {"type": "message", "channel_id": channel_id, "is_ephemeral": ephemeral, "message_ts": message_ts}
             payload["channel"] = {"id": channel_id, "name": "papers"}
             payload["response_url"] = response_url or self.fake.response_url()
+            if message is not None:  # Slack sends the message a button sits on, unless ephemeral
+                payload["message"] = message
         return self.post(urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded")
 
     def event(self, event: dict):

@@ -283,3 +283,25 @@ def test_save_on_details_and_more_like_this_redraws_them(slack, fake_slack):
     again = fake_slack.wait_for("response", 4)[3]
     assert again.args["replace_original"] is True and "like" in again.args["text"].lower()
     assert save_buttons(again.args["blocks"])[0]["text"]["text"] == "Saved ✓"
+
+
+def test_save_on_a_personal_digest_in_a_dm_redraws_that_message(slack, fake_slack, seed_corpus):
+    from datetime import date
+
+    from bot.digest import Digest
+    from bot.slack.digest import render_digest
+
+    user, dm = "U_DM_DIGEST", "DU_DM_DIGEST"
+    papers = seed_corpus.store.newest(2)
+    (message,) = render_digest(Digest(lang="en", local_date=date(2026, 12, 1), papers=papers), shareable=False)
+    value = button_values(message.blocks, "paper_save")[1]
+    slack.click("paper_save", value, user_id=user, channel_id=dm, ephemeral=False,
+                message={"ts": "55.5", "text": message.text, "blocks": message.blocks})  # fmt: skip
+    (update,) = fake_slack.wait_for("chat.update")
+    assert (update.args["channel"], update.args["ts"]) == (dm, "55.5")
+    labels = [e["text"]["text"] for e in save_buttons(update.args["blocks"])]
+    saved_id = decode_value(value)["id"]
+    assert labels == ["Save", "Saved ✓"]  # the clicked one, the other as it was
+    assert seed_corpus.library.saved_ids(user) == {saved_id}
+    assert not fake_slack.calls_to("response")  # no extra note: the message itself says so
+    assert len(update.args["blocks"]) == len(message.blocks)

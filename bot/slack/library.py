@@ -25,6 +25,7 @@ from bot.slack.blocks import (
     actions,
     button,
     context,
+    decode_value,
     divider,
     escape,
     escape_code,
@@ -145,6 +146,28 @@ def answer_save_click(corpus, user_id: str, value: dict, lang: str, *, shareable
         return reply
     reply.replace = True
     return reply
+
+
+def flip_save_button(blocks: list[dict], paper_id: str, saved: bool, lang: str) -> list[dict] | None:
+    """`blocks` with the Save button of `paper_id` showing `saved`; None when there is none.
+
+    For a message only its reader sees that isn't ephemeral (a personal digest in a DM),
+    which chat.update can redraw in place: the rest of the message stays as it was.
+    """
+    found = False
+    out = []
+    for block in blocks:
+        if block.get("type") == "actions":
+            elements = []
+            for element in block.get("elements", []):
+                if element.get("action_id") == "paper_save" and decode_value(element.get("value")).get("id") == paper_id:
+                    state = {k: v for k, v in decode_value(element["value"]).items() if k not in ("id", "l")}
+                    element = save_button(Paper(id=paper_id, title_en="", title_zh=""), lang, saved=saved, state=state)
+                    found = True
+                elements.append(element)
+            block = {**block, "elements": elements}
+        out.append(block)
+    return out if found else None
 
 
 def _page(raw: object) -> int:
