@@ -146,7 +146,8 @@ def test_reactions_on_shared_cards_are_the_channels_votes(slack, fake_slack, see
     (post,) = fake_slack.wait_for("chat.postMessage")
     assert button_values(post.args["blocks"], "paper_save")  # a Save button on the shared card
     ts = post.response["ts"]
-    paper_id = seed_corpus.library.papers_on(channel, ts)[0]
+    # The fake records the post before answering it; the card is recorded after the answer.
+    (paper_id,) = eventually(lambda: seed_corpus.library.papers_on(channel, ts))
 
     def reaction(kind, user, event_ts, item_ts=ts, emoji="thumbsup"):
         return {"type": kind, "user": user, "reaction": emoji, "item_user": "UBOT", "event_ts": event_ts,
@@ -182,6 +183,7 @@ def test_a_save_from_a_public_card_counts_for_the_channel_and_answers_privately(
     channel, user = "C_PUBSAVE", "U_PUBSAVE"
     slack.command("share ParisKV", user_id="U_SOMEONE", channel_id=channel)
     (post,) = fake_slack.wait_for("chat.postMessage")
+    assert eventually(lambda: seed_corpus.library.papers_on(channel, post.response["ts"]))
     (value,) = button_values(post.args["blocks"], "paper_save")
     slack.click("paper_save", value, user_id=user, channel_id=channel, ephemeral=False)
     (note,) = fake_slack.wait_for("response")
