@@ -481,10 +481,15 @@ class Library:
         if order not in ("foryou", "popular") or not papers:
             return Ordering(list(papers), "new")
         if kind == "user":
-            ranked = self.rank_for_user(place_id, papers)
-            why = "saved"
+            profile, weights = self.saved_papers(place_id, PROFILE_MAX), {}
         else:
             profile, weights = self.channel_profile(place_id)
+        if not profile:  # nothing saved or valued yet: exactly today's digest
+            return Ordering(list(papers), "new")
+        if kind == "user":
+            ranked = rank_papers(papers, profile, cache=self.terms)
+            why = "saved"
+        else:
             ranked = rank_papers(papers, profile, weights=weights if order == "popular" else None, cache=self.terms)
             if order == "popular":
                 ranked = self._by_votes(place_id, ranked)

@@ -147,6 +147,9 @@ def test_personal_digest_is_ordered_by_saves_and_channel_digest_messages_are_car
     text = str(render_digest(preview)[0].blocks)
     assert "like *ParisKV*, which you saved" in text
     assert service.preview(service.subscriptions.get(channel.id)).order == "new"  # a channel's default
+    arrived = corpus.store.get_many([new[TOPICS[i][1]] for i in (4, 3, 1)])
+    plain = corpus.library.order_papers(arrived, order="foryou", kind="user", place_id="U_NOSAVES")
+    assert (plain.order, plain.papers) == ("new", arrived)  # nothing saved: exactly today's digest
 
     clock.set(datetime(2026, 12, 1, 9, 1, tzinfo=UTC))
     assert service.run(channel.id).status == "sent"
