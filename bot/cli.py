@@ -54,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     digest.add_argument("--filter", default="", metavar="QUERY", help="only papers matching QUERY (search syntax)")
     digest.add_argument("--since", type=int, default=0, metavar="SEQ", help="papers first stored after ingest sequence SEQ (default: all)")
     digest.add_argument("--json", action="store_true", help='print {"papers": N, "messages": [{"text", "blocks"}, ...]}')
+
+    export = commands.add_parser("export", help="write saved papers (or papers by id) as BibTeX, RIS or CSL-JSON")
+    export.add_argument("--format", required=True, metavar="FORMAT", help="bibtex, ris or csl-json")
+    export.add_argument("--user", action="append", default=[], metavar="USER_ID", help="a Slack user id whose saves to export (repeatable)")
+    export.add_argument("--ids", nargs="+", default=[], metavar="ID", help="paper ids (or unique prefixes), comma or space separated")
     return parser
 
 
@@ -283,12 +288,44 @@ def cmd_digest(settings: Settings, args) -> int:
     return EXIT_OK
 
 
+def cmd_export(settings: Settings, args) -> int:
+    from bot.export import FORMATS, export_papers, normalize_format
+
+    fmt = normalize_format(args.format)
+    if fmt is None:
+        return _fail(f"unknown format {args.format!r}; use one of {', '.join(FORMATS)}")
+    ids = [i for raw in args.ids for i in raw.replace(",", " ").split()]
+    if not ids and not args.user:
+        return _fail("say what to export: --user U123 (their saved papers) and/or --ids ID [ID ...]")
+    corpus = _open(settings)
+    try:
+        papers: dict[str, Paper] = {}
+        for user_id in args.user:
+            papers.update((p.id, p) for p in corpus.library.saved_papers(user_id))
+        unknown = []
+        for paper_id in ids:
+            paper = corpus.get(paper_id)
+            if paper is None:
+                unknown.append(paper_id)
+            else:
+                papers.setdefault(paper.id, paper)
+    finally:
+        corpus.close()
+    if unknown:
+        return _fail(f"no paper with id {', '.join(map(repr, unknown))}; find ids with `python -m bot search QUERY`")
+    if not papers:
+        print(f"paperbot: {', '.join(args.user)} saved no papers yet", file=sys.stderr)
+    sys.stdout.write(export_papers(list(papers.values()), fmt))
+    return EXIT_OK
+
+
 def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
 COMMANDS = {
     "digest": cmd_digest,
+    "export": cmd_export,
     "ingest": cmd_ingest,
     "search": cmd_search,
     "show": cmd_show,

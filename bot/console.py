@@ -46,7 +46,21 @@ def answer_line(corpus, line: str, *, user_id: str = CONSOLE_USER_ID, channel_id
     except Exception:
         logger.exception("console command failed: %r", line)
         reply = error_reply(detect_lang(text))
+    if reply.upload is not None:  # an export: no Slack to DM it, so it goes to a file
+        return reply_to_text(reply) + "\n" + write_upload(corpus, reply)
     return reply_to_text(reply)
+
+
+def write_upload(corpus, reply: Reply) -> str:
+    """Write an export under the data folder (`exports/`); say where, or why not."""
+    folder = corpus.settings.data_dir / "exports"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / reply.upload["filename"]
+        path.write_text(reply.upload["content"], encoding="utf-8")
+    except OSError as exc:
+        return t("library.export_write_failed", reply.lang, error=str(exc))
+    return t("library.export_written", reply.lang, path=str(path))
 
 
 def run_console(corpus, *, stdin: TextIO, stdout: TextIO, user_id: str = CONSOLE_USER_ID) -> int:

@@ -54,6 +54,7 @@ class Corpus:
         self.index = index
         self._sync_lock = threading.Lock()
         self._ready = False
+        self._library = None
 
     @classmethod
     def load(cls, settings: Settings, *, writer_procs: int = 1) -> Corpus:
@@ -271,6 +272,16 @@ class Corpus:
         docs, rev = self.index.state()
         stats["index"] = {"documents": docs, "rev": rev, "path": str(self.settings.index_dir)}
         return stats
+
+    @property
+    def library(self):
+        """The reading list (saves, votes, rankings) in the same database; made on first use."""
+        with self._sync_lock:
+            if self._library is None:
+                from bot.library import Library
+
+                self._library = Library(self)
+            return self._library
 
     def get_user_lang(self, user_id: str) -> str | None:
         return self.store.get_user_lang(user_id)

@@ -59,6 +59,11 @@ class Digest:
     to_seq: int = 0
     held_back: int = 0  # matching papers over MAX_PAPERS, left for the next digest
     resumed: bool = False  # continues a thread whose first message is already posted
+    # Set by the subscription's order (bot.library.Library.order_digest):
+    order: str = "new"  # "new" keeps papers oldest first; otherwise they are ranked
+    reasons: dict[str, Paper] = field(default_factory=dict)  # paper id -> the paper it is like
+    reason_kind: str = ""  # "saved" (a person's saves) | "channel" (what the channel valued)
+    popular: list[Paper] = field(default_factory=list)  # the channel's popular papers this week
 
     @property
     def count(self) -> int:
@@ -215,6 +220,10 @@ class DigestService:
         self.max_papers = max_papers
         self.on_retry: Callable[[int, timedelta], None] | None = None
         self.on_paused: Callable[[int], None] | None = None
+        # The reading list's hooks (bot.library): order a composed digest for its place, and
+        # hear which papers each accepted message carries (reactions to it are votes).
+        self.order_digest: Callable[[Subscription, Digest], None] | None = None
+        self.on_message: Callable[[Subscription, list[str], str, str], None] | None = None
 
     def run(self, sub_id: int) -> Outcome:
         """Deliver the subscription's digest if one is due and nobody has claimed it.
@@ -259,10 +268,20 @@ class DigestService:
         """What the subscription's next digest would hold if it ran now (nothing is claimed)."""
         day = next_run(sub, self.clock()).date()
         exclude = self.subscriptions.posted_since(sub.id, sub.cursor_seq)
-        return compose_digest(
+        digest = compose_digest(
             self.corpus, after_seq=sub.cursor_seq, filter_text=sub.filter_text, lang=lang or sub.lang,
             local_date=day, exclude_ids=exclude, max_papers=self.max_papers,
         )  # fmt: skip
+        return self._ordered(sub, digest)
+
+    def _ordered(self, sub: Subscription, digest: Digest) -> Digest:
+        """Apply the subscription's order; a failure there leaves the digest as composed."""
+        if self.order_digest is not None and digest.papers:
+            try:
+                self.order_digest(sub, digest)
+            except Exception:
+                logger.exception("ordering digest %s failed; keeping the arrival order", sub.id)
+        return digest
 
     def _deliver(self, sub: Subscription, delivery: Delivery, day: date) -> Outcome:
         sub = self.subscriptions.get(sub.id) or sub  # the cursor as of the claim
@@ -273,6 +292,7 @@ class DigestService:
                 local_date=day, exclude_ids=exclude, max_papers=self.max_papers,
             )  # fmt: skip
             digest.resumed = bool(delivery.message_ts)
+            digest = self._ordered(sub, digest)
             self.subscriptions.plan(delivery.id, to_seq=digest.to_seq, papers=digest.count)
             if not digest.papers and (delivery.message_ts or not sub.notify_empty):
                 status = "sent" if delivery.message_ts else "empty"
@@ -282,6 +302,11 @@ class DigestService:
 
             def on_posted(paper_ids: list[str], channel_id: str, message_ts: str) -> None:
                 self.subscriptions.record_posted(delivery.id, paper_ids, channel_id=channel_id, message_ts=message_ts)
+                if self.on_message is not None:
+                    try:
+                        self.on_message(sub, paper_ids, channel_id, message_ts)
+                    except Exception:  # votes are a nicety; the digest itself must go on
+                        logger.exception("recording digest %s's message %s failed", sub.id, message_ts)
 
             self.poster.post_digest(sub, digest, thread_ts=delivery.message_ts, on_posted=on_posted)
             self.subscriptions.finish(delivery.id, status="sent", to_seq=digest.to_seq)

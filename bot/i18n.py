@@ -597,6 +597,172 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": ":hourglass_flowing_sand: Searching… the results will appear here in a moment.",
         "zh": ":hourglass_flowing_sand: 正在搜索……结果稍后会显示在这里。",
     },
+    # -- library: saves, votes, export, for you (issue 10) --
+    "button.save": {"en": "Save", "zh": "收藏"},
+    "button.saved": {"en": "Saved ✓", "zh": "已收藏 ✓"},
+    "button.remove": {"en": "Remove", "zh": "移除"},
+    "library.help": {
+        "en": (
+            "*Your reading list* (only you see it)\n"
+            "`/papers save ParisKV` save the best match (or *Save* on any paper); `/papers saved [words]` list and search your saves\n"
+            "`/papers foryou` new papers ranked by what you saved\n"
+            "`/papers export bibtex` (or `ris`, `csl-json`) send your saves as a file for Zotero\n"
+            "`/papers top` (or `top month`) in a channel: what it shared, saved and reacted to most\n"
+            "`/papers subscribe order:foryou` a digest ordered by your saves (in a channel: by what it shared and saved); `order:popular` by its votes, `order:new` as they arrive"
+        ),
+        "zh": (
+            "*我的收藏*（仅你可见）\n"
+            "`/papers save ParisKV` 收藏最匹配的论文（或点任意论文的 *收藏*）；`/papers saved [关键词]` 查看并搜索你的收藏\n"
+            "`/papers foryou` 按你的收藏为你排序新论文\n"
+            "`/papers export bibtex`（或 `ris`、`csl-json`）把收藏导出为文件，可导入 Zotero\n"
+            "`/papers top`（或 `top month`）在频道中使用：本频道分享、收藏和回应最多的论文\n"
+            "`/papers subscribe order:foryou` 日报按你的收藏排序（频道中按本频道分享和收藏的论文）；`order:popular` 按频道的回应，`order:new` 按收录时间"
+        ),
+    },
+    "library.saved_ok": {
+        "en": "Saved *{title}*. `/papers saved` lists your saved papers; only you can see them.",
+        "zh": "已收藏 *{title}*。用 `/papers saved` 查看你的收藏，仅你可见。",
+    },
+    "library.already_saved": {
+        "en": "*{title}* is already in your saved papers.",
+        "zh": "*{title}* 已在你的收藏中。",
+    },
+    "library.unsaved_ok": {
+        "en": "Removed *{title}* from your saved papers.",
+        "zh": "已将 *{title}* 移出收藏。",
+    },
+    "library.save_usage": {
+        "en": "Tell me what to save: `/papers save ParisKV`, or a paper's id from *Details*.",
+        "zh": "请告诉我要收藏哪篇论文：`/papers save ParisKV`，或使用 *详情* 中的论文编号。",
+    },
+    "library.save_not_found": {
+        "en": "Nothing matched “{query}”, so nothing was saved. Try other words, or a paper's id from *Details*.",
+        "zh": "没有与“{query}”匹配的论文，因此没有收藏任何内容。请换个关键词，或使用 *详情* 中的论文编号。",
+    },
+    "library.saved_header": {
+        "en": "*{total}* saved papers, newest first · page {page} of {pages}",
+        "zh": "你收藏了 *{total}* 篇论文，最新收藏在前 · 第 {page}/{pages} 页",
+    },
+    "library.saved_header_one": {
+        "en": "*1* saved paper · page {page} of {pages}",
+        "zh": "你收藏了 *1* 篇论文 · 第 {page}/{pages} 页",
+    },
+    "library.saved_header_query": {
+        "en": "*{total}* of your saved papers match “{query}” · page {page} of {pages}",
+        "zh": "你的收藏中有 *{total}* 篇与“{query}”匹配 · 第 {page}/{pages} 页",
+    },
+    "library.saved_header_query_one": {
+        "en": "*1* of your saved papers matches “{query}” · page {page} of {pages}",
+        "zh": "你的收藏中有 *1* 篇与“{query}”匹配 · 第 {page}/{pages} 页",
+    },
+    "library.saved_none": {
+        "en": "You haven't saved any papers yet. Click *Save* on any paper, or type `/papers save ParisKV`.",
+        "zh": "你还没有收藏论文。点任意论文的 *收藏*，或输入 `/papers save ParisKV`。",
+    },
+    "library.saved_none_query": {
+        "en": "None of your saved papers match “{query}”. `/papers saved` lists them all.",
+        "zh": "你的收藏中没有与“{query}”匹配的论文。`/papers saved` 可列出全部收藏。",
+    },
+    "library.saved_private": {
+        "en": "Only you can see your saved papers. Export them with `/papers export bibtex`.",
+        "zh": "你的收藏仅你可见。可用 `/papers export bibtex` 导出。",
+    },
+    "library.top_header_week": {
+        "en": "*Popular in <#{channel_id}> this week*: shared, saved and reacted to most",
+        "zh": "*<#{channel_id}> 本周热门*：分享、收藏和回应最多的论文",
+    },
+    "library.top_header_month": {
+        "en": "*Popular in <#{channel_id}> this month*: shared, saved and reacted to most",
+        "zh": "*<#{channel_id}> 本月热门*：分享、收藏和回应最多的论文",
+    },
+    "library.top_none_week": {
+        "en": "Nothing was shared, saved or reacted to in <#{channel_id}> this week yet. Share a paper with `/papers share ...`, then react to it.",
+        "zh": "<#{channel_id}> 本周还没有分享、收藏或回应过论文。先用 `/papers share ...` 分享一篇，再给它加个表情回应吧。",
+    },
+    "library.top_none_month": {
+        "en": "Nothing was shared, saved or reacted to in <#{channel_id}> this month yet. Share a paper with `/papers share ...`, then react to it.",
+        "zh": "<#{channel_id}> 本月还没有分享、收藏或回应过论文。先用 `/papers share ...` 分享一篇，再给它加个表情回应吧。",
+    },
+    "library.top_needs_channel": {
+        "en": "`/papers top` shows what a channel values most: run it in a channel.",
+        "zh": "`/papers top` 显示频道最看重的论文，请在频道中使用。",
+    },
+    "library.top_usage": {
+        "en": "`/papers top` shows this week's popular papers here; `/papers top month` the last 30 days.",
+        "zh": "`/papers top` 显示本频道本周热门论文；`/papers top month` 显示最近 30 天。",
+    },
+    "library.top_shares": {"en": "shared {count} times", "zh": "分享 {count} 次"},
+    "library.top_shares_one": {"en": "shared once", "zh": "分享 1 次"},
+    "library.top_saves": {"en": "saved {count} times", "zh": "收藏 {count} 次"},
+    "library.top_saves_one": {"en": "saved once", "zh": "收藏 1 次"},
+    "library.top_voters": {"en": "{count} people reacted", "zh": "{count} 人回应"},
+    "library.top_voters_one": {"en": "1 person reacted", "zh": "1 人回应"},
+    "library.foryou_header": {
+        "en": "*Picked for you*: the newest papers, most like what you saved first",
+        "zh": "*为你推荐*：最新论文，与你的收藏最相似的排在前面",
+    },
+    "library.foryou_nothing_saved": {
+        "en": "Save a few papers first (*Save* on any paper, or `/papers save ...`): `/papers foryou` then ranks new papers by what you keep. Meanwhile, the newest:",
+        "zh": "请先收藏几篇论文（点任意论文的 *收藏*，或用 `/papers save ...`），`/papers foryou` 就会按你的收藏为新论文排序。先看看最新的论文：",
+    },
+    "library.foryou_none": {
+        "en": "There are no papers you haven't saved yet.",
+        "zh": "暂时没有你尚未收藏的论文。",
+    },
+    "library.reason_saved": {"en": "like *{title}*, which you saved", "zh": "与你收藏的《{title}》相似"},
+    "library.reason_channel": {"en": "like *{title}*, which this channel valued", "zh": "与本频道看重的《{title}》相似"},
+    "library.popular_intro": {
+        "en": "*Popular in this channel this week:* {papers}",
+        "zh": "*本频道本周热门：* {papers}",
+    },
+    "library.export_usage": {
+        "en": "Export your saved papers with `/papers export bibtex`, `/papers export ris` or `/papers export csl-json`; Zotero imports all three.",
+        "zh": "用 `/papers export bibtex`、`/papers export ris` 或 `/papers export csl-json` 导出你的收藏；Zotero 三种格式都能导入。",
+    },
+    "library.export_empty": {
+        "en": "You have no saved papers to export yet. Click *Save* on a paper, or type `/papers save ParisKV`.",
+        "zh": "你还没有可导出的收藏。点论文的 *收藏*，或输入 `/papers save ParisKV`。",
+    },
+    "library.export_sending": {
+        "en": "Sending your *{count}* saved papers as {format} to your DM with paperbot…",
+        "zh": "正在把你收藏的 *{count}* 篇论文以 {format} 格式发到你与 paperbot 的私信……",
+    },
+    "library.export_comment": {
+        "en": "Your *{count}* saved papers as {format}. In Zotero: File › Import…",
+        "zh": "你收藏的 *{count}* 篇论文（{format} 格式）。在 Zotero 中选择“文件 › 导入……”即可。",
+    },
+    "library.export_failed": {
+        "en": "I couldn't send the file: Slack said `{error}`. Try again in a minute.",
+        "zh": "文件发送失败：Slack 返回 `{error}`。请稍后重试。",
+    },
+    "library.export_written": {
+        "en": "Offline, so no DM: the file is at `{path}`.",
+        "zh": "当前离线，无法私信发送：文件已保存到 `{path}`。",
+    },
+    "library.export_write_failed": {
+        "en": "Offline, so no DM, and the file could not be written: {error}",
+        "zh": "当前离线，无法私信发送，文件也未能写入：{error}",
+    },
+    "library.home_saved_title": {"en": "Your saved papers", "zh": "我的收藏"},
+    "library.home_saved_none": {
+        "en": "Nothing saved yet: click *Save* on any paper. Only you see this list.",
+        "zh": "还没有收藏：点任意论文的 *收藏* 即可。此列表仅你可见。",
+    },
+    "library.home_saved_more": {
+        "en": "and {count} more: `/papers saved` lists them all, `/papers export bibtex` sends them to Zotero",
+        "zh": "还有 {count} 篇：`/papers saved` 列出全部，`/papers export bibtex` 可导入 Zotero",
+    },
+    "library.order_new_user": {"en": "in the order they arrived", "zh": "按收录时间排序"},
+    "library.order_new_channel": {"en": "in the order they arrived", "zh": "按收录时间排序"},
+    "library.order_foryou_user": {"en": "ordered by what you saved", "zh": "按你的收藏排序"},
+    "library.order_foryou_channel": {"en": "ordered by what this channel shared and saved", "zh": "按本频道分享和收藏的论文排序"},
+    "library.order_popular_user": {"en": "ordered by what you saved", "zh": "按你的收藏排序"},
+    "library.order_popular_channel": {"en": "ordered by what this channel values most", "zh": "按本频道最看重的论文排序"},
+    "library.order_note": {"en": "Papers come {order}.", "zh": "论文{order}。"},
+    "subscribe.bad_order": {
+        "en": "`{value}` is not an order I know: use `order:new`, `order:foryou` or `order:popular`.",
+        "zh": "无法识别排序方式 `{value}`：请使用 `order:new`、`order:foryou` 或 `order:popular`。",
+    },
 }
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")

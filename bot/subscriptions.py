@@ -42,7 +42,10 @@ def system_clock() -> datetime:
     return datetime.now(UTC)
 
 
-COLUMNS: dict[str, dict[str, str]] = {}
+COLUMNS: dict[str, dict[str, str]] = {
+    # order:new|foryou|popular (issue 10); '' = the place's default (bot.library.digest_order)
+    "subscriptions": {"ranking": "TEXT NOT NULL DEFAULT ''"},
+}
 """Columns added to the tables below after they first shipped (see bot.store.ensure_columns)."""
 
 SCHEMA = """
@@ -123,6 +126,7 @@ class Subscription:
     active_since: str = ""  # runs before this moment (creation, resume, time change) are never due
     created_at: str = ""
     updated_at: str = ""
+    ranking: str = ""  # order:new|foryou|popular; '' = the default for the kind of place
 
     @property
     def job_id(self) -> str:
@@ -174,6 +178,10 @@ class SubscribeRequest:
     timezone: str | None = None
     notify_empty: bool | None = None
     filter_text: str = ""
+    order: str | None = None  # "new" | "foryou" | "popular"
+
+
+ORDERS = ("new", "foryou", "popular")
 
 
 class SubscribeError(ValueError):
@@ -237,6 +245,11 @@ def parse_subscribe(text: str) -> SubscribeRequest:
             if key not in NOTIFY_EMPTY:
                 raise SubscribeError("bad_notify", value=word)
             request.notify_empty = NOTIFY_EMPTY[key]
+        elif lowered.startswith(("order:", "order：")) and request.order is None:
+            value = lowered[6:]
+            if value not in ORDERS:
+                raise SubscribeError("bad_order", value=word)
+            request.order = value
         elif request.hour is None and (parse_time(word) or _TIMEISH.match(word)):
             parsed = parse_time(word)
             if parsed is None:
@@ -341,6 +354,11 @@ class SubscriptionStore:
         with self.store.transaction() as db:
             db.execute("DELETE FROM deliveries WHERE subscription_id = ?", (sub_id,))
             return db.execute("DELETE FROM subscriptions WHERE id = ?", (sub_id,)).rowcount > 0
+
+    def set_ranking(self, sub_id: int, ranking: str) -> None:
+        """Set the subscription's order (`order:` when subscribing); '' for the default."""
+        with self.store.transaction() as db:
+            db.execute("UPDATE subscriptions SET ranking = ?, updated_at = ? WHERE id = ?", (ranking, self._now(), sub_id))
 
     def pause(self, sub_id: int, reason: str) -> None:
         with self.store.transaction() as db:

@@ -6,6 +6,7 @@ gets a fresh record of calls and uses its own user ids, since languages are reme
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,19 @@ import pytest
 from bot.config import Settings
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+
+@pytest.fixture(autouse=True)
+def _restore_root_logging():
+    """Give back the root logger as it was: an in-process `cli.main()` points it at the
+    test's captured stderr, which is closed once that test ends."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+
 
 # -- Slack -------------------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ class Call:
     args: dict
     headers: dict = field(default_factory=dict)
     status: int = 200  # what the fake answered
+    response: dict = field(default_factory=dict)  # the answer's body (a posted message's ts)
 
 
 class FakeSlack:
@@ -118,7 +119,18 @@ class FakeSlack:
             return {"ok": True, "url": self.socket_url}
         if method == "views.publish":
             return {"ok": True, "view": {"id": "V1", **(args.get("view") or {})}}
+        if method == "files.getUploadURLExternal":  # files_upload_v2, step 1 of 3
+            file_id = f"F{next(self._ids)}"
+            return {"ok": True, "upload_url": f"{self.url}/upload/{file_id}", "file_id": file_id}
+        if method == "files.completeUploadExternal":  # step 3: share the uploaded file(s)
+            files = args.get("files")
+            files = json.loads(files) if isinstance(files, str) else files or []
+            return {"ok": True, "files": [{"id": f.get("id"), "title": f.get("title")} for f in files]}
         return {"ok": True}
+
+    def uploaded(self) -> dict[str, str]:
+        """What files_upload_v2 sent to each upload URL (step 2): file id -> content."""
+        return {c.args["file_id"]: c.args["content"] for c in self.calls_to("upload")}
 
     def _handler(self):
         fake = self
@@ -135,6 +147,10 @@ class FakeSlack:
                     fake._record(Call("response", args, headers))
                     self._send(200, "ok", "text/plain")
                     return
+                if self.path.startswith("/upload/"):  # the file's bytes, as files.slack.com takes them
+                    fake._record(Call("upload", {"file_id": self.path.removeprefix("/upload/"), "content": raw}, headers))
+                    self._send(200, "OK - 0", "text/plain")
+                    return
                 method = self.path.removeprefix("/api/").split("?")[0]
                 failure = fake._next_failure(method)
                 if failure:
@@ -143,8 +159,9 @@ class FakeSlack:
                     extra = {"Retry-After": "1"} if status == 429 else {}
                     self._send(status, json.dumps({"ok": False, "error": error}), extra=extra)
                     return
-                fake._record(Call(method, args, headers))
-                self._send(200, json.dumps(fake._answer(method, args)))
+                answer = fake._answer(method, args)
+                fake._record(Call(method, args, headers, response=answer))
+                self._send(200, json.dumps(answer))
 
             def _send(self, status, body, content_type="application/json", extra=None):
                 data = body.encode()

@@ -104,8 +104,14 @@ class SlackSender:
         channel_id: str = "C100",
         container: str = "message",
         response_url: str | None = None,
+        ephemeral: bool = True,
+        message_ts: str = "1.1",
+        message: dict | None = None,
     ):
-        """A block_actions payload for one button (or a static_select when value is a dict)."""
+        """A block_actions payload for one button (or a static_select when value is a dict).
+
+        `ephemeral=False`: the button sits on a message everyone in the channel sees.
+        """
         action = {"action_id": action_id, "block_id": "b1", "type": "button", "action_ts": "1.2"}
         if isinstance(value, dict):
             action.update({"type": "static_select", "selected_option": value})
@@ -124,9 +130,11 @@ class SlackSender:
             payload["container"] = {"type": "view", "view_id": "V1"}
             payload["view"] = {"id": "V1", "type": "home", "team_id": "T0001"}
         else:
-            payload["container"] = {"type": "message", "channel_id": channel_id, "is_ephemeral": True}
+            payload["container"] = {"type": "message", "channel_id": channel_id, "is_ephemeral": ephemeral, "message_ts": message_ts}
             payload["channel"] = {"id": channel_id, "name": "papers"}
             payload["response_url"] = response_url or self.fake.response_url()
+            if message is not None:  # Slack sends the message a button sits on, unless ephemeral
+                payload["message"] = message
         return self.post(urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded")
 
     def event(self, event: dict):

@@ -105,7 +105,7 @@ def test_results_layout():
         "Yanlin Qi, Xinhang Chen · Xi'an Jiaotong University; Qwen Team · *ICML 2026*",
         "> fast \u200b*KV缓存*\u200b retrieval",
     ]
-    assert [e["action_id"] for e in blocks[2]["elements"]] == ["paper_share", "paper_details", "paper_more"]
+    assert [e["action_id"] for e in blocks[2]["elements"]] == ["paper_share", "paper_details", "paper_more", "paper_save"]
     assert decode_value(blocks[2]["elements"][0]["value"]) == {"id": "aaaabbbbcccc", "l": "en"}
     assert blocks[-1]["elements"][0]["action_id"] == "results_next"
     assert decode_value(blocks[-1]["elements"][0]["value"]) == {"m": "search", "q": "kv cache", "l": "en", "p": 2}
@@ -135,7 +135,7 @@ def test_no_results_offers_the_suggestion():
 def test_shared_card_says_who_shared_and_has_no_share_button():
     blocks = render_card(small_paper(), "en", full=False, shared_by="U42").blocks
     assert blocks[0] == context("<@U42> shared this paper")
-    assert [e["action_id"] for e in blocks[-1]["elements"]] == ["paper_details", "paper_more"]
+    assert [e["action_id"] for e in blocks[-1]["elements"]] == ["paper_details", "paper_more", "paper_save"]
 
 
 @pytest.mark.parametrize(

@@ -13,12 +13,19 @@ ROOT = Path(__file__).resolve().parent.parent
 SCOPE_OF_METHOD = {
     "chat.postMessage": "chat:write",
     "chat.postEphemeral": "chat:write",
+    "chat.update": "chat:write",
     "conversations.open": "im:write",
     "files.info": "files:read",
+    "files.upload_v2": "files:write",  # files.getUploadURLExternal + files.completeUploadExternal
     "views.publish": None,  # needs no scope
 }
 # Bolt listener -> the Events API subscription and the scope it needs.
-EVENT_OF_LISTENER = {"app_home_opened": ("app_home_opened", None), "message": ("message.im", "im:history")}
+EVENT_OF_LISTENER = {
+    "app_home_opened": ("app_home_opened", None),
+    "message": ("message.im", "im:history"),
+    "reaction_added": ("reaction_added", "reactions:read"),
+    "reaction_removed": ("reaction_removed", "reactions:read"),
+}
 # Scopes no method names: chat:write.public lets chat.postMessage reach public channels the
 # bot hasn't joined (digests, shared cards); files:read also covers url_private downloads.
 WIDENING = {"chat:write.public"}
@@ -43,7 +50,7 @@ def manifest_list(section: str) -> set[str]:
 
 def code_uses() -> tuple[set[str], set[str], bool]:
     source = "\n".join(p.read_text() for p in (ROOT / "bot").rglob("*.py"))
-    methods = {m.replace("_", ".", 1) for m in re.findall(r"client\.([a-z]+_[A-Za-z]+)\(", source)}
+    methods = {m.replace("_", ".", 1) for m in re.findall(r"client\.([a-z]+_[A-Za-z0-9_]+)\(", source)}
     listeners = set(re.findall(r"app\.event\(\"([a-z_.]+)\"", source))
     return methods, listeners, "app.command(" in source
 

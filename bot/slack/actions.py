@@ -7,14 +7,19 @@ Clicks in App Home have no response_url: paging re-renders Home, the rest arrive
 
 from __future__ import annotations
 
+import logging
 import re
+
+from slack_sdk.errors import SlackApiError
 
 from bot.slack.blocks import decode_value
 from bot.slack.commands import answer_action, error_reply, is_dm
-from bot.slack.delivery import respond_privately, share_in_channel
+from bot.slack.delivery import error_code, respond_privately, share_in_channel
 from bot.slack.home import publish_home
 
-BUTTONS = re.compile(r"^(paper_share|paper_details|paper_more|results_next|results_prev|search_run)$")
+logger = logging.getLogger(__name__)
+
+BUTTONS = re.compile(r"^(paper_share|paper_details|paper_more|paper_save|results_next|results_prev|search_run)$")
 
 
 def register(app, corpus, digests=None) -> None:
@@ -26,14 +31,45 @@ def register(app, corpus, digests=None) -> None:
         from_home = (body.get("view") or {}).get("type") == "home"
         action_id = action["action_id"]
         value = decode_value(action.get("value"))
+        container = body.get("container") or {}
+        # A save from a card everyone in the channel sees (a share, a digest) is the channel's
+        # signal too; one from a private results list is only the person's.
+        public_card = bool(channel_id) and not from_home and not is_dm(channel_id) and not container.get("is_ephemeral")
         try:
-            reply = answer_action(corpus, user_id, action_id, value, shareable=not from_home and not is_dm(channel_id))
+            reply = answer_action(
+                corpus, user_id, action_id, value, shareable=not from_home and not is_dm(channel_id),
+                card_channel_id=channel_id if public_card else "",
+            )  # fmt: skip
         except Exception:
             logger.exception("button %s failed for user %s", action_id, user_id)
             reply = error_reply(value.get("l", "en"))
         if reply.share is not None and channel_id:
-            share_in_channel(reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger)
+            share_in_channel(reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger, library=corpus.library)
+        elif from_home and action_id == "paper_save":
+            publish_home(client, corpus, user_id, lang=reply.lang, digests=digests)
+        elif action_id == "paper_save" and not reply.replace and _redraw_dm_message(body, corpus, user_id, value, client, reply.lang):
+            pass  # a DM message only its reader sees (a personal digest): redrawn in place
         elif from_home and reply.replace and reply.result is not None:
             publish_home(client, corpus, user_id, result=reply.result, lang=reply.lang, digests=digests)
         else:
             respond_privately(reply, respond=respond, client=client, user_id=user_id, channel_id=channel_id, replace=reply.replace)
+
+
+def _redraw_dm_message(body: dict, corpus, user_id: str, value: dict, client, lang: str) -> bool:
+    """Flip the Save button on a bot message in a DM with chat.update; False when it can't."""
+    channel_id = (body.get("channel") or {}).get("id", "")
+    message = body.get("message") or {}
+    if not is_dm(channel_id) or (body.get("container") or {}).get("is_ephemeral") or not message.get("ts"):
+        return False
+    from bot.slack.library import flip_save_button
+
+    paper_id = str(value.get("id", ""))
+    blocks = flip_save_button(message.get("blocks") or [], paper_id, corpus.library.is_saved(user_id, paper_id), lang)
+    if blocks is None:
+        return False
+    try:
+        client.chat_update(channel=channel_id, ts=message["ts"], text=message.get("text") or " ", blocks=blocks)
+        return True
+    except SlackApiError as error:
+        logger.warning("chat.update of %s in %s failed: %s", message["ts"], channel_id, error_code(error))
+        return False

@@ -17,7 +17,7 @@ from slack_sdk.http_retry.builtin_handlers import (
 )
 
 from bot.config import Settings
-from bot.slack import actions, commands, home
+from bot.slack import actions, commands, home, library
 
 logger = logging.getLogger(__name__)
 
@@ -71,4 +71,5 @@ def build_app(settings: Settings, corpus, digests=None) -> App:
     commands.register(app, corpus, digests, ack_budget=settings.ack_budget_ms / 1000)
     actions.register(app, corpus, digests)
     home.register(app, corpus, digests)
+    library.register(app, corpus)
     return app

@@ -314,13 +314,20 @@ def render_help(lang: str) -> Message:
         section(t("help.title", lang)),
         section(t("help.body", lang)),
         section(t("subscribe.help_hint", lang)),
+        section(t("library.help", lang)),
         context(t("help.buttons", lang)),
     ]
     return Message(text=notification_text(t("help.title", lang)), blocks=blocks)
 
 
-def render_hit(hit: Hit, lang: str, number: int, *, shareable: bool = True) -> list[dict]:
-    """One result: a section (title, other title, authors, venue, snippet) and its buttons."""
+def render_hit(
+    hit: Hit, lang: str, number: int, *, shareable: bool = True, saved: bool = False, save_state: dict | None = None
+) -> list[dict]:
+    """One result: a section (title, other title, authors, venue, snippet) and its buttons.
+
+    `saved` shows the reader that they saved it; `save_state` is what the Save button
+    needs to redraw this message after a click (see `save_button`).
+    """
     paper = hit.paper
     lines = [_title_line(paper, lang, prefix=f"{number}. "), _other_title(paper, lang), _meta_line(paper, lang)]
     snippet = render_snippet(hit.snippet)
@@ -330,11 +337,20 @@ def render_hit(hit: Hit, lang: str, number: int, *, shareable: bool = True) -> l
     key = f"{number}:{paper.id}"
     return [
         section(text, block_id=f"hit:{key}"[: LIMITS["block_id"]]),
-        paper_buttons(paper, lang, shareable=shareable, key=key),
+        paper_buttons(paper, lang, shareable=shareable, key=key, saved=saved, save_state=save_state),
     ]
 
 
-def paper_buttons(paper: Paper, lang: str, *, shareable: bool = True, details: bool = True, key: str = "") -> dict:
+def paper_buttons(
+    paper: Paper,
+    lang: str,
+    *,
+    shareable: bool = True,
+    details: bool = True,
+    key: str = "",
+    saved: bool = False,
+    save_state: dict | None = None,
+) -> dict:
     value = {"id": paper.id, "l": lang}
     elements = []
     if shareable:
@@ -342,7 +358,20 @@ def paper_buttons(paper: Paper, lang: str, *, shareable: bool = True, details: b
     if details:
         elements.append(button(t("button.details", lang), "paper_details", value))
     elements.append(button(t("button.more", lang), "paper_more", value))
+    elements.append(save_button(paper, lang, saved=saved, state=save_state))
     return actions(*elements, block_id=f"buttons:{key or paper.id}")
+
+
+def save_button(paper: Paper, lang: str, *, saved: bool = False, state: dict | None = None) -> dict:
+    """Save (收藏), or "Saved ✓" when the reader has it: a click toggles the clicker's own save.
+
+    The value names the paper and, in `state`, the view to redraw (a results page, a
+    card); never a user: whose save it is comes from Slack's signed payload.
+    """
+    value = {**(state or {}), "id": paper.id, "l": lang}
+    if saved:
+        return button(t("button.saved", lang), "paper_save", value, style="primary")
+    return button(t("button.save", lang), "paper_save", value)
 
 
 def render_results(
@@ -352,11 +381,13 @@ def render_results(
     like: Paper | None = None,
     shareable: bool = True,
     note: str = "",
+    saved: frozenset[str] | set[str] = frozenset(),
 ) -> Message:
     """A page of results: count, notes, the hits with buttons, and Previous/Next.
 
     `like` marks a "More like this" page (the header names that paper and paging keeps
     asking for papers like it). `shareable=False` drops Share (App Home has no channel).
+    `saved`: the reader's saved paper ids, shown as "Saved" on their buttons.
     """
     query_label = escape(truncate(result.query, 200))
     notes = [note] if note else []
@@ -379,8 +410,12 @@ def render_results(
         notes.append(t("search.suggestion_prompt", lang, suggestion=escape(truncate(suggestion, 200))))
     if notes:
         blocks.append(context(*notes))
+    state = {**page_state(result, lang, like=like), "p": result.page}
+    state.pop("l", None)
+    if like is not None:
+        state["k"] = state.pop("id")  # "id" is the paper a Save button saves
     for number, hit in enumerate(result.hits, start=(result.page - 1) * result.per_page + 1):
-        blocks.extend(render_hit(hit, lang, number, shareable=shareable))
+        blocks.extend(render_hit(hit, lang, number, shareable=shareable, saved=hit.paper.id in saved, save_state=state))
     nav = page_buttons(result, lang, like=like)
     if suggestion:
         nav = nav or actions(block_id="pages")
@@ -436,10 +471,11 @@ def suggestion_button(suggestion: str, lang: str) -> dict:
     return button(label, "search_run", {"q": suggestion, "l": lang}, style="primary")
 
 
-def render_card(paper: Paper, lang: str, *, full: bool = True, shared_by: str | None = None) -> Message:
+def render_card(paper: Paper, lang: str, *, full: bool = True, shared_by: str | None = None, saved: bool = False) -> Message:
     """A paper's card. `full`: both titles, all authors and affiliations, summary, links.
 
-    Shared cards (full=False, `shared_by` set) are shorter: they land in a channel.
+    Shared cards (full=False, `shared_by` set) are shorter: they land in a channel, so
+    they never show anyone's saved state. `saved` marks a private card's Save button.
     """
     other = other_lang(lang)
     blocks: list[dict] = []
@@ -486,7 +522,8 @@ def render_card(paper: Paper, lang: str, *, full: bool = True, shared_by: str | 
     links = [u for u in paper.urls if u.startswith(("http://", "https://"))]
     if links:
         blocks.append(context(*(_url_link(u) for u in links[: LIMITS["context_elements"]])))
-    blocks.append(paper_buttons(paper, lang, shareable=not shared_by, details=not full))
+    state = {"m": "details"} if full and not shared_by else None
+    blocks.append(paper_buttons(paper, lang, shareable=not shared_by, details=not full, saved=saved and not shared_by, save_state=state))
     text = escape(truncate(paper.title(lang), 280))
     if shared_by:
         text = f"{t('card.shared_by', lang, user_id=shared_by)}: {text}"

@@ -51,6 +51,10 @@ UNSUBSCRIBE_WORDS = {"unsubscribe", "取消订阅", "退订"}
 LIST_WORDS = {"subscriptions", "订阅列表"}
 PREVIEW_WORDS = {"digest", "日报"}
 DIGEST_WORDS = SUBSCRIBE_WORDS | UNSUBSCRIBE_WORDS | LIST_WORDS | PREVIEW_WORDS
+# The reading list (bot/slack/library.py): `top` and `export` are also title words, so they
+# are commands only alone or before a period / format (`/papers top-k sampling` searches).
+LIBRARY_WORDS = {"save", "收藏", "saved", "收藏夹", "我的收藏", "foryou", "为你推荐", "推荐"}
+LIBRARY_WORDS_IF_ARG = {"top", "热门", "export", "导出"}
 
 
 @dataclass
@@ -68,6 +72,7 @@ class Reply:
     share: Paper | None = None
     replace: bool = False
     result: SearchResult | None = None  # the page shown, for surfaces that re-render it (Home)
+    upload: dict | None = None  # a file to DM the user (an export): filename, content, title, comment
 
     @property
     def text(self) -> str:
@@ -130,7 +135,11 @@ def answer_command(corpus, user_id: str, channel_id: str, text: str, *, digests=
     in_dm = is_dm(channel_id, channel_name)
     if word in SHARE_WORDS:
         return answer_share(corpus, user_id, "" if in_dm else channel_id, rest, lang)
-    return answer_search(corpus, text, lang, shareable=not in_dm)
+    from bot.slack.library import answer_library_command, is_library_command
+
+    if word in LIBRARY_WORDS or (word in LIBRARY_WORDS_IF_ARG and is_library_command(word, rest)):
+        return answer_library_command(corpus, user_id, "" if in_dm else channel_id, word, rest, lang)
+    return answer_search(corpus, text, lang, shareable=not in_dm, saved=corpus.library.saved_ids(user_id))
 
 
 def answer_lang(corpus, user_id: str, arg: str, stored: str | None, lang: str) -> Reply:
@@ -158,17 +167,19 @@ def _clip_query(text: str, lang: str) -> tuple[str, str]:
     return text[:MAX_QUERY_CHARS], t("search.query_too_long", lang, limit=MAX_QUERY_CHARS)
 
 
-def answer_search(corpus, text: str, lang: str, *, page: int = 1, shareable: bool = True) -> Reply:
-    """Search and render one page; a page past the end (a stale Next) shows the last one."""
+def answer_search(corpus, text: str, lang: str, *, page: int = 1, shareable: bool = True, saved=frozenset()) -> Reply:
+    """Search and render one page; a page past the end (a stale Next) shows the last one.
+
+    `saved`: the reader's saved paper ids, marked on their Save buttons."""
     query, note = _clip_query(text, lang)
     result = corpus.search(query, page=max(1, page), per_page=PER_PAGE)
     if not result.hits and result.total and result.page > result.pages:
         result = corpus.search(query, page=result.pages, per_page=PER_PAGE)
-    message = render_results(result, lang, shareable=shareable, note=note)
+    message = render_results(result, lang, shareable=shareable, note=note, saved=saved)
     return Reply(message, lang=lang, result=result)
 
 
-def answer_more_like(corpus, paper_id: str, lang: str, *, page: int = 1, shareable: bool = True) -> Reply:
+def answer_more_like(corpus, paper_id: str, lang: str, *, page: int = 1, shareable: bool = True, saved=frozenset()) -> Reply:
     """Papers like `paper_id`, one page; a page past the end (a stale Next) shows the last one."""
     paper = corpus.get(paper_id)
     if paper is None:
@@ -176,14 +187,14 @@ def answer_more_like(corpus, paper_id: str, lang: str, *, page: int = 1, shareab
     result = corpus.more_like(paper.id, page=max(1, page), per_page=PER_PAGE)
     if not result.hits and result.total and result.page > result.pages:
         result = corpus.more_like(paper.id, page=result.pages, per_page=PER_PAGE)
-    return Reply(render_results(result, lang, like=paper, shareable=shareable), lang=lang, result=result)
+    return Reply(render_results(result, lang, like=paper, shareable=shareable, saved=saved), lang=lang, result=result)
 
 
-def answer_details(corpus, paper_id: str, lang: str) -> Reply:
+def answer_details(corpus, paper_id: str, lang: str, *, saved=frozenset()) -> Reply:
     paper = corpus.get(paper_id)
     if paper is None:
         return notice("card.paper_not_found", lang)
-    return Reply(render_card(paper, lang, full=True), lang=lang)
+    return Reply(render_card(paper, lang, full=True, saved=paper.id in saved), lang=lang)
 
 
 def share_reply(paper: Paper, user_id: str, lang: str) -> Reply:
@@ -204,12 +215,13 @@ def answer_share(corpus, user_id: str, channel_id: str, query: str, lang: str) -
     return share_reply(paper, user_id, lang)
 
 
-def answer_action(corpus, user_id: str, action_id: str, value: dict, *, shareable: bool = True) -> Reply:
-    """Answer a button: share, details, more like this, a page, a suggested search.
+def answer_action(corpus, user_id: str, action_id: str, value: dict, *, shareable: bool = True, card_channel_id: str = "") -> Reply:
+    """Answer a button: share, details, more like this, a page, a suggested search, save.
 
     `value` is the decoded button value (see blocks.encode_value). The reader's saved
     language wins over the one the message was rendered in. `shareable=False` where a
     share would reach nobody (App Home, a DM with the bot): results drop Share.
+    `card_channel_id`: the channel whose public card (a share, a digest) was clicked.
     """
     stored = corpus.get_user_lang(user_id)
     lang = normalize_lang(stored or value.get("l") or detect_lang(str(value.get("q", ""))))
@@ -224,19 +236,28 @@ def answer_action(corpus, user_id: str, action_id: str, value: dict, *, shareabl
         if not shareable:  # an old message in a DM, or Home: no channel to share into
             return notice("share.needs_channel", lang, query=paper.id)
         return share_reply(paper, user_id, lang)
+    if action_id == "paper_save":
+        from bot.slack.library import answer_save_click
+
+        return answer_save_click(corpus, user_id, value, lang, shareable=shareable, card_channel_id=card_channel_id)
+    saved = corpus.library.saved_ids(user_id)
     if action_id == "paper_details":
-        return answer_details(corpus, paper_id, lang)
+        return answer_details(corpus, paper_id, lang, saved=saved)
     if action_id == "paper_more":
-        return answer_more_like(corpus, paper_id, lang, shareable=shareable)
+        return answer_more_like(corpus, paper_id, lang, shareable=shareable, saved=saved)
     if action_id in ("results_next", "results_prev"):
         if value.get("m") == "more":
-            reply = answer_more_like(corpus, paper_id, lang, page=page, shareable=shareable)
+            reply = answer_more_like(corpus, paper_id, lang, page=page, shareable=shareable, saved=saved)
+        elif value.get("m") == "saved":
+            from bot.slack.library import answer_saved
+
+            reply = answer_saved(corpus, user_id, str(value.get("q", "")), lang, page=page, shareable=shareable)
         else:
-            reply = answer_search(corpus, str(value.get("q", "")), lang, page=page, shareable=shareable)
+            reply = answer_search(corpus, str(value.get("q", "")), lang, page=page, shareable=shareable, saved=saved)
         reply.replace = True
         return reply
     if action_id in ("search_run", "home_example"):
-        reply = answer_search(corpus, str(value.get("q", "")), lang, shareable=shareable)
+        reply = answer_search(corpus, str(value.get("q", "")), lang, shareable=shareable, saved=saved)
         reply.replace = action_id == "search_run"
         return reply
     logger.warning("unknown action %r", action_id)
@@ -302,6 +323,10 @@ def register(app, corpus, digests=None, *, ack_budget: float = 1.5) -> None:
         if reply.share is None:
             warn_if_invalid(reply.blocks)
             ack(text=reply.text, blocks=reply.blocks, response_type="ephemeral")
+            if reply.upload is not None:
+                from bot.slack.library import send_upload
+
+                send_upload(reply, client=client, respond=respond, user_id=user_id, channel_id=channel_id)
             return
         ack()
-        share_in_channel(reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger)
+        share_in_channel(reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger, library=corpus.library)

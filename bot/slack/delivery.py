@@ -69,8 +69,11 @@ def respond_privately(reply, *, respond, client, user_id: str, channel_id: str =
         logger.warning("could not DM %s: %s", user_id, error_code(error))
 
 
-def share_in_channel(reply, *, client, respond, channel_id: str, user_id: str, logger=logger) -> bool:
+def share_in_channel(reply, *, client, respond, channel_id: str, user_id: str, logger=logger, library=None) -> bool:
     """Post the shared card in the channel; return whether everyone can now see it.
+
+    With a `library` (bot.library.Library) the share is counted for the channel, and the
+    card's ts remembered so reactions to it count as votes (a response_url post has no ts).
 
     chat.postMessage fails with not_in_channel/channel_not_found where the bot isn't a
     member; the interaction's response_url can still post there (`in_channel`). If that
@@ -78,7 +81,8 @@ def share_in_channel(reply, *, client, respond, channel_id: str, user_id: str, l
     """
     warn_if_invalid(reply.blocks)
     try:
-        client.chat_postMessage(channel=channel_id, text=reply.text, blocks=reply.blocks, unfurl_links=False)
+        response = client.chat_postMessage(channel=channel_id, text=reply.text, blocks=reply.blocks, unfurl_links=False)
+        _count_share(library, reply, response.get("channel") or channel_id, user_id, str(response.get("ts") or ""))
         return True
     except SlackApiError as error:
         code = error_code(error)
@@ -92,12 +96,22 @@ def share_in_channel(reply, *, client, respond, channel_id: str, user_id: str, l
                 replace_original=False,
             )
             if response.status_code == 200:
+                _count_share(library, reply, channel_id, user_id, "")
                 return True
             logger.warning("response_url in_channel answered %s", response.status_code)
         except Exception:
             logger.exception("posting the shared card through response_url failed")
     tell_user(explain_slack_error(code, reply.lang), lang=reply.lang, respond=respond, client=client, user_id=user_id, channel_id=channel_id)
     return False
+
+
+def _count_share(library, reply, channel_id: str, user_id: str, message_ts: str) -> None:
+    if library is None or reply.share is None:
+        return
+    try:
+        library.record_share(channel_id, reply.share.id, user_id, message_ts)
+    except Exception:  # the card is posted; a lost count must not look like a failed share
+        logger.exception("recording the share of %s in %s failed", reply.share.id, channel_id)
 
 
 def tell_user(text: str, *, lang: str, respond, client, user_id: str, channel_id: str) -> None:

@@ -124,22 +124,37 @@ def group_label(paper: Paper, lang: str) -> str:
     return t("digest.group_other", lang)
 
 
-def group_papers(papers: list[Paper], lang: str) -> list[tuple[str, list[Paper]]]:
-    """Group by venue or feed: biggest group first, then by name; papers keep their order."""
+def group_papers(papers: list[Paper], lang: str, *, ranked: bool = False) -> list[tuple[str, list[Paper]]]:
+    """Group by venue or feed: biggest group first, then by name; papers keep their order.
+
+    `ranked` (a digest ordered for its readers): the group holding the best paper first.
+    """
     groups: dict[str, list[Paper]] = {}
     for paper in papers:
         groups.setdefault(group_label(paper, lang), []).append(paper)
+    if ranked:
+        return list(groups.items())
     return sorted(groups.items(), key=lambda item: (-len(item[1]), item[0].lower()))
+
+
+def _reason(digest: Digest, paper: Paper) -> str:
+    like = digest.reasons.get(paper.id)
+    if like is None:
+        return ""
+    from bot.slack.library import reason_text
+
+    return reason_text(like, digest.lang, digest.reason_kind)
 
 
 def _title_link(paper: Paper, lang: str) -> str:
     return link(paper_url(paper), escape_label(truncate(paper.title(lang), TITLE_CHARS)))
 
 
-def render_digest_paper(paper: Paper, lang: str, number: int, *, shareable: bool = True) -> list[dict]:
+def render_digest_paper(paper: Paper, lang: str, number: int, *, shareable: bool = True, reason: str = "") -> list[dict]:
     """One paper, compact: title, authors and affiliations, then comments (en) or summary (zh).
 
     `shareable=False` for a personal digest in a DM: a share there would reach nobody.
+    `reason` says why a ranked digest put it here ("like *ParisKV*, which you saved").
     """
     lines = [f"*{number}. {_title_link(paper, lang)}*"]
     meta = " · ".join(x for x in (short_authors(paper.authors, lang), short_affiliations(paper, lang)) if x)
@@ -151,6 +166,8 @@ def render_digest_paper(paper: Paper, lang: str, number: int, *, shareable: bool
     elif paper.comments:
         # escape() makes `_` inert and links URLs exactly, so the italics close where they should.
         lines.append("_" + escape(truncate(" ".join(paper.comments.split()), COMMENTS_CHARS)) + "_")
+    if reason:
+        lines.append(f"↳ {reason}")
     return [section("\n".join(lines), block_id=f"digest:{paper.id}"), paper_buttons(paper, lang, shareable=shareable)]
 
 
@@ -191,12 +208,16 @@ def render_digest(digest: Digest, *, shareable: bool = True) -> list[DigestMessa
         blocks = [{"type": "context", "elements": []}]
     else:
         blocks = [header(t("digest.header", lang, date=day)), {"type": "context", "elements": []}]
+    if digest.popular and not digest.resumed:
+        from bot.slack.library import popular_line
+
+        blocks.append(context(popular_line(digest.popular, lang)))
     number = 0
-    for label, papers in group_papers(digest.papers, lang):
+    for label, papers in group_papers(digest.papers, lang, ranked=digest.order != "new"):
         heading: dict | None = _group_heading(label, len(papers), lang)
         for paper in papers:
             number += 1
-            paper_blocks = render_digest_paper(paper, lang, number, shareable=shareable)
+            paper_blocks = render_digest_paper(paper, lang, number, shareable=shareable, reason=_reason(digest, paper))
             extra = ([heading] if heading else []) + paper_blocks
             if ids and (len(blocks) + len(extra) > MESSAGE_BLOCKS or _size(blocks) + _size(extra) > MESSAGE_CHARS):
                 flush()
@@ -260,14 +281,18 @@ def render_preview(digest: Digest, when: str, *, sample: bool = False, note: str
         bits.append(t("digest.filter", lang, filter=f"“{escape(truncate(digest.filter_text, 200))}”"))
     if bits:
         blocks.append(context(" · ".join(bits)))
+    if digest.popular:
+        from bot.slack.library import popular_line
+
+        blocks.append(context(popular_line(digest.popular, lang)))
     shown = 0
-    for label, papers in group_papers(digest.papers, lang):
+    for label, papers in group_papers(digest.papers, lang, ranked=digest.order != "new"):
         if shown >= PREVIEW_PAPERS:
             break
         blocks.append(_group_heading(label, len(papers), lang))
         for paper in papers[: PREVIEW_PAPERS - shown]:
             shown += 1
-            blocks.extend(render_digest_paper(paper, lang, shown, shareable=shareable))
+            blocks.extend(render_digest_paper(paper, lang, shown, shareable=shareable, reason=_reason(digest, paper)))
     if digest.count > shown and not sample:
         blocks.append(context(t("digest.preview_more", lang, count=digest.count - shown)))
     return Message(text=title, blocks=blocks[: LIMITS["message_blocks"]])
@@ -394,6 +419,8 @@ def build_digests(settings: Settings, corpus, *, client: WebClient | None = None
     subscriptions = SubscriptionStore(corpus.store, clock=clock)
     poster = SlackDigestPoster(client or build_digest_client(settings))
     service = DigestService(corpus, subscriptions, poster, clock=clock)
+    service.order_digest = corpus.library.order_digest
+    service.on_message = corpus.library.record_digest_message
     return Digests(
         corpus=corpus, subscriptions=subscriptions, service=service, default_timezone=settings.timezone,
         clock=clock, admins=settings.admins, settings=settings,

@@ -75,8 +75,13 @@ def render_home(
     lang_is_set: bool = False,
     result: SearchResult | None = None,
     subscriptions: list[dict] | None = None,
+    saved_ids: frozenset[str] | set[str] = frozenset(),
+    saved_section: list[dict] | None = None,
 ) -> dict:
-    """The Home tab view. `result`, when given, is shown under the example searches."""
+    """The Home tab view. `result`, when given, is shown under the example searches.
+
+    `saved_ids` marks the reader's saved papers; `saved_section` is their Saved list.
+    """
     blocks: list[dict] = [
         header(t("home.title", lang)),
         section(t("home.intro", lang, count=paper_count)),
@@ -90,20 +95,23 @@ def render_home(
         ),
     ]
     if result is not None:
-        shown = render_results(result, lang, shareable=False)
+        shown = render_results(result, lang, shareable=False, saved=saved_ids)
         blocks.append(header(t("home.results", lang, query=truncate(result.query, 100))))
         blocks.extend(shown.blocks[: LIMITS["message_blocks"]])
     blocks += [divider(), header(t("home.newest", lang))]
     if newest:
         for number, paper in enumerate(newest[:NEWEST_SHOWN], start=1):
             # The newest papers render as snippet-less hits: same layout as search results.
-            for block in render_hit(Hit(paper=paper, score=0.0), lang, number, shareable=False):
+            hit = Hit(paper=paper, score=0.0)
+            for block in render_hit(hit, lang, number, shareable=False, saved=paper.id in saved_ids, save_state={"m": "home"}):
                 block = dict(block)
                 if "block_id" in block:
                     block["block_id"] = f"new:{block['block_id']}"
                 blocks.append(block)
     else:
         blocks.append(section(t("home.empty_library", lang)))
+    if saved_section:
+        blocks += [divider(), *saved_section]
     blocks.append(divider())
     blocks.extend(subscriptions if subscriptions is not None else render_subscriptions_section(user_id, lang))
     return {"type": "home", "blocks": blocks[: LIMITS["home_blocks"]]}
@@ -122,7 +130,17 @@ def build_home(corpus, user_id: str, *, result: SearchResult | None = None, lang
         lang_is_set=bool(stored),
         result=result,
         subscriptions=_digest_section(digests, user_id, lang),
+        saved_ids=corpus.library.saved_ids(user_id) if corpus.is_ready() else frozenset(),
+        saved_section=_saved_section(corpus, user_id, lang),
     )
+
+
+def _saved_section(corpus, user_id: str, lang: str) -> list[dict] | None:
+    if not corpus.is_ready():
+        return None
+    from bot.slack.library import render_home_saved
+
+    return render_home_saved(corpus.library, user_id, lang)
 
 
 def _digest_section(digests, user_id: str, lang: str) -> list[dict] | None:
@@ -214,6 +232,10 @@ def register_messages(app, corpus, digests=None) -> None:
             return
         try:
             client.chat_postMessage(channel=channel_id, text=reply.text, blocks=reply.blocks, unfurl_links=False)
+            if reply.upload is not None:  # `export bibtex` typed in the DM
+                from bot.slack.library import send_upload
+
+                send_upload(reply, client=client, respond=None, user_id=user_id, channel_id="")
         except SlackApiError as error:
             logger.warning("answering a DM failed: %s", error_code(error))
             tell_user(t("slack.error", reply.lang, error=error_code(error)), lang=reply.lang, respond=None, client=client, user_id=user_id, channel_id="")

@@ -125,6 +125,9 @@ def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel
         kind=kind, place_id=place_id, user_id=user_id, lang=sub_lang, hour=hour, minute=minute,
         timezone=zone, filter_text=filter_text, notify_empty=notify,
     )  # fmt: skip
+    if rest.strip():  # a line with options describes the whole subscription, its order too
+        digests.subscriptions.set_ranking(sub.id, request.order or "")
+        sub.ranking = request.order or ""
     digests.changed(sub.id)
     now = digests.clock()
     place = t("subscribe.place_channel", lang, channel_id=channel_id) if kind == "channel" else t("subscribe.place_dm", lang)
@@ -142,6 +145,11 @@ def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel
         lines.append(t("subscribe.resumed", lang, reason=paused_reason(existing.paused_reason, lang)))
     if sub.notify_empty:
         lines.append(t("subscribe.notify_empty_note", lang))
+    if sub.ranking:
+        from bot.library import digest_order
+
+        order = digest_order(sub)
+        lines.append(t("library.order_note", lang, order=t(f"library.order_{order}_{sub.kind}", lang)))
     return notice_lines(lines, lang)
 
 
