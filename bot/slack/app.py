@@ -17,7 +17,7 @@ from slack_sdk.http_retry.builtin_handlers import (
 )
 
 from bot.config import Settings
-from bot.slack import actions, commands, home
+from bot.slack import actions, commands, events, home
 
 logger = logging.getLogger(__name__)
 
@@ -63,6 +63,7 @@ def build_app(settings: Settings, corpus, digests=None) -> App:
         )
     finally:
         bolt_logger.removeFilter(quiet)
+    events.register(app, corpus.store)  # first: a retried event reaches no listener
     if digests is not None:
         from bot.slack import uploads
 
