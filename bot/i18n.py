@@ -605,16 +605,16 @@ MESSAGES: dict[str, dict[str, str]] = {
     "listing.field_comments": {"en": "'Comments' text", "zh": "Comments 内容"},
     "listing.field_journal": {"en": "'Journal ref' text", "zh": "Journal ref 内容"},
     "inbox.nothing_lost": {
-        "en": "Nothing was lost: the library is exactly as it was before this upload.",
-        "zh": "没有任何数据丢失：论文库与上传前完全相同。",
+        "en": "Nothing was lost: every paper already in the library is still there.",
+        "zh": "没有任何数据丢失：论文库中已有的论文都还在。",
     },
     "inbox.storage_full": {
-        "en": "Couldn't add `{name}`: the server's storage is full, so nothing from it was saved. Free some disk space on the server, then send the file again.",
-        "zh": "无法添加 `{name}`：服务器存储空间已满，文件中的内容均未保存。请先在服务器上释放一些磁盘空间，再重新发送该文件。",
+        "en": "Couldn't add `{name}`: the server's storage is full. Free some disk space on the server, then send the file again (papers it already added are recognised, not duplicated).",
+        "zh": "无法添加 `{name}`：服务器存储空间已满。请先在服务器上释放一些磁盘空间，再重新发送该文件（已添加的论文会被识别，不会重复）。",
     },
     "inbox.save_failed": {
-        "en": "Couldn't add `{name}`: saving it failed ({error}). Send it again; if it keeps failing, the server's log says why.",
-        "zh": "无法添加 `{name}`：保存时出错（{error}）。请重新发送；如果仍然失败，可在服务器日志中查看原因。",
+        "en": "Couldn't add `{name}`: saving it failed ({error}). Send it again (papers it already added are recognised, not duplicated); if it keeps failing, the server's log says why.",
+        "zh": "无法添加 `{name}`：保存时出错（{error}）。请重新发送（已添加的论文会被识别，不会重复）；如果仍然失败，可在服务器日志中查看原因。",
     },
     "error.storage_full": {
         "en": "Sorry, I couldn't save that: the server's storage is full. An admin has been told; please try again later. Everything saved before is still there.",

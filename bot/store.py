@@ -11,6 +11,7 @@ the paper was first stored (what digests call new), `rev` the value of its lates
 
 from __future__ import annotations
 
+import errno
 import json
 import sqlite3
 import threading
@@ -97,6 +98,13 @@ def ensure_columns(db: sqlite3.Connection, table: str, columns: dict[str, str]) 
             db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {decl}")
 
 
+def is_storage_full(error: BaseException) -> bool:
+    """True if `error` says the disk (or the database's size limit) is full."""
+    if isinstance(error, sqlite3.Error):
+        return getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "database or disk is full" in str(error)
+    return isinstance(error, OSError) and error.errno == errno.ENOSPC
+
+
 def utc_now() -> str:
     """Return the current UTC time as ISO 8601 (seconds)."""
     return datetime.now(UTC).isoformat(timespec="seconds")
@@ -134,9 +142,17 @@ class Store:
             try:
                 yield self._db
             except BaseException:
-                self._db.execute("ROLLBACK")
+                # SQLite rolls back by itself after some errors (SQLITE_FULL among them): a
+                # second ROLLBACK would raise and hide the error that matters.
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
                 raise
-            self._db.execute("COMMIT")
+            try:
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
 
     def read(self, sql: str, args: tuple = ()) -> list[sqlite3.Row]:
         """Run one SELECT outside any transaction: in WAL mode it never waits for a writer."""

@@ -7,61 +7,15 @@ file. A retry is the same body (same `event_id`) with `X-Slack-Retry-Num` and
 
 from __future__ import annotations
 
-import json
 import time
-from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
-from digest_support import FakeClock, listing_text
+from digest_support import listing_text
 from fake_slack import FilesFakeSlack
-from slack_helpers import BOT_TOKEN, SIGNING_SECRET, SlackSender, signed_headers
+from trust_support import Bot, dm, file_share
 
-from bot.config import Settings
-from bot.corpus import Corpus
-from bot.scheduler import DigestScheduler, ManualScheduler
-from bot.slack.app import build_app
-from bot.slack.digest import build_digests
-from bot.slack.server import start_http_server
-
-SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 ADMIN = "U_RETRY_ADMIN"
 QUIET = 0.4  # how long a retry gets to (wrongly) do something before we look
-
-
-class Bot:
-    """paperbot with digests and uploads over HTTP on `data_dir`; stop() and start again to restart."""
-
-    def __init__(self, data_dir, fake):
-        self.settings = Settings(
-            data_dir=data_dir, seeds_dir=SEEDS,
-            slack_bot_token=BOT_TOKEN, slack_signing_secret=SIGNING_SECRET,
-            slack_api_base_url=fake.api_url.rstrip("/"), admins=frozenset({ADMIN}),
-        )  # fmt: skip
-        self.corpus = Corpus.open(self.settings)
-        self.corpus.ingest_seeds_if_empty()
-        clock = FakeClock(datetime(2026, 12, 1, 8, 0, tzinfo=UTC))
-        digests = build_digests(self.settings, self.corpus, clock=clock)
-        self.jobs = DigestScheduler(ManualScheduler(clock), digests.service, clock=clock)
-        self.server = start_http_server(build_app(self.settings, self.corpus, digests), self.corpus)
-        self.sender = SlackSender(self.server.url, fake)
-
-    def deliver(self, event: dict, event_id: str, retry: int = 0):
-        """POST one event callback as Slack does; `retry` > 0 adds Slack's retry headers."""
-        body = json.dumps({
-            "token": "legacy-verification-token", "team_id": "T0001", "api_app_id": "A0001",
-            "event": event, "type": "event_callback", "event_id": event_id, "event_time": int(time.time()),
-            "authorizations": [{"team_id": "T0001", "user_id": "UBOT", "is_bot": True}],
-        })  # fmt: skip
-        headers = signed_headers(body, "application/json")
-        if retry:
-            headers.update({"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_timeout"})
-        return self.sender.request("POST", "/slack/events", body, headers)
-
-    def stop(self):
-        self.sender.close()
-        self.server.shutdown()
-        self.corpus.close()
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +33,7 @@ def fake(fake_files):
 
 @pytest.fixture(scope="module")
 def running(tmp_path_factory, fake_files):
-    bot = Bot(tmp_path_factory.mktemp("retries") / "data", fake_files)
+    bot = Bot(tmp_path_factory.mktemp("retries") / "data", fake_files, admins={ADMIN})
     yield bot
     bot.stop()
 
@@ -87,17 +41,6 @@ def running(tmp_path_factory, fake_files):
 @pytest.fixture
 def bot(running, fake):
     return running
-
-
-def dm(user: str, text: str) -> dict:
-    return {"type": "message", "channel_type": "im", "channel": f"D{user}", "user": user, "text": text, "ts": "1.1"}
-
-
-def file_share(user: str, name: str, url: str) -> dict:
-    return {
-        "type": "message", "subtype": "file_share", "channel_type": "im", "channel": f"D{user}", "user": user, "text": "",
-        "ts": "1.2", "files": [{"id": f"F_{name}", "name": name, "size": 100, "url_private_download": url}],
-    }  # fmt: skip
 
 
 def settle(fake, method: str, count: int) -> list:
@@ -138,13 +81,13 @@ def test_a_retried_app_home_opened_publishes_once(bot, fake):
 
 
 def test_after_a_restart_an_event_already_handled_is_not_acted_on(tmp_path, fake):
-    first = Bot(tmp_path / "data", fake)
+    first = Bot(tmp_path / "data", fake, admins={ADMIN})
     try:
         first.deliver(dm("U_RESTART", "推测解码"), "EvRESTART1")
         fake.wait_for("chat.postMessage", 1)
     finally:
         first.stop()
-    again = Bot(tmp_path / "data", fake)  # a new process would open the same files the same way
+    again = Bot(tmp_path / "data", fake, admins={ADMIN})  # a new process would open the same files the same way
     try:
         status, _ = again.deliver(dm("U_RESTART", "推测解码"), "EvRESTART1", retry=2)
         assert status == 200

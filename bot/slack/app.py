@@ -18,6 +18,7 @@ from slack_sdk.http_retry.builtin_handlers import (
 
 from bot.config import Settings
 from bot.slack import actions, commands, events, home
+from bot.slack.alerts import AdminAlerts
 
 logger = logging.getLogger(__name__)
 
@@ -64,12 +65,13 @@ def build_app(settings: Settings, corpus, digests=None) -> App:
     finally:
         bolt_logger.removeFilter(quiet)
     events.register(app, corpus.store)  # first: a retried event reaches no listener
+    alerts = AdminAlerts(settings.admins, corpus, settings.data_dir)
     if digests is not None:
         from bot.slack import uploads
 
         # Before home's catch-all `message` listener: Bolt runs only the first match.
-        uploads.register(app, digests, token=settings.slack_bot_token)
-    commands.register(app, corpus, digests)
+        uploads.register(app, digests, token=settings.slack_bot_token, alerts=alerts)
+    commands.register(app, corpus, digests, alerts=alerts)
     actions.register(app, corpus, digests)
-    home.register(app, corpus, digests)
+    home.register(app, corpus, digests, alerts=alerts)
     return app

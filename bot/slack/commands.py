@@ -37,6 +37,7 @@ from bot.slack.blocks import (
     render_results,
     unescape_slack_text,
 )
+from bot.store import is_storage_full
 
 logger = logging.getLogger(__name__)
 
@@ -90,6 +91,18 @@ def notice(key: str, lang: str, **fmt: object) -> Reply:
 def error_reply(lang: str) -> Reply:
     """What a user sees when a handler fails: no traceback, a useful sentence."""
     return notice("error.generic", lang)
+
+
+def failure_reply(error: BaseException, lang: str, *, alerts=None, client=None) -> Reply:
+    """What a user sees when a handler failed with `error`.
+
+    A full disk is named as such, and the admins are told (once: bot/slack/alerts.py);
+    anything else gets the generic sentence.
+    """
+    if is_storage_full(error):
+        told = alerts is not None and client is not None and alerts.storage_full(client)
+        return notice("error.storage_full" if told else "error.storage_full_no_admin", lang)
+    return error_reply(lang)
 
 
 def reader_lang(corpus, user_id: str, text: str = "") -> str:
@@ -250,8 +263,11 @@ def _as_int(raw: object, default: int) -> int:
         return default
 
 
-def register(app, corpus, digests=None) -> None:
-    """Wire `/papers` into a Bolt app: answer in the ack body; share via the Web API."""
+def register(app, corpus, digests=None, *, alerts=None) -> None:
+    """Wire `/papers` into a Bolt app: answer in the ack body; share via the Web API.
+
+    `alerts` (bot/slack/alerts.AdminAlerts) tells the admins about a full disk.
+    """
     # Imported here so the pure answers above stay importable without slack_sdk (console).
     from bot.slack.delivery import share_in_channel, warn_if_invalid
 
@@ -262,9 +278,9 @@ def register(app, corpus, digests=None) -> None:
         text = command.get("text", "")
         try:
             reply = answer_command(corpus, user_id, channel_id, text, digests=digests, channel_name=command.get("channel_name", ""))
-        except Exception:
+        except Exception as error:
             logger.exception("/papers failed for user %s", user_id)
-            reply = error_reply(reader_lang(corpus, user_id, text))
+            reply = failure_reply(error, reader_lang(corpus, user_id, text), alerts=alerts, client=client)
         if reply.share is None:
             # The search takes tens of milliseconds, so the answer rides in the ack itself.
             warn_if_invalid(reply.blocks)
