@@ -283,6 +283,10 @@ class Corpus:
     def set_user_lang(self, user_id: str, lang: str) -> None:
         self.store.set_user_lang(user_id, lang)
 
+    def claim_event(self, event_id: str) -> bool:
+        """Record that a Slack event is being handled; False if it already was (see Store.claim_event)."""
+        return self.store.claim_event(event_id)
+
 
 def _size(path: Path) -> int:
     try:

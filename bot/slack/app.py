@@ -64,7 +64,7 @@ def build_app(settings: Settings, corpus, digests=None) -> App:
         )
     finally:
         bolt_logger.removeFilter(quiet)
-    events.register(app, corpus.store)  # first: a retried event reaches no listener
+    events.register(app, corpus)  # first: a retried event reaches no listener
     alerts = AdminAlerts(settings.admins, corpus, settings.data_dir)
     if digests is not None:
         from bot.slack import uploads

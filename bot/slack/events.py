@@ -3,7 +3,7 @@
 Slack re-sends an event whose ack it did not see in time (`X-Slack-Retry-Num: 1..3`,
 `X-Slack-Retry-Reason: http_timeout`; in Socket Mode the envelope's `retry_attempt`,
 which Bolt turns into the same header). Every delivery carries the event's `event_id`;
-the first one claims it in the store (Store.claim_event: a table, so a restart or a
+the first one claims it in the store (Corpus.claim_event: a table, so a restart or a
 second instance on the same data folder agrees), later ones are acked with 200 and
 nothing else. This is one global middleware, not a check in each listener, so a new
 event listener is covered without knowing it.
@@ -29,8 +29,8 @@ def event_id_of(body: dict) -> str:
     return str(body.get("event_id") or "")
 
 
-def register(app, store) -> None:
-    """Install the once-only middleware on `app`; `store` is the corpus's Store."""
+def register(app, corpus) -> None:
+    """Install the once-only middleware on `app`; `corpus` records the event ids."""
 
     @app.middleware
     def act_on_each_event_once(request, body, next):  # noqa: A002 (Bolt's argument name)
@@ -38,7 +38,7 @@ def register(app, store) -> None:
         if not event_id:
             return next()
         try:
-            first = store.claim_event(event_id)
+            first = corpus.claim_event(event_id)
         except Exception:  # the store is down or full: better twice than never
             logger.warning("could not record event %s; handling it without the retry check", event_id, exc_info=True)
             return next()
