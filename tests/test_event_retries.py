@@ -7,6 +7,7 @@ file. A retry is the same body (same `event_id`) with `X-Slack-Retry-Num` and
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import pytest
@@ -14,7 +15,10 @@ from digest_support import listing_text
 from fake_slack import FilesFakeSlack
 from trust_support import Bot, dm, file_share
 
+from bot.slack.app import build_app
+
 ADMIN = "U_RETRY_ADMIN"
+APP_TOKEN = "xapp-1-A0001-test-app-token-0123456789"
 QUIET = 0.4  # how long a retry gets to (wrongly) do something before we look
 
 
@@ -94,6 +98,29 @@ def test_after_a_restart_an_event_already_handled_is_not_acted_on(tmp_path, fake
         assert len(settle(fake, "chat.postMessage", 1)) == 1
     finally:
         again.stop()
+
+
+def test_a_socket_mode_retry_is_acked_and_not_acted_on(bot, fake):
+    """Socket Mode says `retry_attempt` in the envelope; the same middleware sees it."""
+    from fake_socket_mode import FakeSocketMode
+    from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+    socket_mode = FakeSocketMode().start()
+    fake.socket_url = socket_mode.url
+    settings = dataclasses.replace(bot.settings, slack_app_token=APP_TOKEN)
+    handler = SocketModeHandler(build_app(settings, bot.corpus), APP_TOKEN)
+    handler.connect()
+    try:
+        socket_mode.wait_connected()
+        payload = bot.event_callback(dm("U_RETRY_SOCKET", "推测解码"), "EvSOCKET1")
+        for attempt, envelope_id in enumerate(("s1", "s2", "s3")):
+            socket_mode.push({"envelope_id": envelope_id, "type": "events_api", "accepts_response_payload": False,
+                              "retry_attempt": attempt, "retry_reason": "timeout" if attempt else "", "payload": payload})  # fmt: skip
+            socket_mode.wait_for_ack(envelope_id)
+        assert len(settle(fake, "chat.postMessage", 1)) == 1
+    finally:
+        handler.close()
+        socket_mode.stop()
 
 
 def test_event_ids_are_forgotten_after_a_day(tmp_path):

@@ -37,13 +37,18 @@ class Bot:
         self.server = start_http_server(build_app(self.settings, self.corpus, digests), self.corpus)
         self.sender = SlackSender(self.server.url, fake)
 
-    def deliver(self, event: dict, event_id: str, retry: int = 0):
-        """POST one event callback as Slack does; `retry` > 0 adds Slack's retry headers."""
-        body = json.dumps({
+    @staticmethod
+    def event_callback(event: dict, event_id: str) -> dict:
+        """The Events API body Slack sends for `event`."""
+        return {
             "token": "legacy-verification-token", "team_id": "T0001", "api_app_id": "A0001",
             "event": event, "type": "event_callback", "event_id": event_id, "event_time": int(time.time()),
             "authorizations": [{"team_id": "T0001", "user_id": "UBOT", "is_bot": True}],
-        })  # fmt: skip
+        }  # fmt: skip
+
+    def deliver(self, event: dict, event_id: str, retry: int = 0):
+        """POST one event callback as Slack does; `retry` > 0 adds Slack's retry headers."""
+        body = json.dumps(self.event_callback(event, event_id))
         headers = signed_headers(body, "application/json")
         if retry:
             headers.update({"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_timeout"})
