@@ -177,3 +177,19 @@ def test_a_lock_whose_holder_may_be_alive_is_never_taken(behind, case):
         for proc in (holder, bystander):
             proc.kill()
             proc.wait()
+
+
+def test_a_forked_upsert_completes_and_leaves_no_process_behind(tmp_path):
+    from bot.index import PaperIndex
+
+    papers = [p for _, p in parse_text(listing("Forked", 0, 120), "forked.txt").records]
+    index = PaperIndex(tmp_path / "index", procs=2, batch_size=50)
+    index.rebuild([])
+    try:
+        assert index.upsert(p for p in papers) == 120  # batches of 50, 50 (forked) and 20
+        assert index.state()[0] == 120
+        assert index.search("Worker Paper 119").hits[0].id == papers[119].id
+        assert [c for c in children_of(os.getpid()) if is_live(c)] == []
+        assert not (tmp_path / "index" / HolderRecord.NAME).exists()
+    finally:
+        index.close()
