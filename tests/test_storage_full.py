@@ -6,6 +6,7 @@ SQLite itself answers "database or disk is full" (root only: mounting needs it).
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import time
@@ -87,6 +88,18 @@ def test_a_full_disk_is_named_and_the_admins_are_told_once(full, fake):
     time.sleep(0.3)
     assert len(admin_dms(fake)) == 2  # told once, not per request
     assert full.corpus.get_user_lang("U_FULL_1") is None  # and nothing half-written
+
+
+def test_the_home_language_picker_on_a_full_disk_says_so_in_a_dm(full, fake):
+    fake.reset()
+    status, _ = full.sender.click("home_lang", {"value": "zh", "text": {"type": "plain_text", "text": "中文"}},
+                                  user_id="U_FULL_HOME", container="home")  # fmt: skip
+    assert status == 200
+    (published,) = fake.wait_for("views.publish")
+    note = next(c for c in fake.wait_for("chat.postMessage") if c.args["channel"] == "DU_FULL_HOME")
+    assert "抱歉，无法保存：服务器存储空间已满" in note.args["text"]
+    assert "Show papers in" in json.dumps(published.args["view"])  # Home stays in the language actually saved
+    assert full.corpus.get_user_lang("U_FULL_HOME") is None
 
 
 def test_an_admins_upload_on_a_full_disk_says_so_and_that_nothing_was_lost(full, fake):

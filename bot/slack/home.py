@@ -182,8 +182,13 @@ def register(app, corpus, digests=None, *, alerts=None) -> None:
         lang = normalize_lang((action.get("selected_option") or {}).get("value"))
         try:
             corpus.set_user_lang(user_id, lang)
-        except Exception:
+        except Exception as error:
             logger.exception("saving the language for %s failed", user_id)
+            # Home has no place for a notice: say it in a DM, and show Home as it still is.
+            reply = failure_reply(error, lang, alerts=alerts, client=client)
+            tell_user(reply.text, lang=lang, respond=None, client=client, user_id=user_id, channel_id="")
+            publish_home(client, corpus, user_id, digests=digests)
+            return
         publish_home(client, corpus, user_id, lang=lang, digests=digests)
 
     if digests is not None:
