@@ -81,6 +81,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OSError, sqlite3.Error) as exc:
         logger.debug("command failed", exc_info=True)
         return _fail(f"{type(exc).__name__}: {exc}")
+    except Exception as exc:
+        index = sys.modules.get("bot.index")  # only loaded, and only raised, once a command opened it
+        if index is not None and isinstance(exc, index.IndexBusy):
+            return _fail(f"{exc}; the store has every paper, so run the command again once that process is done")
+        raise
 
 
 def _fail(message: str) -> int:

@@ -13,6 +13,32 @@ class ConfigError(ValueError):
     """A setting is missing or wrong; the message names the variable and where to set it."""
 
 
+class DataDirError(ConfigError):
+    """The data folder can't be created or written: says which folder, why, and what to set."""
+
+    @classmethod
+    def of(cls, path: Path, cause: str) -> DataDirError:
+        from bot.i18n import t
+
+        return cls(t("setup.data_dir_unwritable", "en", path=Path(path).absolute(), cause=cause))
+
+
+def ensure_data_dir(path: Path) -> None:
+    """Create the data folder if needed and prove it writable, else raise DataDirError.
+
+    SQLite would only say "unable to open database file", at the first write, with a
+    traceback; this names the folder, the system's reason (read-only file system,
+    permission denied, not a directory) and PAPERBOT_DATA_DIR, before anything opens.
+    """
+    probe = Path(path) / f".paperbot-write-test-{os.getpid()}"
+    try:
+        Path(path).mkdir(parents=True, exist_ok=True)
+        os.close(os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        os.unlink(probe)
+    except OSError as exc:
+        raise DataDirError.of(path, exc.strerror or str(exc)) from None
+
+
 def _int(env: Mapping[str, str], name: str, default: int, minimum: int = 0) -> int:
     raw = env.get(name, "").strip()
     if not raw:

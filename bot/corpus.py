@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import logging
 import re
+import sqlite3
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from bot.config import Settings
+from bot.config import DataDirError, Settings, ensure_data_dir
 from bot.index import IndexBusy, IndexPage, IndexUnusable, PaperIndex
 from bot.listing import decode_listing, parse_path, parse_text
 from bot.models import Hit, IngestReport, Listing, Paper, SearchResult
@@ -63,8 +64,12 @@ class Corpus:
         `writer_procs` > 1 lets large index writes fork worker processes: about 2x faster
         on two cores, but only safe in a process without other threads (the CLI).
         """
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
-        return cls(settings, Store(settings.db_path), PaperIndex(settings.index_dir, procs=writer_procs))
+        ensure_data_dir(settings.data_dir)
+        try:
+            store = Store(settings.db_path)
+        except sqlite3.OperationalError as exc:  # the folder is writable, the database file is not
+            raise DataDirError.of(settings.db_path, str(exc)) from None
+        return cls(settings, store, PaperIndex(settings.index_dir, procs=writer_procs))
 
     @classmethod
     def open(cls, settings: Settings, *, writer_procs: int = 1) -> Corpus:
@@ -288,6 +293,10 @@ class Corpus:
 
     def set_user_lang(self, user_id: str, lang: str) -> None:
         self.store.set_user_lang(user_id, lang)
+
+    def claim_event(self, event_id: str) -> bool:
+        """Record that a Slack event is being handled; False if it already was (see Store.claim_event)."""
+        return self.store.claim_event(event_id)
 
 
 def _size(path: Path) -> int:

@@ -763,6 +763,46 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "`{value}` is not an order I know: use `order:new`, `order:foryou` or `order:popular`.",
         "zh": "无法识别排序方式 `{value}`：请使用 `order:new`、`order:foryou` 或 `order:popular`。",
     },
+    # -- trust: limits, failures, storage, start-up (issue 13) --
+    "listing.record_field_too_long": {
+        "en": "the {field} is {length} characters long, over the limit of {limit}; a field this long is usually two records run together or pasted text: shorten it and ingest the file again",
+        "zh": "{field}长 {length} 个字符，超过上限 {limit}；这么长的字段通常是两条记录连在了一起，或误贴了正文：请缩短后重新导入该文件",
+    },
+    "listing.field_title_en": {"en": "English title", "zh": "英文标题"},
+    "listing.field_title_zh": {"en": "Chinese title", "zh": "中文标题"},
+    "listing.field_authors": {"en": "author line", "zh": "作者行"},
+    "listing.field_affiliations": {"en": "'机构' line", "zh": "“机构”行"},
+    "listing.field_summary": {"en": "'AI总结' summary", "zh": "“AI总结”摘要"},
+    "listing.field_comments": {"en": "'Comments' text", "zh": "Comments 内容"},
+    "listing.field_journal": {"en": "'Journal ref' text", "zh": "Journal ref 内容"},
+    "inbox.nothing_lost": {
+        "en": "Nothing was lost: every paper already in the library is still there.",
+        "zh": "没有任何数据丢失：论文库中已有的论文都还在。",
+    },
+    "inbox.storage_full": {
+        "en": "Couldn't add `{name}`: the server's storage is full. Free some disk space on the server, then send the file again (papers it already added are recognised, not duplicated).",
+        "zh": "无法添加 `{name}`：服务器存储空间已满。请先在服务器上释放一些磁盘空间，再重新发送该文件（已添加的论文会被识别，不会重复）。",
+    },
+    "inbox.save_failed": {
+        "en": "Couldn't add `{name}`: saving it failed ({error}). Send it again (papers it already added are recognised, not duplicated); if it keeps failing, the server's log says why.",
+        "zh": "无法添加 `{name}`：保存时出错（{error}）。请重新发送（已添加的论文会被识别，不会重复）；如果仍然失败，可在服务器日志中查看原因。",
+    },
+    "error.storage_full": {
+        "en": "Sorry, I couldn't save that: the server's storage is full. An admin has been told; please try again later. Everything saved before is still there.",
+        "zh": "抱歉，无法保存：服务器存储空间已满。已通知管理员，请稍后再试。之前保存的内容都还在。",
+    },
+    "error.storage_full_no_admin": {
+        "en": "Sorry, I couldn't save that: the server's storage is full. Please tell whoever runs paperbot; everything saved before is still there.",
+        "zh": "抱歉，无法保存：服务器存储空间已满。请告知 paperbot 的维护者；之前保存的内容都还在。",
+    },
+    "admin.storage_full": {
+        "en": "paperbot's storage is full: writing to `{path}` failed (“database or disk is full”). People can still search, but can't change settings, subscribe or add papers until space is freed. Free disk space on that volume, or move PAPERBOT_DATA_DIR to a larger one. Nothing stored has been lost. (You'll hear this once, not for every failed request.)",
+        "zh": "paperbot 的存储空间已满：写入 `{path}` 失败（“database or disk is full”）。大家仍可搜索，但在释放空间之前无法更改设置、订阅或添加论文。请释放该磁盘上的空间，或将 PAPERBOT_DATA_DIR 改到更大的磁盘。已存储的数据没有丢失。（此消息只发送一次，不会每次请求失败都发送。）",
+    },
+    "setup.data_dir_unwritable": {
+        "en": "paperbot can't write to its data folder {path} ({cause}). Make that folder writable by this user, or set PAPERBOT_DATA_DIR in .env or the environment to a folder that is.",
+        "zh": "paperbot 无法写入数据文件夹 {path}（{cause}）。请让当前用户可以写入该文件夹，或在 .env 或环境变量中把 PAPERBOT_DATA_DIR 设为一个可写的文件夹。",
+    },
 }
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")

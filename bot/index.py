@@ -19,7 +19,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,10 +28,12 @@ from whoosh import query as wq
 from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
 from whoosh.filedb.filestore import FileStorage
 from whoosh.index import LockError
+from whoosh.multiproc import MpWriter, SubWriterTask
 from whoosh.reading import SegmentReader
 from whoosh.searching import Searcher
 
 from bot.analysis import bilingual_analyzer, join_sections, spelling_analyzer
+from bot.locks import HolderRecord, die_with_parent
 from bot.models import Fragment, Paper
 from bot.query import TEXT_FIELD, build_query, iter_words, suggest_query
 
@@ -40,9 +42,11 @@ logger = logging.getLogger(__name__)
 # Bump when the schema or the analyzer changes: an index under another name is "missing",
 # so the corpus rebuilds it instead of searching it with mismatched analysis.
 INDEX_NAME = "papers_v2"
+LOCK_FILE = f"{INDEX_NAME}_WRITELOCK"  # Whoosh's name for the write lock of INDEX_NAME
 TINY_SEGMENT_DOCS = 1000  # segments smaller than this are merged on the next upsert
 MAX_IDLE_SEARCHERS = 8  # more concurrent searches than this open and close their own
 SNIPPET_CHARS = 200
+SNIPPET_SCAN_CHARS = 10_000  # a snippet is looked for in this much of a field (build_snippet)
 # Where a snippet may come from, best first when two fields match equally well.
 SNIPPET_FIELDS = ("title_en", "title_zh", "summary", "authors", "affil_en", "affil_zh", "comments")
 # How much a word counts in each part of the catch-all `text` field: titles > authors,
@@ -318,10 +322,17 @@ class PaperIndex:
     def _upsert_batch(self, latest: dict[str, Paper]) -> int:
         with self._write_lock:
             ix = self._index()
+            record = self._holder_record()
+            large = len(latest) >= self.batch_size
             try:
-                writer = self._writer(ix, timeout=self.writer_timeout, large=len(latest) >= self.batch_size)
-            except LockError as exc:
-                raise IndexBusy(f"index {self.path} is being written by another process") from exc
+                writer = self._writer(ix, large=large, record=record)
+            except LockError:
+                # Busy: first see whether its holder is gone (then free it), then wait.
+                record.reclaim()
+                try:
+                    writer = self._writer(ix, timeout=self.writer_timeout, large=large, record=record)
+                except LockError as exc:
+                    raise IndexBusy(f"index {self.path} is being written by another process") from exc
             try:
                 with ix.searcher() as searcher:
                     # A paper first stored after the newest indexed rev cannot be in the
@@ -336,25 +347,39 @@ class PaperIndex:
                     writer.add_document(**paper_document(paper))
             except BaseException:
                 writer.cancel()
+                record.release()
                 raise
             # Only tiny segments are folded together (an inbox file's worth each): Whoosh's
             # own merge policy rewrote the whole index on a commit after a bulk load
             # (52k papers at 444/s instead of 1,267/s).
-            writer.commit(mergetype=merge_tiny_segments)
+            try:
+                writer.commit(mergetype=merge_tiny_segments)
+            finally:
+                record.release()
             return len(latest)
 
-    def _writer(self, ix: whoosh.index.Index, *, timeout: float = 0.0, large: bool = True):
+    def _holder_record(self) -> HolderRecord:
+        return HolderRecord(self.path, self.path / LOCK_FILE)
+
+    def _writer(self, ix: whoosh.index.Index, *, timeout: float = 0.0, large: bool = True, record: HolderRecord | None = None):
         """Open a writer with our memory budget, writing plain (non-compound) segments.
 
         Compound segments are copied whole into RAM by every searcher that opens them
         (212 MB for 100k papers, per searcher); plain ones are memory-mapped. `procs`
         above 1 forks worker processes: only for large batches, and only where the
-        caller said forking is safe (the CLI, not the threaded server).
+        caller said forking is safe (the CLI, not the threaded server). The workers die
+        with this process (see _Workers). `record`, for the live index, notes who holds
+        its lock (bot/locks.py).
         """
         procs = self.procs if large else 1
-        return ix.writer(
-            timeout=timeout, procs=procs, limitmb=max(32, self.limitmb // procs), multisegment=procs > 1, compound=False
-        )
+        kwargs = dict(timeout=timeout, limitmb=max(32, self.limitmb // procs), compound=False)
+        if procs > 1:
+            writer = _Workers(ix, procs=procs, multisegment=True, on_worker=record.add_worker if record else None, **kwargs)
+        else:
+            writer = ix.writer(**kwargs)
+        if record is not None:
+            record.take()
+        return writer
 
     # -- searching ------------------------------------------------------------------------
 
@@ -577,13 +602,19 @@ class PaperIndex:
         lock like any writer does, and give up with IndexBusy after `writer_timeout`.
         """
         lock = None
+        record = self._holder_record()
         if self.path.exists():
-            lock = FileStorage(str(self.path)).lock(f"{INDEX_NAME}_WRITELOCK")
+            lock = FileStorage(str(self.path)).lock(LOCK_FILE)
             deadline = time.monotonic() + self.writer_timeout
-            while not lock.acquire(blocking=False):
+            acquired = lock.acquire(blocking=False)
+            if not acquired:
+                record.reclaim()  # its holder may be gone, leaving workers that hold it
+            while not acquired:
                 if time.monotonic() >= deadline:
                     raise IndexBusy(f"index {self.path} is being written by another process")
                 time.sleep(0.05)
+                acquired = lock.acquire(blocking=False)
+            record.take()
         old = self.path.parent / f".{self.path.name}.old-{tag}"
         try:
             with self._open_lock:
@@ -593,6 +624,7 @@ class PaperIndex:
                 self.open()
         finally:
             if lock is not None:
+                record.release()
                 lock.release()
         shutil.rmtree(old, ignore_errors=True)
 
@@ -603,6 +635,56 @@ class PaperIndex:
         if self._ix is not None:
             self._ix.close()
             self._ix = None
+
+
+class _Worker(SubWriterTask):
+    """A forked Whoosh indexing worker that dies with its parent and never holds the lock.
+
+    Whoosh's workers wait on a queue forever and inherit the parent's open lock file:
+    after a `kill -9` of the parent they lived on (parent pid 1, ~100 MB each) holding
+    the index's write lock for good. Closing the inherited descriptor does not release
+    the parent's flock (it is released when the last descriptor goes), but it means
+    only the parent holds it.
+    """
+
+    def __init__(self, *args, lock_fd: int | None = None):
+        super().__init__(*args)
+        self.lock_fd = lock_fd
+
+    def run(self):
+        die_with_parent()
+        if self.lock_fd is not None:
+            with suppress(OSError):
+                os.close(self.lock_fd)
+        super().run()
+
+
+class _Workers(MpWriter):
+    """Whoosh's multi-process writer, with _Worker processes that die with this one."""
+
+    def __init__(self, ix, *, on_worker=None, **kwargs):
+        super().__init__(ix, **kwargs)
+        self.on_worker = on_worker
+
+    def _new_task(self):
+        lock_fd = getattr(self.writelock, "fd", None)
+        task = _Worker(self.storage, self.indexname, self.jobqueue, self.resultqueue, self.subargs, self.multisegment, lock_fd=lock_fd)
+        self.tasks.append(task)
+        task.start()
+        if self.on_worker:
+            self.on_worker(task.pid)
+        return task
+
+    def cancel(self):
+        # Whoosh's cancel sets a flag in the parent's copy of each task, which the workers
+        # never see: they would wait on their queue, and this process would hang at exit.
+        try:
+            super().cancel()
+        finally:
+            for task in self.tasks:
+                if task.is_alive():
+                    task.terminate()
+                task.join(timeout=5)
 
 
 def _open_checked(path: Path) -> whoosh.index.Index:
@@ -734,7 +816,9 @@ def build_snippet(stored: dict, terms: frozenset[tuple[str, str]], limit: int = 
 
     Re-analyzes the stored text with character offsets (index mode, so 上下 lights up
     inside 上下文) instead of Whoosh's highlighter, whose fragmenters split on spaces
-    and so never cut Chinese text.
+    and so never cut Chinese text. Only the first SNIPPET_SCAN_CHARS of a field are
+    analyzed: the cost of a snippet is bounded whatever the stored text (a 448 KB
+    summary took 9 s here, and ingest limits only guard what arrives after them).
     """
     best: tuple[int, str, list[tuple[int, int]]] | None = None
     for name in SNIPPET_FIELDS:
@@ -742,7 +826,8 @@ def build_snippet(stored: dict, terms: frozenset[tuple[str, str]], limit: int = 
         wanted = {t for f, t in terms if f == name}
         if not text or not wanted:
             continue
-        spans = [(t.startchar, t.endchar, t.text) for t in _ANALYZER(text, chars=True, mode="index") if t.text in wanted]
+        scanned = text[:SNIPPET_SCAN_CHARS]
+        spans = [(t.startchar, t.endchar, t.text) for t in _ANALYZER(scanned, chars=True, mode="index") if t.text in wanted]
         distinct = len({s[2] for s in spans})
         if distinct and (best is None or distinct > best[0]):
             best = (distinct, name, _merge_spans((s, e) for s, e, _ in spans))
@@ -768,13 +853,21 @@ def _fragments(text: str, spans: list[tuple[int, int]], limit: int) -> list[Frag
     if len(text) <= limit:
         start, end = 0, len(text)
     else:
-        # The window that shows the most hits, opening a little before the first of them.
+        # The window that shows the most hits, opening a little before one of them. The
+        # spans are sorted and disjoint and the candidate windows only move right, so two
+        # cursors count the spans inside each: linear, where counting afresh for every
+        # span was quadratic (2.4 s for one 224 KB summary dense with hits).
         best_start, best_count = 0, -1
+        first = last = 0  # spans[first:last] lie inside the window
         for s, _ in spans:
             start = max(0, min(s - 20, len(text) - limit))
-            count = sum(1 for a, b in spans if a >= start and b <= start + limit)
-            if count > best_count:
-                best_start, best_count = start, count
+            while first < len(spans) and spans[first][0] < start:
+                first += 1
+            last = max(last, first)
+            while last < len(spans) and spans[last][1] <= start + limit:
+                last += 1
+            if last - first > best_count:
+                best_start, best_count = start, last - first
         start, end = best_start, best_start + limit
     out: list[Fragment] = []
     if start > 0:

@@ -13,6 +13,16 @@ their own lines (usually with blank lines between them):
 
 Blank lines carry no meaning, so a record ends where its `AI总结`/`Comments`/`Journal ref`
 lines end and the next plain line begins the next record.
+
+Field limits (FIELD_LIMITS, in characters): titles 1,000, authors 50,000, affiliations
+20,000, the summary 10,000, comments and journal ref 5,000 each. A record with a field
+past its limit is rejected, with file, line and reason, like any other malformed record;
+the rest of the file still goes in. Rejected rather than truncated, because the store is
+the source of truth and should hold what the source said: a field that long is nearly
+always a broken record (two records run together, a pasted paper), and cutting it would
+store and index half of a mistake under a real title. The limits are ~100x the longest
+real values (seed summaries: median 75 characters), and keep every later step bounded:
+indexing, snippets, Block Kit.
 """
 
 from __future__ import annotations
@@ -45,6 +55,15 @@ _OTHER_VENUE = re.compile(
     r"(?<![A-Za-z])([A-Z][A-Za-z]*[A-Z]{2,}[A-Za-z]*)(?:\s*['’]?\s*((?:19|20)\d\d)(?![\d.])|\))"
 )  # an unknown acronym followed by a year ("ICMLCN 2025") or closing parentheses ("(ICMLCN)")
 _VENUE_WORDS = re.compile(r"conference|workshop|symposium|proceedings|journal|transactions", re.IGNORECASE)
+FIELD_LIMITS = {
+    "title_en": 1_000,
+    "title_zh": 1_000,
+    "authors": 50_000,
+    "affiliations": 20_000,
+    "summary": 10_000,
+    "comments": 5_000,
+    "journal": 5_000,
+}
 _YEAR4 = re.compile(r"(?<![\d.])(19[89]\d|20\d\d)(?![\d.]\d|\d)")  # not arXiv ids (2012.12345)
 
 #: Venue acronyms and the long names that stand for them in comments and journal refs.
@@ -337,6 +356,20 @@ def _parse_chunk(chunk: list[tuple[int, str, str]], listing: Listing) -> None:
     if extra:
         listing.errors.append(listing_error(path, extra[0], "record_misplaced_line"))
         return
+    affiliations_at = next((n for n, kind, line in head if kind == "affiliations" and line in affiliation_lines), first_line)
+    fields = {
+        "title_en": (plain[0][0], title_en),
+        "title_zh": (plain[1][0], title_zh),
+        "authors": (plain[2][0], authors),
+        "affiliations": (affiliations_at, affiliation_lines[0] if affiliation_lines else ""),
+        "summary": (trailer[0][0], summary),
+        "comments": (next((n for n, kind, _ in trailer if kind == "comments"), first_line), comments),
+        "journal": (next((n for n, kind, _ in trailer if kind == "journal"), first_line), journal),
+    }
+    for name, (line_number, value) in fields.items():
+        if len(value) > FIELD_LIMITS[name]:
+            listing.errors.append(field_too_long(path, line_number, name, len(value)))
+            return
     venue_name, year, track = find_venue(f"{comments} {journal}")
     paper = Paper(
         id=paper_id(title_en),
@@ -383,3 +416,14 @@ def _split_pair(part: str) -> Affiliation:
 def listing_error(path: str, line: int, key: str, **fmt) -> ListingError:
     """Build a ListingError with the reason for `listing.<key>` in both languages."""
     return ListingError(path=path, line=line, reason=t(f"listing.{key}", "en", **fmt), reason_zh=t(f"listing.{key}", "zh", **fmt))
+
+
+def field_too_long(path: str, line: int, name: str, length: int) -> ListingError:
+    """A record's field is past FIELD_LIMITS: say which, how long, and the limit, in both languages."""
+    limit, length = f"{FIELD_LIMITS[name]:,}", f"{length:,}"  # 10,000: the same in both languages
+    return ListingError(
+        path=path,
+        line=line,
+        reason=t("listing.record_field_too_long", "en", field=t(f"listing.field_{name}", "en"), length=length, limit=limit),
+        reason_zh=t("listing.record_field_too_long", "zh", field=t(f"listing.field_{name}", "zh"), length=length, limit=limit),
+    )

@@ -11,12 +11,13 @@ the paper was first stored (what digests call new), `rev` the value of its lates
 
 from __future__ import annotations
 
+import errno
 import json
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bot.models import Affiliation, IngestReport, Listing, Paper
@@ -66,7 +67,14 @@ CREATE TABLE IF NOT EXISTS user_prefs (
     user_id TEXT PRIMARY KEY,
     lang    TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS slack_events (
+    event_id TEXT PRIMARY KEY,
+    seen_at  TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS slack_events_seen ON slack_events (seen_at);
 """
+
+EVENT_MEMORY = timedelta(days=1)  # how long a Slack event id is remembered (Store.claim_event)
 
 COLUMNS: dict[str, dict[str, str]] = {}
 """Columns added to a table after it first shipped: {table: {column: type and default}}.
@@ -88,6 +96,13 @@ def ensure_columns(db: sqlite3.Connection, table: str, columns: dict[str, str]) 
     for name, decl in columns.items():
         if name not in present:
             db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {decl}")
+
+
+def is_storage_full(error: BaseException) -> bool:
+    """True if `error` says the disk (or the database's size limit) is full."""
+    if isinstance(error, sqlite3.Error):
+        return getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "database or disk is full" in str(error)
+    return isinstance(error, OSError) and error.errno == errno.ENOSPC
 
 
 def utc_now() -> str:
@@ -127,9 +142,17 @@ class Store:
             try:
                 yield self._db
             except BaseException:
-                self._db.execute("ROLLBACK")
+                # SQLite rolls back by itself after some errors (SQLITE_FULL among them): a
+                # second ROLLBACK would raise and hide the error that matters.
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
                 raise
-            self._db.execute("COMMIT")
+            try:
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
 
     def read(self, sql: str, args: tuple = ()) -> list[sqlite3.Row]:
         """Run one SELECT outside any transaction: in WAL mode it never waits for a writer."""
@@ -294,6 +317,21 @@ class Store:
     def set_user_lang(self, user_id: str, lang: str) -> None:
         with self.transaction() as db:
             db.execute("INSERT OR REPLACE INTO user_prefs (user_id, lang) VALUES (?, ?)", (user_id, lang))
+
+    # -- events (issue 13) ---------------------------------------------------------------
+
+    def claim_event(self, event_id: str, *, keep: timedelta = EVENT_MEMORY) -> bool:
+        """Record that `event_id` is being handled; False if it was already (a retry).
+
+        In the database, so the answer survives a restart and is the same for every
+        process on this data folder. Ids older than `keep` are forgotten: Slack retries
+        within minutes, so a day is ample.
+        """
+        now = self._clock()
+        cutoff = (datetime.fromisoformat(now) - keep).isoformat(timespec="seconds")
+        with self.transaction() as db:
+            db.execute("DELETE FROM slack_events WHERE seen_at < ?", (cutoff,))
+            return db.execute("INSERT OR IGNORE INTO slack_events (event_id, seen_at) VALUES (?, ?)", (event_id, now)).rowcount == 1
 
 
 def _to_row(paper: Paper) -> tuple:

@@ -179,6 +179,32 @@ class FakeSlack:
         return Handler
 
 
+class FilesFakeSlack(FakeSlack):
+    """The fake Web API, also serving uploaded files at /files/<name> (url_private_download)."""
+
+    def __init__(self):
+        self.files: dict[str, bytes] = {}
+        super().__init__()
+
+    def file_url(self, name: str, data: bytes) -> str:
+        self.files[name] = data
+        return f"{self.url}/files/{name}"
+
+    def _handler(self):
+        fake, base = self, super()._handler()
+
+        class Handler(base):
+            def do_GET(self):  # noqa: N802
+                fake._record(Call("GET", {"path": self.path}, dict(self.headers.items())))
+                data = fake.files.get(self.path.removeprefix("/files/"))
+                self.send_response(200 if data is not None else 404)
+                self.send_header("Content-Length", str(len(data or b"")))
+                self.end_headers()
+                self.wfile.write(data or b"")
+
+        return Handler
+
+
 def _parse(raw: str, content_type: str) -> dict:
     """Slack's Web API takes form fields or JSON; JSON-valued form fields are decoded too."""
     if "json" in content_type:

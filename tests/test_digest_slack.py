@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 import pytest
 from digest_support import FakeClock, ingest, listing_text, open_corpus
-from fake_slack import Call, FakeSlack
+from fake_slack import Call, FilesFakeSlack
 from slack_helpers import BOT_TOKEN, SIGNING_SECRET, SlackSender, all_text, button_values
 
 from bot.config import Settings
@@ -21,32 +21,6 @@ from bot.slack.digest import build_digests
 from bot.slack.server import start_http_server
 
 ADMIN = "UADMIN"
-
-
-class FilesFakeSlack(FakeSlack):
-    """The fake Web API, also serving uploaded files at /files/<name> (url_private_download)."""
-
-    def __init__(self):
-        self.files: dict[str, bytes] = {}
-        super().__init__()
-
-    def file_url(self, name: str, data: bytes) -> str:
-        self.files[name] = data
-        return f"{self.url}/files/{name}"
-
-    def _handler(self):
-        fake, base = self, super()._handler()
-
-        class Handler(base):
-            def do_GET(self):  # noqa: N802
-                fake._record(Call("GET", {"path": self.path}, dict(self.headers.items())))
-                data = fake.files.get(self.path.removeprefix("/files/"))
-                self.send_response(200 if data is not None else 404)
-                self.send_header("Content-Length", str(len(data or b"")))
-                self.end_headers()
-                self.wfile.write(data or b"")
-
-        return Handler
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,8 @@ from slack_sdk.http_retry.builtin_handlers import (
 )
 
 from bot.config import Settings
-from bot.slack import actions, commands, home, library
+from bot.slack import actions, commands, events, home, library
+from bot.slack.alerts import AdminAlerts
 
 logger = logging.getLogger(__name__)
 
@@ -63,13 +64,15 @@ def build_app(settings: Settings, corpus, digests=None) -> App:
         )
     finally:
         bolt_logger.removeFilter(quiet)
+    events.register(app, corpus)  # first: a retried event reaches no listener
+    alerts = AdminAlerts(settings.admins, corpus, settings.data_dir)
     if digests is not None:
         from bot.slack import uploads
 
         # Before home's catch-all `message` listener: Bolt runs only the first match.
-        uploads.register(app, digests, token=settings.slack_bot_token)
-    commands.register(app, corpus, digests, ack_budget=settings.ack_budget_ms / 1000)
+        uploads.register(app, digests, token=settings.slack_bot_token, alerts=alerts)
+    commands.register(app, corpus, digests, ack_budget=settings.ack_budget_ms / 1000, alerts=alerts)
     actions.register(app, corpus, digests)
-    home.register(app, corpus, digests)
+    home.register(app, corpus, digests, alerts=alerts)
     library.register(app, corpus)
     return app

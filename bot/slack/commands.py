@@ -37,6 +37,7 @@ from bot.slack.blocks import (
     render_results,
     unescape_slack_text,
 )
+from bot.store import is_storage_full
 
 logger = logging.getLogger(__name__)
 
@@ -95,6 +96,18 @@ def notice(key: str, lang: str, **fmt: object) -> Reply:
 def error_reply(lang: str) -> Reply:
     """What a user sees when a handler fails: no traceback, a useful sentence."""
     return notice("error.generic", lang)
+
+
+def failure_reply(error: BaseException, lang: str, *, alerts=None, client=None) -> Reply:
+    """What a user sees when a handler failed with `error`.
+
+    A full disk is named as such, and the admins are told (once: bot/slack/alerts.py);
+    anything else gets the generic sentence.
+    """
+    if is_storage_full(error):
+        told = alerts is not None and client is not None and alerts.storage_full(client)
+        return notice("error.storage_full" if told else "error.storage_full_no_admin", lang)
+    return error_reply(lang)
 
 
 def reader_lang(corpus, user_id: str, text: str = "") -> str:
@@ -271,7 +284,7 @@ def _as_int(raw: object, default: int) -> int:
         return default
 
 
-def register(app, corpus, digests=None, *, ack_budget: float = 1.5) -> None:
+def register(app, corpus, digests=None, *, ack_budget: float = 1.5, alerts=None) -> None:
     """Wire `/papers` into a Bolt app: answer in the ack body; share via the Web API.
 
     The answer is worked out in its own thread. Ready within `ack_budget` seconds (a search
@@ -279,6 +292,7 @@ def register(app, corpus, digests=None, *, ack_budget: float = 1.5) -> None:
     "Searching…" and the answer replaces it through the command's response_url, which
     Slack keeps open for 30 minutes. Bolt gives up on an ack after Slack's 3 s (a lost
     answer), so the budget leaves room for the network and a slow machine.
+    `alerts` (bot/slack/alerts.AdminAlerts) tells the admins about a full disk.
     """
     # Imported here so the pure answers above stay importable without slack_sdk (console).
     from concurrent.futures import ThreadPoolExecutor
@@ -297,9 +311,9 @@ def register(app, corpus, digests=None, *, ack_budget: float = 1.5) -> None:
         def answer() -> Reply:
             try:
                 return answer_command(corpus, user_id, channel_id, text, digests=digests, channel_name=command.get("channel_name", ""))
-            except Exception:
+            except Exception as error:
                 logger.exception("/papers failed for user %s", user_id)
-                return error_reply(reader_lang(corpus, user_id, text))
+                return failure_reply(error, reader_lang(corpus, user_id, text), alerts=alerts, client=client)
 
         pending = answers.submit(answer)
         try:
@@ -311,10 +325,16 @@ def register(app, corpus, digests=None, *, ack_budget: float = 1.5) -> None:
             if reply.share is None:
                 try:
                     respond_privately(reply, respond=respond, client=client, user_id=user_id, channel_id=channel_id, replace=True)
+                    if reply.upload is not None:
+                        from bot.slack.library import send_upload
+
+                        send_upload(reply, client=client, respond=respond, user_id=user_id, channel_id=channel_id)
                 except Exception:
                     logger.exception("/papers: the late answer for %s could not be delivered", user_id)
                 return
-            if share_in_channel(reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger):
+            if share_in_channel(
+                reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger, library=corpus.library
+            ):
                 try:  # the card is in the channel: "Searching…" has nothing left to say
                     respond(delete_original=True)
                 except Exception:

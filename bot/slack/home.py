@@ -28,7 +28,13 @@ from bot.slack.blocks import (
     section,
     truncate,
 )
-from bot.slack.commands import answer_action, answer_command, error_reply, reader_lang
+from bot.slack.commands import (
+    answer_action,
+    answer_command,
+    error_reply,
+    failure_reply,
+    reader_lang,
+)
 from bot.slack.delivery import error_code, share_in_channel, tell_user
 
 logger = logging.getLogger(__name__)
@@ -165,7 +171,7 @@ def publish_home(client, corpus, user_id: str, *, result: SearchResult | None = 
         return False
 
 
-def register(app, corpus, digests=None) -> None:
+def register(app, corpus, digests=None, *, alerts=None) -> None:
     @app.event("app_home_opened")
     def on_home_opened(event, client, logger):
         if event.get("tab", "home") != "home":
@@ -194,8 +200,13 @@ def register(app, corpus, digests=None) -> None:
         lang = normalize_lang((action.get("selected_option") or {}).get("value"))
         try:
             corpus.set_user_lang(user_id, lang)
-        except Exception:
+        except Exception as error:
             logger.exception("saving the language for %s failed", user_id)
+            # Home has no place for a notice: say it in a DM, and show Home as it still is.
+            reply = failure_reply(error, lang, alerts=alerts, client=client)
+            tell_user(reply.text, lang=lang, respond=None, client=client, user_id=user_id, channel_id="")
+            publish_home(client, corpus, user_id, digests=digests)
+            return
         publish_home(client, corpus, user_id, lang=lang, digests=digests)
 
     if digests is not None:
@@ -212,10 +223,10 @@ def register(app, corpus, digests=None) -> None:
                 logger.exception("unsubscribing from Home failed for %s", user_id)
             publish_home(client, corpus, user_id, digests=digests)
 
-    register_messages(app, corpus, digests)
+    register_messages(app, corpus, digests, alerts=alerts)
 
 
-def register_messages(app, corpus, digests=None) -> None:
+def register_messages(app, corpus, digests=None, *, alerts=None) -> None:
     """The Messages tab: a DM to paperbot is a `/papers` line without the `/papers`."""
     @app.event("message")
     def on_message(event, client, logger):
@@ -224,9 +235,9 @@ def register_messages(app, corpus, digests=None) -> None:
         user_id, channel_id, text = event.get("user", ""), event.get("channel", ""), event.get("text", "")
         try:
             reply = answer_command(corpus, user_id, channel_id, text, digests=digests)
-        except Exception:
+        except Exception as error:
             logger.exception("answering a DM from %s failed", user_id)
-            reply = error_reply(reader_lang(corpus, user_id, text))
+            reply = failure_reply(error, reader_lang(corpus, user_id, text), alerts=alerts, client=client)
         if reply.share is not None:
             share_in_channel(reply, client=client, respond=None, channel_id=channel_id, user_id=user_id, logger=logger)
             return

@@ -27,6 +27,7 @@ from bot.slack.digest import (
     Digests,
     slack_error_code,
 )
+from bot.store import is_storage_full
 
 logger = logging.getLogger(__name__)
 
@@ -80,22 +81,26 @@ def download_file(url: str, token: str, *, limit: int = UPLOAD_MAX_BYTES, timeou
     return data
 
 
-def handle_listing_upload(digests: Digests, client, event: dict, *, token: str) -> None:
+def handle_listing_upload(digests: Digests, client, event: dict, *, token: str, alerts=None) -> None:
     """An admin sent listing files in a DM: ingest each and reply with its report.
 
-    Anyone else is told, politely, that only admins can add papers.
+    Anyone else is told, politely, that only admins can add papers. Every failure gets a
+    reply saying what failed and that nothing was lost (a listing is stored in one
+    transaction, so a failed one leaves the library as it was); a full disk also tells
+    the other admins, once (`alerts`, bot/slack/alerts.py).
     """
     user_id, channel_id = event.get("user", ""), event.get("channel", "")
     corpus = digests.corpus
     stored = corpus.get_user_lang(user_id)
     lang = choose_lang(stored, event.get("text", ""))
     replies = []
+    lost_nothing = " " + t("inbox.nothing_lost", lang)
     for file in event.get("files") or []:
         name = str(file.get("name") or file.get("title") or file.get("id") or "listing.txt")
         if user_id not in digests.admins:
             replies.append(t("inbox.admins_only", lang, name=escape_code(name)))
             continue
-        if int(file.get("size") or 0) > UPLOAD_MAX_BYTES:
+        if _size(file) > UPLOAD_MAX_BYTES:
             replies.append(t("inbox.too_large", lang, name=escape_code(name), limit_mb=UPLOAD_MAX_BYTES // (1024 * 1024)))
             continue
         try:
@@ -105,7 +110,7 @@ def handle_listing_upload(digests: Digests, client, event: dict, *, token: str) 
                 url = info.get("url_private_download") or info.get("url_private")
             if not url or not is_trusted_download(url, digests.settings):
                 logger.warning("no trusted download URL for %s: %r", name, url)
-                replies.append(t("inbox.download_failed", lang, name=escape_code(name), error=t("inbox.detail_no_url", lang)))
+                replies.append(t("inbox.download_failed", lang, name=escape_code(name), error=t("inbox.detail_no_url", lang)) + lost_nothing)
                 continue
             data = download_file(url, token)
         except TooLarge:
@@ -114,13 +119,29 @@ def handle_listing_upload(digests: Digests, client, event: dict, *, token: str) 
         except SlackApiError as error:
             logger.warning("files.info for %s failed: %s", name, slack_error_code(error))
             detail = t("inbox.detail_slack", lang, error=escape_code(slack_error_code(error)))
-            replies.append(t("inbox.download_failed", lang, name=escape_code(name), error=detail))
+            replies.append(t("inbox.download_failed", lang, name=escape_code(name), error=detail) + lost_nothing)
             continue
         except OSError as error:
             logger.warning("downloading %s from Slack failed: %s", name, error)
-            replies.append(t("inbox.download_failed", lang, name=escape_code(name), error=t("inbox.detail_network", lang)))
+            replies.append(t("inbox.download_failed", lang, name=escape_code(name), error=t("inbox.detail_network", lang)) + lost_nothing)
             continue
-        report = corpus.ingest_bytes(name, data)
+        except (ValueError, TypeError, KeyError) as error:  # a URL or file record we can't read
+            logger.warning("no usable download URL for %s: %r", name, error)
+            replies.append(t("inbox.download_failed", lang, name=escape_code(name), error=t("inbox.detail_no_url", lang)) + lost_nothing)
+            continue
+        try:
+            report = corpus.ingest_bytes(name, data)
+        except Exception as error:
+            if is_storage_full(error):
+                logger.error("upload from %s: %s: the storage is full", user_id, name)
+                if alerts is not None:
+                    alerts.storage_full(client)
+                replies.append(t("inbox.storage_full", lang, name=escape_code(name)) + lost_nothing)
+            else:
+                logger.exception("upload from %s: storing %s failed", user_id, name)
+                detail = escape_code(truncate(f"{type(error).__name__}: {error}", 200))
+                replies.append(t("inbox.save_failed", lang, name=escape_code(name), error=detail) + lost_nothing)
+            continue
         logger.info("upload from %s: %s: %d new, %d updated, %d unchanged, %d rejected",
                     user_id, name, report.new, report.updated, report.unchanged, report.rejected)  # fmt: skip
         replies.append(format_upload_report(report, name, lang))
@@ -132,7 +153,14 @@ def handle_listing_upload(digests: Digests, client, event: dict, *, token: str) 
             logger.warning("replying to an upload failed: %s", slack_error_code(error))
 
 
-def register(app, digests: Digests, *, token: str) -> None:
+def _size(file: dict) -> int:
+    try:
+        return int(file.get("size") or 0)
+    except (TypeError, ValueError):
+        return 0  # unknown: download_file still stops at UPLOAD_MAX_BYTES
+
+
+def register(app, digests: Digests, *, token: str, alerts=None) -> None:
     """Listeners for listing files sent to paperbot in a DM (message.im with files).
 
     Register before any catch-all `message` listener: Bolt runs only the first match.
@@ -144,6 +172,12 @@ def register(app, digests: Digests, *, token: str) -> None:
     @app.event("message", matchers=[lambda event: is_dm_file_share(event)])
     def on_file_share(event, client, logger):
         try:
-            handle_listing_upload(digests, client, event, token=token)
+            handle_listing_upload(digests, client, event, token=token, alerts=alerts)
         except Exception:
             logger.exception("handling a listing upload from %s failed", event.get("user"))
+            lang = choose_lang(None, event.get("text", ""))
+            text = t("error.generic", lang) + " " + t("inbox.nothing_lost", lang)
+            try:
+                client.chat_postMessage(channel=event.get("channel", ""), text=text, blocks=[section(text)])
+            except Exception:
+                logger.warning("could not tell %s that their upload failed", event.get("user"))
