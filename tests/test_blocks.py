@@ -114,7 +114,7 @@ def test_results_layout():
 def test_chinese_reader_sees_chinese_first():
     text = render_results(result_of([small_paper()]), "zh").blocks[1]["text"]["text"].split("\n")
     assert "ParisKV：快速的KV缓存检索" in text[0] and text[1] == "_ParisKV: Fast KV-Cache Retrieval_"
-    assert "西安交通大学; Qwen Team" in text[2]
+    assert "西安交通大学；Qwen Team" in text[2]
 
 
 def test_any_term_fallback_and_problem_are_said():
@@ -321,7 +321,7 @@ def test_markup_in_a_paper_renders_as_text_on_its_card():
     assert "代码见<https://github.com/x/my_repo>，欢迎使用ˍ任意ˍ版本。" in text
     assert "<https://example.org/a_b*c>" in text  # the link itself, byte for byte
     assert "*" not in text.replace("*Authors*", "").replace("*Affiliations*", "").replace("*Venue*", "").replace(
-        "*Paper id*", "").replace("*Summary*", "").replace("*Comments*", "").replace("a_b*c", "")  # fmt: skip
+        "*Paper id*", "").replace("*AI summary*", "").replace("*Comments*", "").replace("a_b*c", "")  # fmt: skip
 
 
 def all_texts(blocks: list[dict]) -> str:

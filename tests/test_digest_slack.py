@@ -98,8 +98,14 @@ def ack_text(body) -> str:
     return all_text(body["blocks"])
 
 
+def announcements(fake) -> list[Call]:
+    """What the bot told a channel about its subscription (set up, changed, stopped)."""
+    return [c for c in fake.calls_to("chat.postMessage") if c.args.get("text", "").startswith("📚 <@")]
+
+
 def posts(fake) -> list[Call]:
-    return fake.calls_to("chat.postMessage")
+    """Digest messages and DMs: every chat.postMessage but the announcements."""
+    return [c for c in fake.calls_to("chat.postMessage") if c not in announcements(fake)]
 
 
 def run_at(w, *when):
@@ -114,14 +120,14 @@ def test_subscribe_list_update_and_unsubscribe_in_a_channel(w, slack):
     status, body = slack.command("subscribe", user_id="U1", channel_id="C200")
     assert status == 200
     text = ack_text(body)
-    assert "Subscribed <#C200> to a daily paper digest at *09:00* (UTC), in English" in text
-    assert "Tue 1 Dec 2026, 09:00 (UTC)" in text
+    assert "Subscribed <#C200> to a paper digest every weekday at *09:00* (UTC), in English" in text
+    assert "Next digest: <!date^1796115600^{date_short_pretty} {time}|Tue 1 Dec 2026, 09:00 (UTC)>." in text
     (sub,) = w.digests.subscriptions.all()
     assert w.jobs.scheduler.get_job(f"digest:{sub.id}") is not None
 
     _, body = slack.command("subscribe zh 08:30 tz:Asia/Shanghai KV缓存 OR speculative decoding", user_id="U1", channel_id="C200")
     text = ack_text(body)
-    assert "已更新频道 <#C200> 的每日论文日报" in text and "*08:30*（Asia/Shanghai）" in text and "匹配“KV缓存 OR speculative decoding”" in text
+    assert "已更新频道 <#C200> 的论文日报：每个工作日 *08:30*（北京时间），中文" in text and "匹配“KV缓存 OR speculative decoding”" in text
     assert "目前库中有 20 篇匹配" in text
     assert [s.id for s in w.digests.subscriptions.all()] == [sub.id]  # updated, not added
     job = w.jobs.scheduler.get_job(f"digest:{sub.id}")
@@ -129,14 +135,20 @@ def test_subscribe_list_update_and_unsubscribe_in_a_channel(w, slack):
 
     _, body = slack.command("subscriptions", user_id="U2", channel_id="C200")
     text = ack_text(body)
-    assert "1. <#C200> · every day at *08:30* (Asia/Shanghai) · Chinese · filter “KV缓存 OR speculative decoding”" in text
-    assert "next: Wed 2 Dec 2026, 08:30 (Asia/Shanghai)" in text
+    assert "1. <#C200> · every weekday at *08:30* (Asia/Shanghai) · Chinese · filter “KV缓存 OR speculative decoding”" in text
+    assert "|Wed 2 Dec 2026, 08:30 (Asia/Shanghai)>" in text
 
     _, body = slack.command("unsubscribe", user_id="U2", channel_id="C200")
-    assert "Unsubscribed: no more daily digests for <#C200>" in ack_text(body)
+    assert "Unsubscribed: no more paper digests for <#C200>" in ack_text(body)
     assert w.digests.subscriptions.all() == [] and w.jobs.scheduler.get_job(f"digest:{sub.id}") is None
     _, body = slack.command("subscriptions", user_id="U2", channel_id="C200")
-    assert "No daily digests here yet" in ack_text(body)
+    assert "No paper digests here yet" in ack_text(body)
+    told = [c.args["text"] for c in announcements(w.fake)]  # everyone in the channel heard of each change
+    assert told[0] == ("📚 <@U1> set up a paper digest for this channel: every weekday at 09:00 (UTC), in English. "
+                       "`/papers subscriptions` shows it; `/papers unsubscribe` stops it.")  # fmt: skip
+    assert told[1].startswith("📚 <@U1> 修改了本频道的论文日报：每个工作日 08:30（北京时间），中文，只收录匹配“KV缓存 OR speculative decoding”的论文")
+    assert told[2].startswith("📚 <@U2> 取消了本频道的论文日报")  # in the digest's language: the channel's
+    assert [c.args["channel"] for c in announcements(w.fake)] == ["C200"] * 3
 
 
 @pytest.mark.parametrize(
@@ -149,8 +161,8 @@ def test_subscribe_list_update_and_unsubscribe_in_a_channel(w, slack):
         ('subscribe "KV cache', "en", "I couldn't read the filter"),
         ('subscribe "KV cache', "zh", "无法识别筛选条件"),
         ("subscribe notify:sometimes", "en", "isn't an option I know"),
-        ("unsubscribe", "en", "There's no daily digest here to stop"),
-        ("subscribe help", "zh", "每日论文日报"),
+        ("unsubscribe", "en", "There's no paper digest here to stop"),
+        ("subscribe help", "zh", "*论文日报*，可订阅到频道"),
     ],
 )
 def test_bad_lines_get_a_clear_answer_in_the_readers_language(w, slack, text, lang, expected):
@@ -165,13 +177,13 @@ def test_bad_lines_get_a_clear_answer_in_the_readers_language(w, slack, text, la
 def test_a_dm_subscribes_the_person_and_lists_their_channels_too(w, slack):
     slack.command("subscribe 7am", user_id="U3", channel_id="C300")
     _, body = slack.command("subscribe zh", user_id="U3", channel_id="D300")
-    assert "已为你订阅" in ack_text(body)
+    assert "Subscribed you to a paper digest every weekday at *09:00* (UTC), in Chinese" in ack_text(body)  # U3 reads English
     personal = w.digests.subscriptions.for_place("user", "U3")
     assert personal is not None and personal.lang == "zh"
 
     _, body = slack.command("subscriptions", user_id="U3", channel_id="D300")
     text = ack_text(body)  # in the reader's language (English: U3 never picked one)
-    assert "1. your DM · every day at *09:00* (UTC) · Chinese" in text and "2. <#C300> · every day at *07:00*" in text
+    assert "1. your DM · every weekday at *09:00* (UTC) · Chinese" in text and "2. <#C300> · every weekday at *07:00*" in text
 
     slack.command("lang zh", user_id="U3")
     _, body = slack.command("unsubscribe", user_id="U3", channel_id="D300")
@@ -190,7 +202,7 @@ def test_preview_shows_privately_what_the_next_digest_holds(w, slack):
     _, body = slack.command("digest", user_id="U4", channel_id="C400")
     text = ack_text(body)
     assert "Preview of the next digest · Tue 1 Dec 2026" in text and "*12* new papers" in text
-    assert "…and 4 more" in text and "Study Number 2000" in text
+    assert "…and 2 more" in text and "Study Number 2000" in text
     _, body = slack.command("digest zh", user_id="U4", channel_id="C400")
     text = ack_text(body)
     assert "下一期日报预览" in text and "研究第2000号" in text and "清华大学" in text
@@ -205,7 +217,7 @@ def test_app_home_lists_the_readers_subscriptions(w, slack):
     (call,) = w.fake.wait_for("views.publish")
     view = call.args["view"]
     assert check_view(view) == []
-    assert "<#C500> · every day at *10:15* (Europe/Berlin)" in all_text(view["blocks"])
+    assert "<#C500> · every weekday at *10:15* (Europe/Berlin)" in all_text(view["blocks"])
 
 
 # -- delivery -------------------------------------------------------------------------------------
@@ -250,14 +262,16 @@ def test_digests_hold_the_language_they_were_asked_for(w, slack):
     assert channel and dm and w.fake.calls_to("conversations.open")[0].args["users"] == "U7"
     en = all_text([b for c in channel for b in c.args["blocks"]])
     zh = all_text([b for c in dm for b in c.args["blocks"]])
-    for expected in ("Paper digest", "Study Number 3001: Scaling Laws", "Tsinghua University", "ICML 2026", "Accepted at ICML 2026"):
-        assert expected in en
+    for expected in ("Paper digest", "Study Number 3001: Scaling Laws", "研究第3001号：模型3001的缩放定律", "Tsinghua University", "_ICML 2026_"):
+        assert expected in en  # the other language's title beneath
     for expected in ("论文日报", "研究第3001号：模型3001的缩放定律", "清华大学", "北京大学第3001实验室", "本文研究第3001号模型"):
         assert expected in zh
     assert "清华大学" not in en and "Tsinghua University" not in zh
-    assert button_values([b for c in channel for b in c.args["blocks"]], "paper_share")
-    assert not button_values([b for c in dm for b in c.args["blocks"]], "paper_share")  # a share in a DM reaches nobody
-    assert button_values([b for c in dm for b in c.args["blocks"]], "paper_details")
+    for calls in (channel, dm):  # one overflow menu per row; no Share: the digest is already where it is read
+        blocks = [b for c in calls for b in c.args["blocks"]]
+        assert not button_values(blocks, "paper_share") and not [b for b in blocks if b["type"] == "actions"]
+        menus = [b["accessory"] for b in blocks if b.get("block_id", "").startswith("digest:")]
+        assert len(menus) == 6 and all(m["type"] == "overflow" and m["action_id"] == "paper_menu" for m in menus)
 
 
 def test_a_channel_without_the_bot_pauses_the_digest_and_tells_its_creator(w, slack):
@@ -362,11 +376,11 @@ def test_digest_with_a_word_that_is_not_a_language_says_what_it_ignored(w, slack
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("订阅列表", "这里还没有订阅每日日报"),
-        ("退订", "这里没有可以取消的每日日报"),
+        ("订阅列表", "这里还没有订阅论文日报"),
+        ("退订", "这里没有可以取消的论文日报"),
         ("日报", "这里还没有订阅日报"),
-        ("订阅 help", "每日论文日报"),
-        ("subscriptions", "No daily digests here yet"),
+        ("订阅 help", "*论文日报*，可订阅到频道"),
+        ("subscriptions", "No paper digests here yet"),
     ],
 )
 def test_chinese_command_words_get_chinese_answers(w, slack, text, expected):
@@ -437,7 +451,7 @@ def test_app_home_unsubscribes_with_a_button_not_a_dm_only_number(w, slack):
 
 def test_app_home_without_digests_says_how_to_start_one(w, slack):
     text = all_text(home_view(w, slack, "U12")["blocks"])
-    assert "You have no daily digests yet" in text and "No daily digests here yet" not in text
+    assert "You have no paper digests yet" in text and "No paper digests here yet" not in text
 
 
 def test_preview_of_a_paused_digest_says_it_is_paused_and_how_to_resume(w, slack):
@@ -456,13 +470,14 @@ def test_preview_of_a_paused_digest_says_it_is_paused_and_how_to_resume(w, slack
 @pytest.mark.parametrize(
     ("lang", "expected"),
     [
-        ("en", "Nothing new yet for the next digest, due Tue 1 Dec 2026, 20:30 (Asia/Shanghai)."),
-        ("zh", "下一期日报将于 2026年12月1日（周二） 20:30（Asia/Shanghai 时间）发送"),
+        ("en", "Nothing new yet for the next digest, due <!date^1796128200^{date_short_pretty} {time}|Tue 1 Dec 2026, 20:30 (Asia/Shanghai)>."),
+        ("zh", "下一期日报将于 <!date^1796128200^{date_short_pretty} {time}|2026年12月1日（周二）20:30（北京时间）> 发送"),
     ],
 )
 def test_preview_with_nothing_new_reads_without_nested_parentheses(w, slack, lang, expected):
-    slack.command(f"subscribe {lang} 20:30 tz:Asia/Shanghai", user_id="U14", channel_id="C1500")
-    _, body = slack.command("digest", user_id="U14", channel_id="C1500")
+    slack.command(f"lang {lang}", user_id=f"U14{lang}")
+    slack.command(f"subscribe {lang} 20:30 tz:Asia/Shanghai", user_id=f"U14{lang}", channel_id="C1500")
+    _, body = slack.command("digest", user_id=f"U14{lang}", channel_id="C1500")
     assert expected in ack_text(body)
 
 

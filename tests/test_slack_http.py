@@ -194,7 +194,7 @@ def test_details_shows_the_full_card(slack, fake_slack):
     blocks = card.args["blocks"]
     assert blocks[0]["type"] == "header" and "ParisKV" in blocks[0]["text"]["text"]
     text = all_text(blocks)
-    for expected in ("ParisKV：", "Themis Palpanas", "Institute of Computing Technology", "Summary", "ICML 2026"):
+    for expected in ("ParisKV：", "Themis Palpanas", "Institute of Computing Technology", "AI summary", "ICML 2026"):
         assert expected in text
     assert card.args["replace_original"] is False
     assert check_blocks(blocks) == []

@@ -14,6 +14,7 @@ from bot.slack.commands import answer_action, error_reply, is_dm
 from bot.slack.delivery import respond_privately, share_in_channel
 from bot.slack.home import publish_home
 
+MENU_ACTIONS = {"paper_details", "paper_more"}  # what a digest row's menu may ask for; others add theirs
 BUTTONS = re.compile(r"^(paper_share|paper_details|paper_more|results_next|results_prev|search_run)$")
 
 
@@ -37,3 +38,20 @@ def register(app, corpus, digests=None) -> None:
             publish_home(client, corpus, user_id, result=reply.result, lang=reply.lang, digests=digests)
         else:
             respond_privately(reply, respond=respond, client=client, user_id=user_id, channel_id=channel_id, replace=reply.replace)
+
+    @app.action("paper_menu")
+    def on_menu(ack, body, action, client, respond, logger):
+        """A digest row's overflow menu: the chosen option's value names the action (`a`)."""
+        ack()
+        user_id = body["user"]["id"]
+        channel_id = (body.get("channel") or {}).get("id", "")
+        value = decode_value((action.get("selected_option") or {}).get("value"))
+        action_id = str(value.get("a", ""))
+        if action_id not in MENU_ACTIONS:  # a link option (url) needs no answer; a forged one gets none
+            return
+        try:
+            reply = answer_action(corpus, user_id, action_id, value, shareable=not is_dm(channel_id))
+        except Exception:
+            logger.exception("menu %s failed for user %s", action_id, user_id)
+            reply = error_reply(value.get("l", "en"))
+        respond_privately(reply, respond=respond, client=client, user_id=user_id, channel_id=channel_id)

@@ -64,10 +64,11 @@ def build_app(settings: Settings, corpus, digests=None) -> App:
     finally:
         bolt_logger.removeFilter(quiet)
     if digests is not None:
-        from bot.slack import uploads
+        from bot.slack import subscribe, uploads
 
         # Before home's catch-all `message` listener: Bolt runs only the first match.
         uploads.register(app, digests, token=settings.slack_bot_token)
+        subscribe.register(app, digests)
     commands.register(app, corpus, digests)
     actions.register(app, corpus, digests)
     home.register(app, corpus, digests)

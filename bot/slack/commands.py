@@ -113,6 +113,10 @@ def answer_command(corpus, user_id: str, channel_id: str, text: str, *, digests=
     text = " ".join(unescape_slack_text(text or "").split())
     stored = corpus.get_user_lang(user_id)
     lang = choose_lang(stored, text)
+    if stored is None and digests is not None:  # Slack is there to ask: the person's locale counts
+        from bot.slack.subscribe import person_lang
+
+        lang = person_lang(digests, user_id, None, text)
     word, _, rest = text.partition(" ")
     word = word.lower()
     if not text or word in HELP_WORDS:
