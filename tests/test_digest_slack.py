@@ -511,3 +511,93 @@ def test_a_misspelled_filter_is_flagged_with_the_correction(w, slack):
     assert "Did you mean `speculative decoding`?" in text
     _, body = slack.command("subscribe speculative decoding", user_id="U1", channel_id="C202")
     assert "Did you mean" not in ack_text(body) and "No paper in the library" not in ack_text(body)
+
+
+# -- compact digests, people's zones and languages, channels without the bot (issue 11) ---------------
+
+
+@pytest.mark.parametrize("count", [10, 97, 500])
+def test_a_digest_opens_with_its_highlights_and_threads_the_rest_within_block_kit_limits(w, slack, count):
+    slack.command("subscribe daily", user_id=f"U_N{count}", channel_id=f"C_N{count}")
+    ingest(w.corpus, w.tmp, f"n{count}.txt", listing_text("ICML Feed（ICML订阅）", 10_000 * count, count))
+    run_at(w, 2026, 12, 1, 9, 0)
+    calls = posts(w.fake)
+    head, replies = calls[0], calls[1:]
+    head_rows = digest_paper_ids([head])
+    assert len(head_rows) == 10 and "thread_ts" not in head.args
+    intro = head.args["blocks"][1]["elements"][0]["text"]
+    if count == 10:
+        assert replies == [] and intro == "*10* new papers"
+    else:
+        assert intro == f"*{count}* new papers · the top 10 here, {count - 10} more in the thread 🧵"
+        sub = w.digests.subscriptions.for_place("channel", f"C_N{count}")
+        ts = w.digests.subscriptions.delivery(sub.id, "2026-12-01").message_ts
+        assert replies and ts and all(c.args["thread_ts"] == ts for c in replies)
+    ids = digest_paper_ids(calls)
+    assert len(ids) == len(set(ids)) == count
+    for call in calls:
+        assert check_blocks(call.args["blocks"]) == [] and len(call.args["blocks"]) <= LIMITS["message_blocks"]
+        primary = [e for b in call.args["blocks"] for e in [*b.get("elements", []), b.get("accessory") or {}] if e.get("style") == "primary"]
+        assert len(primary) <= 1 and not button_values(call.args["blocks"], "paper_share")
+
+
+def test_a_personal_digest_takes_the_persons_slack_zone_and_says_so(w, slack):
+    w.fake.users["U_NY"] = {"tz": "America/New_York", "locale": "en-US"}
+    _, body = slack.command("subscribe 8am", user_id="U_NY", channel_id="D_NY")
+    text = ack_text(body)
+    assert "every weekday at *08:00* (America/New_York)" in text
+    assert "Time zone: America/New_York (your Slack time zone; add `tz:…` to choose another)." in text
+    assert w.digests.subscriptions.for_place("user", "U_NY").timezone == "America/New_York"
+    job = w.jobs.scheduler.get_job(f"digest:{w.digests.subscriptions.for_place('user', 'U_NY').id}")
+    assert job.next_run_time.isoformat() == "2026-12-01T08:00:00-05:00"
+    # a channel's default is the subscriber's zone too; a typed zone wins and needs no note
+    w.fake.users["U_SH"] = {"tz": "Asia/Shanghai", "locale": "zh-CN"}
+    _, body = slack.command("subscribe", user_id="U_SH", channel_id="C_SH")
+    text = ack_text(body)  # zh-CN: answered in Chinese although nothing Chinese was typed
+    assert "已为频道 <#C_SH> 订阅论文日报：每个工作日 *09:00*（北京时间），中文" in text and "按你在 Slack 中设置的时区" in text
+    _, body = slack.command("subscribe tz:London", user_id="U_SH", channel_id="C_SH")
+    assert "伦敦时间" in ack_text(body) and "按你在 Slack 中设置的时区" not in ack_text(body)
+
+
+def test_replies_follow_the_person_not_the_channel_digest(w, slack):
+    w.fake.users["U_ZH_LOC"] = {"locale": "zh-CN"}
+    slack.command("subscribe en", user_id="U_EN_OWNER", channel_id="C_MIX")  # an English digest
+    _, body = slack.command("subscriptions", user_id="U_ZH_LOC", channel_id="C_MIX")
+    assert "频道 <#C_MIX> 的论文日报" in ack_text(body) and "英文" in ack_text(body)
+    _, body = slack.command("speculative decoding", user_id="U_ZH_LOC", channel_id="C_MIX")  # a search, too
+    assert "共找到" in ack_text(body)
+    slack.command("lang en", user_id="U_ZH_LOC")  # an explicit setting beats the locale
+    _, body = slack.command("subscriptions", user_id="U_ZH_LOC", channel_id="C_MIX")
+    assert "Paper digests for <#C_MIX>" in ack_text(body)
+    assert [c.args["user"] for c in w.fake.calls_to("users.info")].count("U_ZH_LOC") == 1  # cached
+
+
+def test_a_channel_without_the_bot_waits_paused_until_it_is_invited(w, slack):
+    w.fake.channels["C_NOBOT"] = {"is_member": False}
+    _, body = slack.command("subscribe 7am", user_id="U_INV", channel_id="C_NOBOT")
+    text = ack_text(body)
+    assert "I'm not in <#C_NOBOT> yet" in text and "`/invite @paperbot`" in text and "Next digest" not in text
+    sub = w.digests.subscriptions.for_place("channel", "C_NOBOT")
+    assert (sub.status, sub.paused_reason) == ("paused", "not_in_channel")
+    assert w.jobs.scheduler.get_job(f"digest:{sub.id}") is None and announcements(w.fake) == []
+    ingest(w.corpus, w.tmp, "nobot.txt", listing_text("ICML", 7000, 2))
+    run_at(w, 2026, 12, 1, 9, 0)
+    assert posts(w.fake) == []  # nothing tried while it waits
+
+    status, _ = slack.event({"type": "member_joined_channel", "user": "UBOT", "channel": "C_NOBOT", "channel_type": "C"})
+    assert status == 200
+    (joined,) = w.fake.wait_for("chat.postMessage")
+    assert joined.args["channel"] == "C_NOBOT" and "Thanks for inviting me" in joined.args["text"] and "<@U_INV>" in joined.args["text"]
+    sub = w.digests.subscriptions.get(sub.id)
+    assert sub.is_active and w.jobs.scheduler.get_job(f"digest:{sub.id}") is not None
+    run_at(w, 2026, 12, 2, 7, 0)
+    assert sorted(digest_paper_ids(posts(w.fake))) == sorted(p.id for p in w.corpus.newest(2))
+
+
+def test_someone_else_joining_does_not_resume_it(w, slack):
+    w.fake.channels["C_NOBOT2"] = {"error": "channel_not_found"}
+    _, body = slack.command("subscribe", user_id="U_INV2", channel_id="C_NOBOT2")
+    assert "`/invite @paperbot`" in ack_text(body)
+    slack.event({"type": "member_joined_channel", "user": "U_SOMEONE", "channel": "C_NOBOT2", "channel_type": "C"})
+    time.sleep(0.2)
+    assert not w.digests.subscriptions.for_place("channel", "C_NOBOT2").is_active
