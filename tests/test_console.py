@@ -54,10 +54,10 @@ def test_console_prints_what_slack_would_show(console):
     assert "[Share] [Details] [More like this]" in out
 
 
-def test_console_share_says_it_would_be_posted(console):
+def test_console_share_previews_what_would_be_posted(console):
     out = console("/papers share ParisKV\n")
-    assert "[posted in the channel, visible to everyone]" in out
-    assert "@UCONSOLE_T shared this paper" in out
+    assert "[only you can see this]" in out and "Post this paper in" in out
+    assert "@UCONSOLE_T shared this paper" in out and "[Post] [Cancel]" in out
 
 
 def test_console_quit_and_hints(console):

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import re
 
-from bot.slack.blocks import decode_value
-from bot.slack.commands import answer_action, error_reply, is_dm
+from bot.i18n import t
+from bot.slack.blocks import decode_value, render_notice
+from bot.slack.commands import Reply, answer_action, error_reply, is_dm
 from bot.slack.delivery import respond_privately, share_in_channel
 from bot.slack.home import publish_home
 
 MENU_ACTIONS = {"paper_details", "paper_more"}  # what a digest row's menu may ask for; others add theirs
-BUTTONS = re.compile(r"^(paper_share|paper_details|paper_more|results_next|results_prev|search_run)$")
+BUTTONS = re.compile(r"^(paper_share|paper_details|paper_more|results_next|results_prev|search_run|share_post|share_cancel)$")
 
 
 def register(app, corpus, digests=None) -> None:
@@ -33,7 +34,10 @@ def register(app, corpus, digests=None) -> None:
             logger.exception("button %s failed for user %s", action_id, user_id)
             reply = error_reply(value.get("l", "en"))
         if reply.share is not None and channel_id:
-            share_in_channel(reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger)
+            if share_in_channel(reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger):
+                # Say where it went: from the channel's own page of results that is not obvious.
+                done = Reply(render_notice(t("share.posted_to", reply.lang, channel_id=channel_id)), lang=reply.lang)
+                respond_privately(done, respond=respond, client=client, user_id=user_id, channel_id=channel_id, replace=reply.replace)
         elif from_home and reply.replace and reply.result is not None:
             publish_home(client, corpus, user_id, result=reply.result, lang=reply.lang, digests=digests)
         else:

@@ -388,11 +388,13 @@ def render_results(
         title = escape(truncate(like.title(lang), 200))
         if not result.hits:
             return render_notice("\n".join([t("search.more_like_none", lang, title=title), *notes]))
-        head = t("search.more_like_header", lang, total=result.total, title=title, page=result.page, pages=result.pages)
+        key = "search.more_like_header" if result.pages > 1 else "search.more_like_header_single"
+        head = t(key, lang, total=result.total, title=title, page=result.page, pages=result.pages)
     else:
         if not result.hits:
             return render_no_results(result, lang, notes)
-        head = t("search.header", lang, total=result.total, query=query_label, page=result.page, pages=result.pages)
+        key = "search.header" if result.pages > 1 else "search.header_single"  # no "page 1 of 1"
+        head = t(key, lang, total=result.total, query=query_label, page=result.page, pages=result.pages)
         if result.mode == "any":
             notes.append(t("search.any_terms", lang))
     blocks: list[dict] = [section(head)]
