@@ -715,6 +715,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "[in the thread of that message]",
         "zh": "[发在该消息的消息串中]",
     },
+    "console.sample_note": {
+        "en": "(Nothing new since the subscription started, so that was the {count} newest papers, posted the way the digest will post them.)",
+        "zh": "（订阅以来还没有新论文，以上是按日报格式发送的最新 {count} 篇论文。）",
+    },
     "console.no_digest_due": {
         "en": "No digest here yet: `/papers subscribe` first, then `/papers digest` previews it and `post digest` posts it to the simulated channel.",
         "zh": "这里还没有日报：先运行 `/papers subscribe`，然后用 `/papers digest` 预览，用 `post digest` 发到模拟频道。",

@@ -3,11 +3,13 @@
 The subcommands that manage subscriptions live in bot/slack/subscribe.py; listings that
 admins send in a DM, in bot/slack/uploads.py.
 
-Rendering is pure (Digest -> messages of Block Kit dicts). A digest's first message holds
-the header; when the papers don't fit one message (50 blocks, and a size budget so no
-message gets unwieldy), the rest follow as replies in its thread. Each paper has the
-same Share / Details / More like this buttons as a search result (action ids and values
-from blocks.paper_buttons), so the same action handlers serve them.
+Rendering is pure (Digest -> messages of Block Kit dicts), and slack_sdk is imported only
+where Slack is called, so the offline console (bot/console.py) renders and subscribes
+through this module without a Slack library. A digest's first message holds its
+highlights (the top papers by bot.digest.rank_papers); the rest follow as replies in
+its thread, grouped by venue, within 50 blocks and a size budget per message. Each row
+has one overflow menu (`paper_menu`: Details, More like this, and what other features
+add to MENU_ENTRIES), answered by the same action handlers as search results.
 """
 
 from __future__ import annotations
@@ -17,13 +19,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-
-from slack_sdk import WebClient
-from slack_sdk.errors import SlackApiError
-from slack_sdk.http_retry.builtin_handlers import (
-    ConnectionErrorRetryHandler,
-    RateLimitErrorRetryHandler,
-)
+from typing import TYPE_CHECKING
 
 from bot.config import Settings
 from bot.digest import DeliveryFailed, Digest, DigestService
@@ -54,6 +50,9 @@ from bot.subscriptions import (
     SubscriptionStore,
     system_clock,
 )
+
+if TYPE_CHECKING:
+    from slack_sdk import WebClient
 
 logger = logging.getLogger(__name__)
 
@@ -374,6 +373,12 @@ def build_digest_client(settings: Settings) -> WebClient:
 
     More patient than the app's client, since nobody is waiting on a click here.
     """
+    from slack_sdk import WebClient
+    from slack_sdk.http_retry.builtin_handlers import (
+        ConnectionErrorRetryHandler,
+        RateLimitErrorRetryHandler,
+    )
+
     kwargs = {}
     if settings.slack_api_base_url:
         base = settings.slack_api_base_url
@@ -386,7 +391,7 @@ def build_digest_client(settings: Settings) -> WebClient:
     return client
 
 
-def slack_error_code(error: SlackApiError) -> str:
+def slack_error_code(error) -> str:
     try:
         return str(error.response.get("error") or "unknown_error")
     except Exception:
@@ -405,6 +410,8 @@ class SlackDigestPoster:
         return self.client.conversations_open(users=sub.place_id)["channel"]["id"]
 
     def post_digest(self, sub: Subscription, digest: Digest, *, thread_ts: str, on_posted) -> None:
+        from slack_sdk.errors import SlackApiError
+
         try:
             channel_id = self.channel_for(sub)
             if not digest.papers:
@@ -466,6 +473,8 @@ class SlackDirectory:
         self._profiles: dict[str, tuple[datetime, Profile]] = {}
 
     def profile(self, user_id: str) -> Profile:
+        from slack_sdk.errors import SlackApiError
+
         cached = self._profiles.get(user_id)
         if cached and self.clock() - cached[0] < self.ttl:
             return cached[1]
@@ -481,6 +490,8 @@ class SlackDirectory:
 
     def cannot_post(self, channel_id: str) -> str:
         """Why the bot can't post in `channel_id` (a Slack error code), or "" when it can."""
+        from slack_sdk.errors import SlackApiError
+
         try:
             channel = self.client.conversations_info(channel=channel_id).get("channel") or {}
         except SlackApiError as error:
@@ -496,6 +507,8 @@ class SlackDirectory:
 
     def announce(self, channel_id: str, text: str) -> bool:
         """Tell a channel about its digest (set up, changed, stopped); False if Slack refused."""
+        from slack_sdk.errors import SlackApiError
+
         try:
             self.client.chat_postMessage(channel=channel_id, text=text, blocks=[section(text)], unfurl_links=False)
             return True
