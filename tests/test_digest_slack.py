@@ -573,7 +573,7 @@ def test_replies_follow_the_person_not_the_channel_digest(w, slack):
 
 
 def test_a_channel_without_the_bot_waits_paused_until_it_is_invited(w, slack):
-    w.fake.channels["C_NOBOT"] = {"is_member": False}
+    w.fake.channels["C_NOBOT"] = {"is_member": False, "is_private": True}
     _, body = slack.command("subscribe 7am", user_id="U_INV", channel_id="C_NOBOT")
     text = ack_text(body)
     assert "I'm not in <#C_NOBOT> yet" in text and "`/invite @paperbot`" in text and "Next digest" not in text
@@ -592,6 +592,13 @@ def test_a_channel_without_the_bot_waits_paused_until_it_is_invited(w, slack):
     assert sub.is_active and w.jobs.scheduler.get_job(f"digest:{sub.id}") is not None
     run_at(w, 2026, 12, 2, 7, 0)
     assert sorted(digest_paper_ids(posts(w.fake))) == sorted(p.id for p in w.corpus.newest(2))
+
+
+def test_a_public_channel_takes_a_digest_without_the_bot_joining(w, slack):
+    w.fake.channels["C_PUBLIC"] = {"is_member": False, "is_private": False}  # chat:write.public
+    _, body = slack.command("subscribe", user_id="U_PUB", channel_id="C_PUBLIC")
+    assert "Next digest" in ack_text(body) and w.digests.subscriptions.for_place("channel", "C_PUBLIC").is_active
+    assert [c.args["channel"] for c in announcements(w.fake)] == ["C_PUBLIC"]
 
 
 def test_someone_else_joining_does_not_resume_it(w, slack):

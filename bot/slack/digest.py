@@ -460,8 +460,10 @@ CANNOT_POST = {"not_in_channel", "channel_not_found", "is_archived"}
 class SlackDirectory:
     """Ask Slack about people (users.info) and channels (conversations.info), cached.
 
-    Strategy for "can the bot post here": conversations.info's `is_member` and
-    `is_archived`, not a test post (which would ping the channel). An answer we can't
+    Strategy for "can the bot post here": conversations.info (`is_archived`; for a
+    private channel `is_member`, and `channel_not_found` when the bot isn't in it), not
+    a test post, which would ping the channel. A public channel takes posts without
+    the bot joining (chat:write.public). An answer we can't
     read (missing scope on a group DM, a network error) counts as "yes": the first post
     then says for sure, and pauses the digest if Slack refuses.
     """
@@ -501,7 +503,9 @@ class SlackDirectory:
             return ""
         if channel.get("is_archived"):
             return "is_archived"
-        if channel.get("is_member") is False:
+        # chat:write.public lets the bot post in a public channel it hasn't joined; a
+        # private one (or a group DM) needs it as a member.
+        if channel.get("is_member") is False and (channel.get("is_private") or channel.get("is_mpim")):
             return "not_in_channel"
         return ""
 
