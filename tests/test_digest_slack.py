@@ -608,3 +608,12 @@ def test_someone_else_joining_does_not_resume_it(w, slack):
     slack.event({"type": "member_joined_channel", "user": "U_SOMEONE", "channel": "C_NOBOT2", "channel_type": "C"})
     time.sleep(0.2)
     assert not w.digests.subscriptions.for_place("channel", "C_NOBOT2").is_active
+
+
+def test_when_slack_cannot_say_the_persons_zone_the_teams_default_is_used_and_said(w, slack):
+    w.fake.fail("users.info", "user_not_found")
+    _, body = slack.command("subscribe", user_id="U_NOINFO", channel_id="D_NOINFO")
+    text = ack_text(body)
+    assert "every weekday at *09:00* (UTC)" in text and "Time zone: UTC (the team's default" in text
+    slack.command("subscriptions", user_id="U_NOINFO", channel_id="D_NOINFO")
+    assert len(w.fake.calls_to("users.info")) == 1  # the failure is remembered for a minute, not retried per command

@@ -368,10 +368,12 @@ def resume_hint(code: str, lang: str) -> str:
 # -- posting ----------------------------------------------------------------------------------
 
 
-def build_digest_client(settings: Settings) -> WebClient:
+def build_digest_client(settings: Settings, *, patient: bool = True) -> WebClient:
     """A WebClient for digests: waits out rate limits (Retry-After) and retries network errors.
 
     More patient than the app's client, since nobody is waiting on a click here.
+    `patient=False` is for the lookups a slash command waits on before its ack (3 s):
+    a 2-second timeout and no retries.
     """
     from slack_sdk import WebClient
     from slack_sdk.http_retry.builtin_handlers import (
@@ -383,11 +385,10 @@ def build_digest_client(settings: Settings) -> WebClient:
     if settings.slack_api_base_url:
         base = settings.slack_api_base_url
         kwargs["base_url"] = base if base.endswith("/") else base + "/"
-    client = WebClient(token=settings.slack_bot_token or None, timeout=30, **kwargs)
-    client.retry_handlers = [
-        ConnectionErrorRetryHandler(max_retry_count=3),
-        RateLimitErrorRetryHandler(max_retry_count=5),
-    ]
+    client = WebClient(token=settings.slack_bot_token or None, timeout=30 if patient else 2, **kwargs)
+    client.retry_handlers = (
+        [ConnectionErrorRetryHandler(max_retry_count=3), RateLimitErrorRetryHandler(max_retry_count=5)] if patient else []
+    )
     return client
 
 
@@ -455,6 +456,7 @@ class Profile:
 
 
 CANNOT_POST = {"not_in_channel", "channel_not_found", "is_archived"}
+FAILED_PROFILE_TTL = timedelta(minutes=1)
 
 
 class SlackDirectory:
@@ -486,7 +488,9 @@ class SlackDirectory:
         except (SlackApiError, OSError, TimeoutError) as error:
             code = slack_error_code(error) if isinstance(error, SlackApiError) else type(error).__name__
             logger.warning("users.info for %s failed: %s", user_id, code)
-            return Profile()  # not cached: ask again next time
+            # Remembered briefly, so an outage doesn't slow every command by a timeout.
+            self._profiles[user_id] = (self.clock() - self.ttl + FAILED_PROFILE_TTL, Profile())
+            return Profile()
         self._profiles[user_id] = (self.clock(), profile)
         return profile
 
@@ -556,12 +560,12 @@ class Digests:
 def build_digests(settings: Settings, corpus, *, client: WebClient | None = None, clock: Clock = system_clock) -> Digests:
     """Subscriptions in the corpus's database and a service that posts with `client`."""
     subscriptions = SubscriptionStore(corpus.store, clock=clock)
-    client = client or build_digest_client(settings)
-    poster = SlackDigestPoster(client)
+    poster = SlackDigestPoster(client or build_digest_client(settings))
     service = DigestService(corpus, subscriptions, poster, clock=clock)
+    directory = SlackDirectory(client or build_digest_client(settings, patient=False), clock=clock)
     return Digests(
         corpus=corpus, subscriptions=subscriptions, service=service, default_timezone=settings.timezone,
-        clock=clock, admins=settings.admins, settings=settings, directory=SlackDirectory(client, clock=clock),
+        clock=clock, admins=settings.admins, settings=settings, directory=directory,
     )  # fmt: skip
 
 
