@@ -464,7 +464,7 @@ def test_preview_of_a_paused_digest_says_it_is_paused_and_how_to_resume(w, slack
     assert "due" not in text and "09:00" not in text  # no run is coming
     w.digests.subscriptions.pause(sub.id, "ratelimited")
     _, body = slack.command("日报", user_id="U13", channel_id="C1400")
-    assert "run `/papers subscribe` here again" in ack_text(body)  # the digest's language (English)
+    assert "请在这里再次运行 `/papers subscribe`" in ack_text(body)  # the reader's language, not the digest's
 
 
 @pytest.mark.parametrize(

@@ -283,7 +283,8 @@ def answer_unsubscribe(digests: Digests, *, user_id: str, channel_id: str, chann
 
 
 def answer_preview(digests: Digests, *, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str):
-    """`/papers digest [en|zh]`: privately, what this place's next digest would hold now."""
+    """`/papers digest [en|zh]`: privately, what this place's next digest would hold now,
+    in the reader's language unless they name one."""
     from bot.slack.commands import Reply, notice
 
     kind, place_id = _place_kind(user_id, channel_id, channel_name)
@@ -291,7 +292,7 @@ def answer_preview(digests: Digests, *, user_id: str, channel_id: str, channel_n
     arg = rest.strip()
     asked = normalize_lang(arg) if is_lang(arg) else None
     corpus = digests.corpus
-    lang = asked or (sub.lang if sub else lang)
+    lang = asked or lang  # the person's language, not the digest's (`/papers digest zh` asks for one)
     if not corpus.is_ready():
         return notice("error.not_ready", lang)
     notes = [t("digest.preview_ignored", lang, ignored=escape(truncate(arg, 100)))] if arg and not asked else []
