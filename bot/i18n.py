@@ -86,7 +86,7 @@ MESSAGES: dict[str, dict[str, str]] = {
             "`/papers 推测解码` Chinese works too\n"
             '`/papers "KV cache" author:Chen` a phrase and a field; also `affil:哈佛` (= `affil:Harvard`), `venue:ICML`, `feed:ICML`, `year:2026`\n'
             "`/papers KV缓存 OR speculative decoding` either topic\n"
-            "`/papers share ParisKV` post the best match in this channel for everyone\n"
+            "`/papers share ParisKV` preview the best match, then post it in this channel for everyone\n"
             "`/papers lang zh` show papers in Chinese first (`/papers lang en` for English)\n"
             "`/papers help` this message"
         ),
@@ -95,7 +95,7 @@ MESSAGES: dict[str, dict[str, str]] = {
             "`/papers 推测解码` 也可以用中文搜索\n"
             '`/papers "KV cache" author:Chen` 短语与字段搜索；还有 `affil:哈佛`（同 `affil:Harvard`）、`venue:ICML`、`feed:ICML`、`year:2026`\n'
             "`/papers KV缓存 OR speculative decoding` 任一主题\n"
-            "`/papers share ParisKV` 把最匹配的论文发到本频道，所有人可见\n"
+            "`/papers share ParisKV` 先预览最匹配的论文，确认后发到本频道，所有人可见\n"
             "`/papers lang en` 优先显示英文（`/papers lang zh` 显示中文）\n"
             "`/papers help` 显示本说明"
         ),
