@@ -1,18 +1,28 @@
 """The offline console: `/papers ...` lines run through the same answers Slack gets.
 
 Each reply is printed as the plain text Slack would show (blocks_to_text). No Slack
-library is imported: the answers (bot.slack.commands) and renderers (bot.slack.blocks)
-are pure. Reads stdin line by line; prompts only when stdin is a terminal.
+library is imported: the answers (bot.slack.commands, bot.slack.subscribe) and renderers
+(bot.slack.blocks, bot.slack.digest) are pure. Reads stdin line by line; prompts only
+when stdin is a terminal.
+
+Digests work against a simulated channel, #papers: `/papers subscribe ...` subscribes
+it (its announcement is "posted" there), `/papers digest` previews the next digest,
+and `post digest` shows the messages the digest would post now, thread included,
+without using up its papers.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from typing import TextIO
 
+from bot.digest import DigestService
 from bot.i18n import detect_lang, t
 from bot.slack.blocks import blocks_to_text
 from bot.slack.commands import Reply, answer_command, error_reply
+from bot.slack.digest import Digests, Profile, render_digest, render_empty
+from bot.subscriptions import SubscriptionStore
 
 logger = logging.getLogger(__name__)
 
@@ -20,29 +30,119 @@ PROMPT = "papers> "
 QUIT_WORDS = {"quit", "exit", "q", ":q", "/quit", "退出"}
 CONSOLE_USER_ID = "UCONSOLE"
 CONSOLE_CHANNEL_ID = "CCONSOLE"
+CONSOLE_CHANNEL_NAME = "papers"
+POST_WORDS = {"post digest", "发送日报"}
+SAMPLE_PAPERS = 30
+
+
+class SimulatedChannel:
+    """#papers for the console: what the bot would post there is printed, tagged."""
+
+    def __init__(self, stdout: TextIO):
+        self.stdout = stdout
+        self.posts: list[str] = []
+
+    def post(self, blocks: list[dict], lang: str, *, in_thread: bool = False) -> None:
+        tag = t("console.channel_post", lang, channel=CONSOLE_CHANNEL_NAME)
+        if in_thread:
+            tag += " " + t("console.thread_post", lang)
+        text = f"{tag}\n{plain(blocks_to_text(blocks))}"
+        self.posts.append(text)
+        print(text, file=self.stdout, end="\n\n", flush=True)
+
+
+class ConsoleDirectory:
+    """What the console knows of people and places: no Slack profile; the bot is in #papers."""
+
+    def __init__(self, channel: SimulatedChannel):
+        self.channel = channel
+
+    def profile(self, user_id: str) -> Profile:
+        return Profile()
+
+    def cannot_post(self, channel_id: str) -> str:
+        return ""
+
+    def announce(self, channel_id: str, text: str) -> bool:
+        from bot.slack.blocks import section
+
+        self.channel.post([section(text)], detect_lang(text))
+        return True
+
+
+class ConsolePoster:
+    """Posts a digest into the simulated channel: the first message, then its thread."""
+
+    def __init__(self, channel: SimulatedChannel):
+        self.channel = channel
+
+    def post_digest(self, sub, digest, *, thread_ts: str, on_posted) -> None:
+        if not digest.papers:
+            self.channel.post(render_empty(digest).blocks, digest.lang)
+            on_posted([], CONSOLE_CHANNEL_ID, "console")
+            return
+        for number, message in enumerate(render_digest(digest)):
+            self.channel.post(message.blocks, digest.lang, in_thread=bool(thread_ts) or number > 0)
+            on_posted(message.paper_ids, CONSOLE_CHANNEL_ID, f"console.{number}")
+
+    def notify_paused(self, sub, code: str) -> None:
+        pass  # the simulated channel never refuses posts
+
+
+def console_digests(corpus, stdout: TextIO) -> Digests:
+    """Digests for the console: the store's subscriptions, posting into the simulated channel."""
+    channel = SimulatedChannel(stdout)
+    subscriptions = SubscriptionStore(corpus.store)
+    service = DigestService(corpus, subscriptions, ConsolePoster(channel))
+    zone = getattr(getattr(corpus, "settings", None), "timezone", "UTC") or "UTC"
+    return Digests(corpus=corpus, subscriptions=subscriptions, service=service, default_timezone=zone, directory=ConsoleDirectory(channel))
+
+
+def plain(text: str) -> str:
+    """The simulated channel by name: `#CCONSOLE` reads as `#papers`."""
+    return text.replace(f"#{CONSOLE_CHANNEL_ID}", f"#{CONSOLE_CHANNEL_NAME}")
+
+
+def post_digest_now(digests: Digests, lang: str) -> str:
+    """Show what the simulated channel's digest would post now (nothing is used up)."""
+    sub = digests.subscriptions.for_place("channel", CONSOLE_CHANNEL_ID)
+    if sub is None:
+        return t("console.no_digest_due", lang)
+    digest = digests.service.preview(sub)
+    note = ""
+    if not digest.papers:  # a new subscription waits for new papers: show the newest instead
+        newest = sorted(digests.corpus.newest(SAMPLE_PAPERS), key=lambda p: p.seq)
+        digest = dataclasses.replace(digest, papers=newest)
+        note = t("console.sample_note", digest.lang, count=len(newest))
+    digests.service.poster.post_digest(sub, digest, thread_ts="", on_posted=lambda *_: None)
+    return note
 
 
 def reply_to_text(reply: Reply) -> str:
     """What Slack would show for `reply`, with a note saying who can see it."""
     tag = "console.posted" if reply.visibility == "in_channel" else "console.ephemeral"
     body = blocks_to_text(reply.blocks) if reply.blocks else reply.text
-    return f"{t(tag, reply.lang)}\n{body}"
+    return plain(f"{t(tag, reply.lang)}\n{body}")
 
 
-def answer_line(corpus, line: str, *, user_id: str = CONSOLE_USER_ID, channel_id: str = CONSOLE_CHANNEL_ID) -> str | None:
+def answer_line(
+    corpus, line: str, *, user_id: str = CONSOLE_USER_ID, channel_id: str = CONSOLE_CHANNEL_ID, digests: Digests | None = None
+) -> str | None:
     """Answer one console line; None means the user asked to quit."""
     line = line.strip()
     if line.lower() in QUIT_WORDS:
         return None
     if not line:
         return ""
+    if digests is not None and " ".join(line.lower().split()) in POST_WORDS:
+        return post_digest_now(digests, corpus.get_user_lang(user_id) or detect_lang(line))
     if not line.lower().startswith("/papers"):
         return t("console.hint", detect_lang(line))
     text = line[len("/papers") :]
     if text and not text[0].isspace():
         return t("console.hint", detect_lang(line))
     try:
-        reply = answer_command(corpus, user_id, channel_id, text)
+        reply = answer_command(corpus, user_id, channel_id, text, digests=digests, channel_name=CONSOLE_CHANNEL_NAME)
     except Exception:
         logger.exception("console command failed: %r", line)
         reply = error_reply(detect_lang(text))
@@ -67,6 +167,7 @@ def run_console(corpus, *, stdin: TextIO, stdout: TextIO, user_id: str = CONSOLE
     """Read `/papers` lines until `quit` or end of input; return 0."""
     interactive = hasattr(stdin, "isatty") and stdin.isatty()
     print(t("console.intro", "en"), file=stdout, flush=True)
+    digests = console_digests(corpus, stdout)
     while True:
         if interactive:
             stdout.write(PROMPT)
@@ -78,7 +179,7 @@ def run_console(corpus, *, stdin: TextIO, stdout: TextIO, user_id: str = CONSOLE
             return 0
         if not line:  # end of input
             return 0
-        answer = answer_line(corpus, line, user_id=user_id)
+        answer = answer_line(corpus, line, user_id=user_id, digests=digests)
         if answer is None:
             return 0
         if answer:

@@ -25,6 +25,7 @@ from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from bot.models import Paper
+from bot.schedule import WEEK
 from bot.subscriptions import (
     Clock,
     Delivery,
@@ -64,10 +65,58 @@ class Digest:
     reasons: dict[str, Paper] = field(default_factory=dict)  # paper id -> the paper it is like
     reason_kind: str = ""  # "saved" (a person's saves) | "channel" (what the channel valued)
     popular: list[Paper] = field(default_factory=list)  # the channel's popular papers this week
+    top: int = 10  # papers in the first message (the highlights); the rest go in its thread
+    relevance: dict[str, float] = field(default_factory=dict)  # paper id -> filter score
 
     @property
     def count(self) -> int:
         return len(self.papers)
+
+    def highlights(self) -> list[Paper]:
+        """The papers of the first message: the `top` best by `rank_papers`.
+
+        A digest the subscription's order ranked (bot.library, `order:foryou|popular`)
+        keeps that ranking after the filter's relevance.
+        """
+        keys = None
+        if self.order != "new":
+            position = {paper.id: i for i, paper in enumerate(self.papers)}
+            keys = [lambda paper, _relevance: -position[paper.id], *RANK_KEYS]
+        return rank_papers(self.papers, self.relevance, keys)[: self.top]
+
+    def rest(self) -> list[Paper]:
+        """The papers after the highlights, oldest first (the thread groups them by venue)."""
+        chosen = {p.id for p in self.highlights()}
+        return [p for p in self.papers if p.id not in chosen]
+
+
+RankKey = Callable[[Paper], float]
+"""A paper's score under one ordering, higher first (relevance, a reading-list signal, ...)."""
+
+RANK_KEYS: list[Callable[[Paper, dict[str, float]], float]] = []
+"""Extra orderings after filter relevance, in priority order: another feature (the reading
+list's `order:`) appends `key(paper, relevance) -> float` here instead of re-sorting."""
+
+
+def _venue_weight(paper: Paper) -> float:
+    """Without a filter, papers with a main-track venue come first, then workshops."""
+    return {"main": 2.0, "workshop": 1.0}.get(paper.track, 1.5 if paper.venue else 0.0)
+
+
+def rank_papers(papers: list[Paper], relevance: dict[str, float], keys: list | None = None) -> list[Paper]:
+    """Order a digest's papers for its highlights: the one place digests rank.
+
+    By the filter's relevance score (BM25 from the index; all 0 without a filter), then
+    each of `keys` (default RANK_KEYS), then venue (main track, workshop, none), then
+    oldest first, so the order is total and stable.
+    """
+    keys = RANK_KEYS if keys is None else keys
+
+    def sort_key(paper: Paper) -> tuple:
+        extra = tuple(-key(paper, relevance) for key in keys)
+        return (-relevance.get(paper.id, 0.0), *extra, -_venue_weight(paper), paper.seq)
+
+    return sorted(papers, key=sort_key)
 
 
 class DeliveryFailed(Exception):
@@ -117,12 +166,19 @@ def run_time(day: date, hour: int, minute: int, zone: ZoneInfo) -> datetime:
     return datetime(day.year, day.month, day.day, hour, minute, tzinfo=zone).astimezone(UTC)
 
 
+def is_run_day(sub: Subscription, day: date) -> bool:
+    """Whether the subscription posts on `day` (its local date): daily, weekdays, chosen days."""
+    return WEEK[day.weekday()] in sub.day_set
+
+
 def due_date(sub: Subscription, now: datetime, grace: timedelta = GRACE) -> date | None:
-    """The local date whose digest is due at `now`: run time passed, less than `grace` ago."""
+    """The local date whose digest is due at `now`: a run day, run time passed less than `grace` ago."""
     zone = sub.zone
     today = now.astimezone(zone).date()
     since = parse_iso(sub.active_since) if sub.active_since else None
     for day in (today, today - timedelta(days=1)):
+        if not is_run_day(sub, day):
+            continue
         at = run_time(day, sub.hour, sub.minute, zone)
         if at <= now and now - at <= grace and (since is None or at >= since):
             return day
@@ -130,14 +186,17 @@ def due_date(sub: Subscription, now: datetime, grace: timedelta = GRACE) -> date
 
 
 def next_run(sub: Subscription, now: datetime) -> datetime:
-    """The next run time after `now`, in the subscription's zone."""
+    """The next run time after `now` on one of its days, in the subscription's zone."""
     zone = sub.zone
     today = now.astimezone(zone).date()
-    for offset in range(3):
-        at = run_time(today + timedelta(days=offset), sub.hour, sub.minute, zone)
+    for offset in range(9):
+        day = today + timedelta(days=offset)
+        if not is_run_day(sub, day):
+            continue
+        at = run_time(day, sub.hour, sub.minute, zone)
         if at > now:
             return at.astimezone(zone)
-    raise AssertionError("unreachable: a daily time recurs within three days")
+    raise AssertionError("unreachable: a weekly time recurs within nine days")
 
 
 # -- what -----------------------------------------------------------------------------------
@@ -166,6 +225,7 @@ def compose_digest(
     local_date: date,
     exclude_ids: Iterable[str] = (),
     max_papers: int = MAX_PAPERS,
+    top: int = 10,
 ) -> Digest:
     """Collect the papers first stored after `after_seq` that match `filter_text`.
 
@@ -174,7 +234,7 @@ def compose_digest(
     now and `to_seq` stops after them, so the rest lead the next digest.
     """
     upto = covered_seq(corpus, filter_text)
-    digest = Digest(lang=lang, local_date=local_date, filter_text=filter_text, from_seq=after_seq, to_seq=max(after_seq, upto))
+    digest = Digest(lang=lang, local_date=local_date, filter_text=filter_text, from_seq=after_seq, to_seq=max(after_seq, upto), top=top)
     if upto <= after_seq:
         return digest
     papers = corpus.new_papers(after_seq=after_seq, upto_seq=upto, filter_text=filter_text)
@@ -185,7 +245,15 @@ def compose_digest(
         papers = papers[:max_papers]
         digest.to_seq = papers[-1].seq
     digest.papers = papers
+    if filter_text.strip() and papers:
+        digest.relevance = relevance_scores(corpus, filter_text, after_seq, {p.id for p in papers})
     return digest
+
+
+def relevance_scores(corpus, filter_text: str, after_seq: int, ids: set[str]) -> dict[str, float]:
+    """Each paper's relevance to the filter (the index's score), for ranking highlights."""
+    page = corpus.index.search(filter_text, min_seq=after_seq, limit=max(len(ids), 1) + 50)
+    return {h.id: float(h.score or 0.0) for h in page.hits if h.id in ids}
 
 
 # -- delivering -------------------------------------------------------------------------------
@@ -266,11 +334,11 @@ class DigestService:
 
     def preview(self, sub: Subscription, lang: str | None = None) -> Digest:
         """What the subscription's next digest would hold if it ran now (nothing is claimed)."""
-        day = next_run(sub, self.clock()).date()
+        day = next_run(sub, self.clock()).date() if sub.day_set else self.clock().date()
         exclude = self.subscriptions.posted_since(sub.id, sub.cursor_seq)
         digest = compose_digest(
             self.corpus, after_seq=sub.cursor_seq, filter_text=sub.filter_text, lang=lang or sub.lang,
-            local_date=day, exclude_ids=exclude, max_papers=self.max_papers,
+            local_date=day, exclude_ids=exclude, max_papers=self.max_papers, top=sub.top,
         )  # fmt: skip
         return self._ordered(sub, digest)
 
@@ -289,7 +357,7 @@ class DigestService:
             exclude = self.subscriptions.posted_since(sub.id, sub.cursor_seq)
             digest = compose_digest(
                 self.corpus, after_seq=sub.cursor_seq, filter_text=sub.filter_text, lang=sub.lang,
-                local_date=day, exclude_ids=exclude, max_papers=self.max_papers,
+                local_date=day, exclude_ids=exclude, max_papers=self.max_papers, top=sub.top,
             )  # fmt: skip
             digest.resumed = bool(delivery.message_ts)
             digest = self._ordered(sub, digest)

@@ -49,7 +49,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "listing.record_no_summary": {
         "en": "record has no 'AI总结' line, so it cannot be told apart from the next one; add the summary line after the authors",
-        "zh": "记录缺少“AI总结”行，无法与下一条记录区分；请在作者行之后补上摘要行",
+        "zh": "记录缺少“AI总结”行，无法与下一条记录区分；请在作者行之后补上“AI总结”行",
     },
     "listing.record_short": {
         "en": "record needs an English title, a Chinese title and an author line before 'AI总结', but has {found} line(s); add the missing line",
@@ -73,7 +73,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "listing.record_misplaced_line": {
         "en": "a second 'AI总结' or a '机构' line comes after the summary; each record has one of each, before 'Comments'",
-        "zh": "摘要之后又出现“AI总结”或“机构”行；每条记录各只有一行，且位于 Comments 之前",
+        "zh": "“AI总结”之后又出现“AI总结”或“机构”行；每条记录各只有一行，且位于 Comments 之前",
     },
     # --- /papers help -------------------------------------------------------------
     "help.title": {
@@ -86,16 +86,16 @@ MESSAGES: dict[str, dict[str, str]] = {
             "`/papers 推测解码` Chinese works too\n"
             '`/papers "KV cache" author:Chen` a phrase and a field; also `affil:哈佛` (= `affil:Harvard`), `venue:ICML`, `feed:ICML`, `year:2026`\n'
             "`/papers KV缓存 OR speculative decoding` either topic\n"
-            "`/papers share ParisKV` post the best match in this channel for everyone\n"
+            "`/papers share ParisKV` preview the best match, then post it in this channel for everyone\n"
             "`/papers lang zh` show papers in Chinese first (`/papers lang en` for English)\n"
             "`/papers help` this message"
         ),
         "zh": (
-            "`/papers speculative decoding` 在标题、作者、机构和摘要中搜索\n"
+            "`/papers speculative decoding` 在标题、作者、机构和 AI 总结中搜索\n"
             "`/papers 推测解码` 也可以用中文搜索\n"
             '`/papers "KV cache" author:Chen` 短语与字段搜索；还有 `affil:哈佛`（同 `affil:Harvard`）、`venue:ICML`、`feed:ICML`、`year:2026`\n'
             "`/papers KV缓存 OR speculative decoding` 任一主题\n"
-            "`/papers share ParisKV` 把最匹配的论文发到本频道，所有人可见\n"
+            "`/papers share ParisKV` 先预览最匹配的论文，确认后发到本频道，所有人可见\n"
             "`/papers lang en` 优先显示英文（`/papers lang zh` 显示中文）\n"
             "`/papers help` 显示本说明"
         ),
@@ -111,11 +111,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     # --- search results -----------------------------------------------------------
     "search.header": {
         "en": "*{total}* papers for “{query}” · page {page} of {pages}",
-        "zh": "“{query}” 共找到 *{total}* 篇论文 · 第 {page}/{pages} 页",
+        "zh": "“{query}”共找到 *{total}* 篇论文 · 第 {page}/{pages} 页",
     },
     "search.header_one": {
         "en": "*{total}* paper for “{query}” · page {page} of {pages}",
-        "zh": "“{query}” 共找到 *{total}* 篇论文 · 第 {page}/{pages} 页",
+        "zh": "“{query}”共找到 *{total}* 篇论文 · 第 {page}/{pages} 页",
     },
     "search.any_terms": {
         "en": "No paper matched every word, so these match some of them.",
@@ -178,16 +178,16 @@ MESSAGES: dict[str, dict[str, str]] = {
     "card.label_authors": {"en": "Authors", "zh": "作者"},
     "card.label_affiliations": {"en": "Affiliations", "zh": "机构"},
     "card.label_venue": {"en": "Venue", "zh": "会议/期刊"},
-    "card.label_summary": {"en": "Summary", "zh": "摘要"},
+    "card.label_summary": {"en": "AI summary", "zh": "AI 总结"},
     "card.label_comments": {"en": "Comments", "zh": "备注"},
     "card.label_journal_ref": {"en": "Journal reference", "zh": "期刊引用"},
     "card.label_links": {"en": "Links", "zh": "链接"},
     "card.label_id": {"en": "Paper id", "zh": "论文编号"},
-    "card.authors_more": {"en": "+{count}", "zh": "及另外 {count} 人"},
-    "card.affiliations_more": {"en": "+{count}", "zh": "及另外 {count} 个机构"},
+    "card.authors_more": {"en": "+{count}", "zh": "等 {count} 人"},
+    "card.affiliations_more": {"en": "+{count}", "zh": "等 {count} 个机构"},
     "card.summary_language_note": {
-        "en": "(summary in Chinese)",
-        "zh": "（中文摘要）",
+        "en": "(in Chinese)",
+        "zh": "（中文）",
     },
     "card.shared_by": {
         "en": "<@{user_id}> shared this paper",
@@ -246,7 +246,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     # --- language -----------------------------------------------------------------------
     "lang.set": {
         "en": "Got it: I'll show papers in English first.",
-        "zh": "好的：之后将优先以中文显示论文。",
+        "zh": "好的，之后将优先以中文显示论文。",
     },
     "lang.current": {
         "en": "Papers are shown in {name} first. Change it with `/papers lang en` or `/papers lang zh`.",
@@ -285,8 +285,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "home.lang_label": {"en": "Show papers in", "zh": "论文显示语言"},
     "home.subscriptions_title": {"en": "Subscriptions", "zh": "订阅"},
     "home.subscriptions_none": {
-        "en": "You have no daily digests yet. Run `/papers subscribe` in a channel to get one there, or in a DM with me to get your own.",
-        "zh": "你还没有订阅每日日报。在频道中运行 `/papers subscribe` 可订阅到该频道，在与我的私信中运行则订阅给自己。",
+        "en": "You have no paper digests yet. Run `/papers subscribe` in a channel to get one there, or in a DM with me to get your own.",
+        "zh": "你还没有订阅论文日报。在频道中运行 `/papers subscribe` 可订阅到该频道，在与我的私信中运行则订阅给自己。",
     },
     "home.subscriptions_footer": {
         "en": "Your own digest and the channel digests you set up. Running `/papers subscribe` again in the same place changes one; `/papers digest` there previews the next.",
@@ -298,8 +298,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "之后不会再发送这份日报，随时可以重新订阅。",
     },
     "home.subscriptions_placeholder": {
-        "en": "Daily digests of new papers: run `/papers subscribe` in a channel, or in a DM with me for your own.",
-        "zh": "每日论文日报：在频道中运行 `/papers subscribe`，或在与我的私信中运行，订阅给自己。",
+        "en": "Paper digests of new papers: run `/papers subscribe` in a channel, or in a DM with me for your own.",
+        "zh": "论文日报：在频道中运行 `/papers subscribe` 订阅到该频道，或在与我的私信中运行，订阅给自己。",
     },
     # --- daily digests (bot/slack/digest.py) ----------------------------------------------
     "digest.header": {"en": "📚 Paper digest · {date}", "zh": "📚 论文日报 · {date}"},
@@ -339,7 +339,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "digest.preview_none": {
         "en": "Nothing new yet for the next digest, due {when}. Papers added before then will be in it.",
-        "zh": "下一期日报将于 {when}发送，目前还没有新论文；在此之前新增的论文都会收录其中。",
+        "zh": "下一期日报将于 {when} 发送，目前还没有新论文；在此之前新增的论文都会收录其中。",
     },
     "digest.preview_paused": {
         "en": "⏸ This digest is paused: {reason}. Nothing is posted until it is resumed. {fix}",
@@ -354,8 +354,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "这里还没有订阅日报。可用 `/papers subscribe` 订阅（`/papers subscribe help` 查看选项）。以下是以日报形式展示的最新论文：",
     },
     "digest.paused_dm": {
-        "en": "I paused the daily paper digest for {place} because {reason}. {fix}",
-        "zh": "{place}的每日论文日报已暂停，原因：{reason}。{fix}",
+        "en": "I paused the paper digest for {place} because {reason}. {fix}",
+        "zh": "{place}的论文日报已暂停，原因：{reason}。{fix}",
     },
     "digest.reason_not_in_channel": {"en": "I'm not a member of that channel", "zh": "我不是该频道的成员"},
     "digest.reason_channel_not_found": {
@@ -376,47 +376,51 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Unarchive it and run `/papers subscribe` there again, or subscribe another channel.",
         "zh": "请取消归档后在该频道再次运行 `/papers subscribe`，或订阅其他频道。",
     },
-    "digest.weekdays": {"en": "Mon,Tue,Wed,Thu,Fri,Sat,Sun", "zh": "周一,周二,周三,周四,周五,周六,周日"},
+    "digest.weekdays": {"en": "Mon|Tue|Wed|Thu|Fri|Sat|Sun", "zh": "周一|周二|周三|周四|周五|周六|周日"},
     "digest.months": {
-        "en": "Jan,Feb,Mar,Apr,May,Jun,Jul,Aug,Sep,Oct,Nov,Dec",
-        "zh": "1月,2月,3月,4月,5月,6月,7月,8月,9月,10月,11月,12月",
+        "en": "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec",
+        "zh": "1月|2月|3月|4月|5月|6月|7月|8月|9月|10月|11月|12月",
     },
     "digest.date": {"en": "{weekday} {day} {month} {year}", "zh": "{year}年{month}{day}日（{weekday}）"},
-    "digest.when": {"en": "{date}, {time} ({zone})", "zh": "{date} {time}（{zone} 时间）"},
+    "digest.when": {"en": "{date}, {time} ({zone})", "zh": "{date}{time}（{zone}）"},
     # --- /papers subscribe, subscriptions, unsubscribe ------------------------------------------
     "subscribe.help": {
         "en": (
-            "*Daily digests* of new papers, in a channel or in a DM with me:\n"
-            "`/papers subscribe` every day at 09:00 ({zone}), in English\n"
-            "`/papers subscribe zh 08:30 tz:Asia/Shanghai KV缓存 OR speculative decoding` language, time, zone and a filter (search syntax)\n"
+            "*Paper digests* of new papers, in a channel or in a DM with me:\n"
+            "`/papers subscribe` every weekday at 09:00 ({zone}), in your language\n"
+            "`/papers subscribe zh 8:30am tz:Asia/Shanghai KV缓存 OR speculative decoding` language, time, zone and a filter (search syntax)\n"
+            "`/papers subscribe weekly mon 9am` when it comes: `daily`, `weekdays`, `weekly mon` or days such as `mon wed fri`\n"
+            "`/papers subscribe top:5 ...` how many of the most relevant papers open the digest (the rest go in its thread; 10 unless you say)\n"
             "`/papers subscribe notify:empty ...` also post a short note on days without new papers (`notify:none` to stop)\n"
-            "Times: `9`, `9:30`, `09:30`, `21:00`, `9am`, `9:30pm`. Zones: IANA names such as `tz:Europe/Berlin`.\n"
+            "Times: `9`, `9am`, `09:30`, `9.30`, `0930`, `21:30`, `9:30pm`, `早上8点`. Zones: `tz:Europe/Berlin`, `tz:UTC+8`, `tz:London`, `tz:北京`; without one, your Slack time zone.\n"
             "Subscribing again here changes the subscription. `/papers subscriptions` lists them, "
             "`/papers unsubscribe [N]` stops one, `/papers digest [en|zh]` previews the next digest (only you see it).\n"
             "A new digest starts with the papers added from now on."
         ),
         "zh": (
-            "*每日论文日报*，可订阅到频道，或在与我的私信中订阅给自己：\n"
-            "`/papers subscribe` 每天 09:00（{zone}）发送英文日报\n"
-            "`/papers subscribe zh 08:30 tz:Asia/Shanghai KV缓存 OR speculative decoding` 指定语言、时间、时区和筛选条件（与搜索语法相同）\n"
+            "*论文日报*，可订阅到频道，或在与我的私信中订阅给自己：\n"
+            "`/papers subscribe` 每个工作日 09:00（{zone}）发送，语言与你相同\n"
+            "`/papers subscribe zh 早上8点半 tz:北京 KV缓存 OR speculative decoding` 指定语言、时间、时区和筛选条件（与搜索语法相同）\n"
+            "`/papers subscribe 每周一 9点` 指定发送的日子：`daily`（每天）、`weekdays`（工作日）、`每周一` 或 `周一 周三 周五`\n"
+            "`/papers subscribe top:5 ...` 日报开头列出最相关的几篇（其余在消息串中，默认 10 篇）\n"
             "`/papers subscribe notify:empty ...` 没有新论文时也发一条简短提示（`notify:none` 取消）\n"
-            "时间写法：`9`、`9:30`、`09:30`、`21:00`、`9am`、`9:30pm`。时区用 IANA 名称，如 `tz:Asia/Shanghai`。\n"
+            "时间写法：`9`、`9am`、`09:30`、`9.30`、`0930`、`21:30`、`9:30pm`、`早上8点`、`下午3点半`。时区：`tz:Asia/Shanghai`、`tz:UTC+8`、`tz:东京`、`tz:London`；不写则用你在 Slack 中设置的时区。\n"
             "在同一处再次订阅会修改原订阅。`/papers subscriptions` 列出订阅，"
             "`/papers unsubscribe [编号]` 取消订阅，`/papers digest [en|zh]` 预览下一期日报（仅你可见）。\n"
             "新订阅从此刻之后新增的论文开始收录。"
         ),
     },
     "subscribe.help_hint": {
-        "en": "`/papers subscribe [en|zh] [HH:MM] [tz:Area/City] [notify:empty] [FILTER]` a daily digest of new papers here (in a DM: just for you); `/papers subscriptions` lists them, `/papers unsubscribe [N]` stops one, `/papers digest` previews the next; `/papers subscribe help` explains",
-        "zh": "`/papers subscribe [en|zh] [HH:MM] [tz:时区] [notify:empty] [筛选条件]` 在这里订阅每日新论文日报（在私信中订阅则只发给你）；`/papers subscriptions` 查看订阅，`/papers unsubscribe [N]` 取消，`/papers digest` 预览下一期；`/papers subscribe help` 查看说明",
+        "en": "`/papers subscribe [en|zh] [daily|weekdays|weekly mon] [9am] [tz:ZONE] [top:N] [notify:empty] [FILTER]` a paper digest here (in a DM: just for you); `/papers subscriptions` lists them, `/papers unsubscribe [N]` stops one, `/papers digest` previews the next; `/papers subscribe help` explains",
+        "zh": "`/papers subscribe [en|zh] [每天|工作日|每周一] [早上9点] [tz:时区] [top:N] [notify:empty] [筛选条件]` 在这里订阅论文日报（在私信中订阅则只发给你）；`/papers subscriptions` 查看订阅，`/papers unsubscribe [编号]` 取消，`/papers digest` 预览下一期；`/papers subscribe help` 查看说明",
     },
     "subscribe.created": {
-        "en": "Subscribed {place} to a daily paper digest at *{time}* ({zone}), in {lang_name}{filter_note}. The first one comes {next_run}, with papers added from now on.",
-        "zh": "已为{place}订阅每日论文日报：每天 *{time}*（{zone}），{lang_name}{filter_note}。第一期将于 {next_run}发送，收录此后新增的论文。",
+        "en": "Subscribed {place} to a paper digest {schedule} at *{time}* ({zone}), in {lang_name}{filter_note}. It holds the papers added from now on.",
+        "zh": "已为{place}订阅论文日报：{schedule} *{time}*（{zone}），{lang_name}{filter_note}。日报收录此后新增的论文。",
     },
     "subscribe.updated": {
-        "en": "Updated the daily paper digest for {place}: *{time}* ({zone}), in {lang_name}{filter_note}. Next one: {next_run}.",
-        "zh": "已更新{place}的每日论文日报：每天 *{time}*（{zone}），{lang_name}{filter_note}。下一期：{next_run}。",
+        "en": "Updated the paper digest for {place}: {schedule} at *{time}* ({zone}), in {lang_name}{filter_note}.",
+        "zh": "已更新{place}的论文日报：{schedule} *{time}*（{zone}），{lang_name}{filter_note}。",
     },
     "subscribe.resumed": {
         "en": "The digest was paused ({reason}); it is running again.",
@@ -445,12 +449,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "没有新论文的日子，我也会发一条简短提示。",
     },
     "subscribe.bad_time": {
-        "en": "“{value}” isn't a time I can read. Use 24-hour `HH:MM` such as `08:30` or `21:00` (`9`, `9am` and `9:30pm` work too).",
-        "zh": "无法识别时间“{value}”。请使用 24 小时制 `HH:MM`，如 `08:30` 或 `21:00`（也可写 `9`、`9am`、`9:30pm`）。",
+        "en": "“{value}” isn't a time I can read. Use 24-hour `HH:MM` such as `08:30` or `21:00` (`9`, `9am`, `9.30`, `0930` and `9:30pm` work too).",
+        "zh": "无法识别时间“{value}”。请使用 24 小时制 `HH:MM`，如 `08:30` 或 `21:00`（也可写 `9`、`9am`、`9:30pm`、`早上8点`、`下午3点半`）。",
     },
     "subscribe.bad_zone": {
-        "en": "“{value}” isn't a time zone I know. Use an IANA name such as `tz:Asia/Shanghai`, `tz:Europe/London` or `tz:America/New_York`.",
-        "zh": "无法识别时区“{value}”。请使用 IANA 时区名，如 `tz:Asia/Shanghai`、`tz:Europe/London` 或 `tz:America/New_York`。",
+        "en": "“{value}” isn't a time zone I know. Use an IANA name such as `tz:Asia/Shanghai` or `tz:America/New_York`, an offset such as `tz:UTC+8`, or a city such as `tz:London` or `tz:北京`.",
+        "zh": "无法识别时区“{value}”。请使用 IANA 时区名（如 `tz:Asia/Shanghai`、`tz:America/New_York`）、偏移（如 `tz:UTC+8`）或城市名（如 `tz:北京`、`tz:London`）。",
     },
     "subscribe.bad_notify": {
         "en": "“{value}” isn't an option I know: use `notify:empty` (post a note on days without papers) or `notify:none`.",
@@ -477,10 +481,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "That filter is too long; keep it under {limit} characters.",
         "zh": "筛选条件太长，请控制在 {limit} 个字符以内。",
     },
-    "subscribe.list_header": {"en": "*Daily digests for {place}*", "zh": "*{place}的每日日报*"},
+    "subscribe.list_header": {"en": "*Paper digests for {place}*", "zh": "*{place}的论文日报*"},
     "subscribe.list_item": {
-        "en": "{number}. {place} · every day at *{time}* ({zone}) · {lang_name}{filter} · next: {next_run}",
-        "zh": "{number}. {place} · 每天 *{time}*（{zone}）· {lang_name}{filter} · 下一期：{next_run}",
+        "en": "{number}. {place} · {schedule} at *{time}* ({zone}) · {lang_name}{filter} · next: {next_run}",
+        "zh": "{number}. {place} · {schedule} *{time}*（{zone}）· {lang_name}{filter} · 下一期：{next_run}",
     },
     "subscribe.list_filter": {"en": " · filter “{filter}”", "zh": " · 筛选“{filter}”"},
     "subscribe.list_paused": {
@@ -492,14 +496,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "`/papers unsubscribe 编号` 取消对应订阅 · `/papers digest` 预览下一期",
     },
     "subscribe.list_none": {
-        "en": "No daily digests here yet. Start one with `/papers subscribe`; `/papers subscribe help` shows the options.",
-        "zh": "这里还没有订阅每日日报。可用 `/papers subscribe` 订阅；`/papers subscribe help` 查看选项。",
+        "en": "No paper digests here yet. Start one with `/papers subscribe`; `/papers subscribe help` shows the options.",
+        "zh": "这里还没有订阅论文日报。可用 `/papers subscribe` 订阅；`/papers subscribe help` 查看选项。",
     },
     "subscribe.place_you": {"en": "you", "zh": "你"},
     "subscribe.place_your_dm": {"en": "your DM", "zh": "你的私信"},
     "subscribe.removed": {
-        "en": "Unsubscribed: no more daily digests for {place}.",
-        "zh": "已取消订阅：{place}不再收到每日日报。",
+        "en": "Unsubscribed: no more paper digests for {place}.",
+        "zh": "已取消订阅：{place}不再收到论文日报。",
     },
     "subscribe.which": {
         "en": "There are {count} digests; say which one to stop: `/papers unsubscribe N`.",
@@ -510,15 +514,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "这里没有编号为“{value}”的日报。`/papers subscriptions` 会列出订阅及其编号。",
     },
     "subscribe.nothing_to_remove": {
-        "en": "There's no daily digest here to stop.",
-        "zh": "这里没有可以取消的每日日报。",
+        "en": "There's no paper digest here to stop.",
+        "zh": "这里没有可以取消的论文日报。",
     },
     # --- inbox and listing uploads (bot/inbox.py, bot/slack/uploads.py) ---------------------------
     "inbox.report": {
         "en": "`{name}`{feed}: *{new}* new, {updated} updated, {unchanged} unchanged, {rejected} rejected.",
         "zh": "`{name}`{feed}：新增 *{new}* 篇，更新 {updated} 篇，未变 {unchanged} 篇，拒收 {rejected} 条。",
     },
-    "inbox.rejected_header": {"en": "Rejected records (file:line: reason):", "zh": "被拒收的记录（文件:行号：原因）："},
+    "inbox.rejected_header": {"en": "Rejected records (file:line: reason):", "zh": "被拒收的记录（`文件:行号`：原因）："},
     "inbox.rejected_more": {"en": "…and {count} more.", "zh": "……另有 {count} 条。"},
     "inbox.nothing_added": {
         "en": "Nothing from `{name}` was added: {reason}",
@@ -802,6 +806,133 @@ MESSAGES: dict[str, dict[str, str]] = {
     "setup.data_dir_unwritable": {
         "en": "paperbot can't write to its data folder {path} ({cause}). Make that folder writable by this user, or set PAPERBOT_DATA_DIR in .env or the environment to a folder that is.",
         "zh": "paperbot 无法写入数据文件夹 {path}（{cause}）。请让当前用户可以写入该文件夹，或在 .env 或环境变量中把 PAPERBOT_DATA_DIR 设为一个可写的文件夹。",
+    },
+    # -- digests, schedules, zones, channels and sharing (issue 11) --
+    "subscribe.bad_time_suggest": {
+        "en": "“{value}” isn't a time I can read. Did you mean `{suggestion}`? Times look like `9`, `9am`, `09:30`, `9.30`, `21:30` or `9:30pm`.",
+        "zh": "无法识别时间“{value}”。你是不是想写 `{suggestion}`？时间可以写成 `9`、`9am`、`09:30`、`21:30`、`早上8点` 或 `下午3点半`。",
+    },
+    "subscribe.two_times": {
+        "en": "That line has two times, {first} and “{second}”; a digest runs once a day. Keep one and subscribe again.",
+        "zh": "这条命令里有两个时间：{first} 和“{second}”；日报每天只发一次。请只保留一个后重新订阅。",
+    },
+    "subscribe.two_zones": {
+        "en": "That line has two time zones, {first} and “{second}”. Keep one and subscribe again.",
+        "zh": "这条命令里有两个时区：{first} 和“{second}”。请只保留一个后重新订阅。",
+    },
+    "subscribe.zone_ambiguous": {
+        "en": "“{value}” means different zones in different places, and some of them change with daylight saving. Say which one: {options}.",
+        "zh": "“{value}”在不同地方代表不同的时区，有的还有夏令时。请明确指定：{options}。",
+    },
+    "subscribe.zone_offset": {
+        "en": "I can only take whole-hour offsets such as `tz:UTC+8` or `tz:GMT-5`. For “{value}”, name the place instead, e.g. `tz:Asia/Kolkata` or `tz:Mumbai`.",
+        "zh": "只支持整点偏移，如 `tz:UTC+8` 或 `tz:GMT-5`。对于“{value}”，请改用地名，如 `tz:Asia/Kolkata` 或 `tz:孟买`。",
+    },
+    "subscribe.bad_top": {
+        "en": "“{value}” isn't a number of highlights I can use: write `top:N` with N from 1 to {limit}.",
+        "zh": "无法使用“{value}”作为精选篇数：请写 `top:N`，N 为 1 到 {limit}。",
+    },
+    "subscribe.two_schedules": {
+        "en": "“{value}” is a second schedule in one line. Pick one: `daily`, `weekdays`, `weekly mon` or days such as `mon wed fri`.",
+        "zh": "“{value}”是同一条命令里的第二个日程。请只选一种：`daily`（每天）、`weekdays`（工作日）、`weekly mon`（每周一）或 `周一 周三 周五` 这样的日子。",
+    },
+    "schedule.every_day": {"en": "every day", "zh": "每天"},
+    "schedule.weekdays": {"en": "every weekday", "zh": "每个工作日"},
+    "schedule.one_day": {"en": "every {day}", "zh": "每{day}"},
+    "schedule.some_days": {"en": "every {days} and {last}", "zh": "每{days}和{last}"},
+    "schedule.day_names": {
+        "en": "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday",
+        "zh": "周一|周二|周三|周四|周五|周六|周日",
+    },
+    "zone.label": {"en": "{zone}", "zh": "{zone} 时间"},
+    "zone.label_city": {"en": "{city} time", "zh": "{city}时间"},
+    "zone.from_slack": {
+        "en": "your Slack time zone; add `tz:…` to choose another",
+        "zh": "按你在 Slack 中设置的时区；可加 `tz:…` 另选",
+    },
+    "zone.from_default": {
+        "en": "the team's default; add `tz:…` to choose another",
+        "zh": "团队默认时区；可加 `tz:…` 另选",
+    },
+    "subscribe.zone_note": {"en": "Time zone: {zone} ({why}).", "zh": "时区：{zone}（{why}）。"},
+    "subscribe.top_note": {
+        "en": "Each digest opens with the *{top}* most relevant papers; the rest follow in its thread.",
+        "zh": "每期日报先列出最相关的 *{top}* 篇，其余的在消息串中。",
+    },
+    "subscribe.cannot_post": {
+        "en": "⏸ I'm not in <#{channel_id}> yet, so I can't post this digest there. Invite me with `/invite @paperbot`; the digest stays paused until then and starts by itself once I'm in.",
+        "zh": "⏸ 我还不在频道 <#{channel_id}> 中，无法在那里发送日报。请用 `/invite @paperbot` 邀请我；在此之前日报保持暂停，我加入后会自动开始。",
+    },
+    "subscribe.announce_created": {
+        "en": "📚 <@{user_id}> set up a paper digest for this channel: {schedule} at {time} ({zone}), in {lang_name}{filter}. `/papers subscriptions` shows it; `/papers unsubscribe` stops it.",
+        "zh": "📚 <@{user_id}> 为本频道订阅了论文日报：{schedule} {time}（{zone}），{lang_name}{filter}。`/papers subscriptions` 查看设置；`/papers unsubscribe` 取消订阅。",
+    },
+    "subscribe.announce_updated": {
+        "en": "📚 <@{user_id}> changed this channel's paper digest: {schedule} at {time} ({zone}), in {lang_name}{filter}.",
+        "zh": "📚 <@{user_id}> 修改了本频道的论文日报：{schedule} {time}（{zone}），{lang_name}{filter}。",
+    },
+    "subscribe.announce_removed": {
+        "en": "📚 <@{user_id}> stopped this channel's paper digest. `/papers subscribe` starts a new one.",
+        "zh": "📚 <@{user_id}> 取消了本频道的论文日报。可用 `/papers subscribe` 重新订阅。",
+    },
+    "subscribe.announce_joined": {
+        "en": "📚 Thanks for inviting me. The paper digest <@{user_id}> set up here is running: {schedule} at {time} ({zone}).",
+        "zh": "📚 感谢邀请。<@{user_id}> 为本频道设置的论文日报已开始：{schedule} {time}（{zone}）。",
+    },
+    "subscribe.next_run": {"en": "Next digest: {next_run}.", "zh": "下一期：{next_run}。"},
+    "subscribe.announce_filter": {"en": ", papers matching “{filter}”", "zh": "，只收录匹配“{filter}”的论文"},
+    "digest.top_in_thread": {
+        "en": "the top {top} here, {rest} more in the thread 🧵",
+        "zh": "这里是最相关的 {top} 篇，另外 {rest} 篇在消息串中 🧵",
+    },
+    "digest.thread_intro": {
+        "en": "The other {count} papers, by venue:",
+        "zh": "其余 {count} 篇论文，按会议/期刊分组：",
+    },
+    "digest.thread_intro_one": {
+        "en": "The other {count} paper:",
+        "zh": "其余 {count} 篇论文：",
+    },
+    "digest.menu_placeholder": {"en": "More", "zh": "更多"},
+    "share.preview": {
+        "en": "Post this paper in <#{channel_id}> for everyone?",
+        "zh": "要把这篇论文发到频道 <#{channel_id}>，让所有人看到吗？",
+    },
+    "share.posted_to": {"en": "Shared to <#{channel_id}>.", "zh": "已分享到频道 <#{channel_id}>。"},
+    "share.cancelled": {"en": "Cancelled; nothing was posted.", "zh": "已取消，没有发送任何内容。"},
+    "button.post": {"en": "Post", "zh": "发送"},
+    "button.cancel": {"en": "Cancel", "zh": "取消"},
+    "search.header_single": {
+        "en": "*{total}* papers for “{query}”",
+        "zh": "“{query}”共找到 *{total}* 篇论文",
+    },
+    "search.header_single_one": {
+        "en": "*{total}* paper for “{query}”",
+        "zh": "“{query}”共找到 *{total}* 篇论文",
+    },
+    "search.more_like_header_single": {
+        "en": "*{total}* papers like “{title}”",
+        "zh": "与“{title}”相似的论文共 *{total}* 篇",
+    },
+    "search.more_like_header_single_one": {
+        "en": "*{total}* paper like “{title}”",
+        "zh": "与“{title}”相似的论文共 *{total}* 篇",
+    },
+    "console.channel_post": {
+        "en": "[posted in the simulated channel #{channel}]",
+        "zh": "[已发到模拟频道 #{channel}]",
+    },
+    "console.thread_post": {
+        "en": "[in the thread of that message]",
+        "zh": "[发在该消息的消息串中]",
+    },
+    "console.sample_note": {
+        "en": "(Nothing new since the subscription started, so that was the {count} newest papers, posted the way the digest will post them.)",
+        "zh": "（订阅以来还没有新论文，以上是按日报格式发送的最新 {count} 篇论文。）",
+    },
+    "console.no_digest_due": {
+        "en": "No digest here yet: `/papers subscribe` first, then `/papers digest` previews it and `post digest` posts it to the simulated channel.",
+        "zh": "这里还没有日报：先运行 `/papers subscribe`，然后用 `/papers digest` 预览，用 `post digest` 发到模拟频道。",
     },
 }
 

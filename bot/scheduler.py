@@ -1,7 +1,7 @@
 """APScheduler wiring for digests and the inbox: jobs from the subscriptions table.
 
-Every active subscription has one job, `digest:<id>`, on a CronTrigger at its hour and
-minute in its own zone, with `replace_existing=True`, `coalesce=True` and a misfire
+Every active subscription has one job, `digest:<id>`, on a CronTrigger at its days
+(every day, weekdays, chosen days), hour and minute in its own zone, with `replace_existing=True`, `coalesce=True` and a misfire
 grace of GRACE. Jobs are (re)built at start-up, whenever a subscription changes here,
 and every SYNC_INTERVAL (so a change made by another instance on the same database is
 picked up too).
@@ -273,4 +273,5 @@ class DigestScheduler:
 
 
 def digest_trigger(sub: Subscription) -> CronTrigger:
-    return CronTrigger(hour=sub.hour, minute=sub.minute, timezone=sub.zone)
+    """The cron trigger of a subscription: its days, hour and minute, in its own zone."""
+    return CronTrigger(day_of_week=sub.days or "*", hour=sub.hour, minute=sub.minute, timezone=sub.zone)

@@ -29,9 +29,26 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from bot.i18n import is_lang, normalize_lang
+from bot.schedule import (
+    EVERY_DAY,
+    EVERY_DAY_WORDS,
+    WEEKDAY_WORDS,
+    WEEKDAYS,
+    WEEKLY_WORDS,
+    ZoneRefusal,
+    canonical_days,
+    day_set,
+    is_timeish,
+    is_zone_word,
+    normalize_word,
+    parse_day_word,
+    parse_time,
+    parse_zone,
+    suggest_time,
+)
 from bot.store import Store, ensure_columns
 
 Clock = Callable[[], datetime]
@@ -43,8 +60,12 @@ def system_clock() -> datetime:
 
 
 COLUMNS: dict[str, dict[str, str]] = {
-    # order:new|foryou|popular (issue 10); '' = the place's default (bot.library.digest_order)
-    "subscriptions": {"ranking": "TEXT NOT NULL DEFAULT ''"},
+    "subscriptions": {
+        "days": "TEXT NOT NULL DEFAULT '*'",  # cron day_of_week (bot.schedule); older rows: every day
+        "top": "INTEGER NOT NULL DEFAULT 10",  # papers in the first message; the rest in its thread
+        # order:new|foryou|popular (issue 10); '' = the place's default (bot.library.digest_order)
+        "ranking": "TEXT NOT NULL DEFAULT ''",
+    },
 }
 """Columns added to the tables below after they first shipped (see bot.store.ensure_columns)."""
 
@@ -91,13 +112,13 @@ CREATE TABLE IF NOT EXISTS deliveries (
 """
 
 DEFAULT_HOUR, DEFAULT_MINUTE = 9, 0
+DEFAULT_DAYS = WEEKDAYS  # weekends hold few new papers
+DEFAULT_TOP = 10
+MAX_TOP = 25  # a highlight row is one block; 25 leave room in a 50-block message
 MAX_FILTER_CHARS = 500
 NOTIFY_EMPTY = {"notify:empty": True, "notify:always": True, "notify:none": False, "notify:new": False}
-
-# 9 | 09 | 9:30 | 09:30 | 9am | 9:30pm | 21:00 (full-width colon too, for Chinese keyboards)
-_TIME = re.compile(r"^(\d{1,2})(?:[:：](\d{2}))?\s*(am|pm)?$", re.IGNORECASE)
-# Anything that looks like an attempt at a time, so "25:00" is an error, not a filter word.
-_TIMEISH = re.compile(r"^\d{1,2}[:：]\d+$|^\d{1,2}(?:[:：]\d{2})?\s*(?:am|pm)$|^\d{1,2}[:：]$", re.IGNORECASE)
+_TOP = re.compile(r"^(?:top|highlights|精选)[:：](\S*)$", re.IGNORECASE)
+_ZONE_PREFIX = ("tz:", "时区:", "zone:")  # after NFKC, which folds the full-width colon
 
 
 def iso(moment: datetime) -> str:
@@ -127,6 +148,12 @@ class Subscription:
     created_at: str = ""
     updated_at: str = ""
     ranking: str = ""  # order:new|foryou|popular; '' = the default for the kind of place
+    days: str = EVERY_DAY  # cron day_of_week: "*" or "mon,tue,wed,thu,fri" (bot.schedule)
+    top: int = DEFAULT_TOP
+
+    @property
+    def day_set(self) -> set[str]:
+        return day_set(self.days)
 
     @property
     def job_id(self) -> str:
@@ -170,15 +197,22 @@ class Delivery:
 
 @dataclass
 class SubscribeRequest:
-    """`/papers subscribe [en|zh] [HH:MM] [tz:Area/City] [notify:empty] [FILTER QUERY]`, parsed."""
+    """`/papers subscribe [en|zh] [DAYS] [TIME] [tz:ZONE] [top:N] [notify:empty] [FILTER]`, parsed."""
 
     lang: str | None = None
     hour: int | None = None
     minute: int | None = None
     timezone: str | None = None
     notify_empty: bool | None = None
+    days: str | None = None
+    top: int | None = None
     filter_text: str = ""
     order: str | None = None  # "new" | "foryou" | "popular"
+
+    @property
+    def has_options(self) -> bool:
+        values = (self.lang, self.hour, self.timezone, self.notify_empty, self.days, self.top, self.order)
+        return any(v is not None for v in values) or bool(self.filter_text)
 
 
 ORDERS = ("new", "foryou", "popular")
@@ -193,55 +227,61 @@ class SubscribeError(ValueError):
         self.fmt = fmt
 
 
-def parse_time(word: str) -> tuple[int, int] | None:
-    """Read `9`, `09`, `9:30`, `09:30`, `9am`, `9:30pm`, `21:00` as (hour, minute); else None.
-
-    `12am` is midnight and `12pm` noon. `24:00`, `25:00`, `9:75` and `13pm` are None.
-    """
-    match = _TIME.match(word.strip())
-    if not match:
-        return None
-    hour, minute, half = int(match.group(1)), int(match.group(2) or 0), (match.group(3) or "").lower()
-    if half:
-        if not 1 <= hour <= 12:
-            return None
-        hour = hour % 12 + (12 if half == "pm" else 0)
-    if hour > 23 or minute > 59:
-        return None
-    return hour, minute
-
-
 def check_zone(name: str) -> str | None:
-    """Return the IANA zone name when zoneinfo knows it, else None."""
-    name = name.strip()
-    if not name or name.startswith(("/", ".")) or ".." in name:
-        return None
+    """Return the IANA zone `name` means (any spelling bot.schedule reads), else None."""
     try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+        return parse_zone(name)
+    except ZoneRefusal:
         return None
-    return name
+
+
+def _zone_error(refusal: ZoneRefusal) -> SubscribeError:
+    if refusal.key == "ambiguous":
+        options = ", ".join(f"`tz:{o}`" for o in refusal.options)
+        return SubscribeError("zone_ambiguous", value=refusal.value, options=options)
+    if refusal.key == "offset":
+        return SubscribeError("zone_offset", value=refusal.value)
+    return SubscribeError("bad_zone", value=refusal.value or "tz:")
+
+
+def _time_error(word: str) -> SubscribeError:
+    suggestion = suggest_time(word)
+    if suggestion:
+        return SubscribeError("bad_time_suggest", value=word, suggestion=suggestion)
+    return SubscribeError("bad_time", value=word)
+
+
+def _is_spelled_time(word: str) -> bool:
+    """A time nobody means as a filter word: with a colon, am/pm or 点 (`9:30`, `9pm`, `8点`)."""
+    text = normalize_word(word).lower()
+    return parse_time(text) is not None and (":" in text or text.endswith(("am", "pm")) or any(c in text for c in "点點时時"))
 
 
 def parse_subscribe(text: str) -> SubscribeRequest:
     """Parse the words after `subscribe`: options first (any order), the rest is the filter.
 
     Options are read only before the filter starts, so a filter may hold anything the
-    search syntax allows (`author:Chen`, `"KV cache" OR 推测解码`). Raises SubscribeError.
+    search syntax allows (`author:Chen`, `"KV cache" OR 推测解码`). A time or zone after
+    the filter starts is still caught: the first is taken, a second one is an error
+    (`9:00 9:30`), never a filter. Raises SubscribeError.
     """
     request = SubscribeRequest()
     words = text.split()
+    days: set[str] | None = None
+    last_was_day = False
     while words:
-        word, lowered = words[0], words[0].lower()
+        word, lowered = words[0], normalize_word(words[0]).lower()
+        taken = 1
+        is_day = False
         if is_lang(word) and request.lang is None:  # the words `/papers lang` knows
             request.lang = normalize_lang(word)
-        elif lowered.startswith(("tz:", "tz：")) and request.timezone is None:
-            zone = check_zone(word[3:])
-            if zone is None:
-                raise SubscribeError("bad_zone", value=word[3:] or word)
-            request.timezone = zone
-        elif lowered.startswith(("notify:", "notify：")) and request.notify_empty is None:
-            key = lowered.replace("：", ":")
+        elif lowered.startswith(_ZONE_PREFIX) or is_zone_word(word):
+            value = normalize_word(word).split(":", 1)[1] if lowered.startswith(_ZONE_PREFIX) else word
+            if request.timezone is not None:
+                raise SubscribeError("two_zones", first=request.timezone, second=value)
+            request.timezone, taken = _read_zone(value, words[1:])
+        elif lowered.startswith("notify:") and request.notify_empty is None:
+            key = lowered
             if key not in NOTIFY_EMPTY:
                 raise SubscribeError("bad_notify", value=word)
             request.notify_empty = NOTIFY_EMPTY[key]
@@ -250,18 +290,70 @@ def parse_subscribe(text: str) -> SubscribeRequest:
             if value not in ORDERS:
                 raise SubscribeError("bad_order", value=word)
             request.order = value
-        elif request.hour is None and (parse_time(word) or _TIMEISH.match(word)):
+        elif _TOP.match(lowered):
+            raw = _TOP.match(lowered).group(1)
+            if not raw.isdigit() or not 1 <= int(raw) <= MAX_TOP:
+                raise SubscribeError("bad_top", value=word, limit=MAX_TOP)
+            request.top = int(raw)
+        elif lowered in EVERY_DAY_WORDS or lowered in WEEKDAY_WORDS:
+            if days is not None:
+                raise SubscribeError("two_schedules", value=word)
+            days = set(day_set(EVERY_DAY if lowered in EVERY_DAY_WORDS else WEEKDAYS))
+        elif lowered in WEEKLY_WORDS:
+            if days is not None:
+                raise SubscribeError("two_schedules", value=word)
+            following = parse_day_word(words[1]) if len(words) > 1 else None
+            days, taken = (following, 2) if following else ({"mon"}, 1)
+            is_day = bool(following)
+        elif parse_day_word(word) is not None and (days is None or last_was_day):
+            days = (days or set()) | parse_day_word(word)
+            is_day = True
+        elif is_timeish(word) or (word.isdigit() and len(words) > 1 and words[1].lower() in ("am", "pm")):
+            if len(words) > 1 and words[1].lower() in ("am", "pm") and word.isdigit():
+                word, taken = word + words[1], 2
+            if request.hour is not None:
+                if word.isdigit():  # "9 2024 results": a bare number after the time is a filter word
+                    break
+                raise SubscribeError("two_times", first=f"{request.hour:02d}:{request.minute:02d}", second=word)
             parsed = parse_time(word)
             if parsed is None:
-                raise SubscribeError("bad_time", value=word)
+                raise _time_error(word)
             request.hour, request.minute = parsed
         else:
             break
-        words.pop(0)
-    request.filter_text = " ".join(words)
+        last_was_day = is_day
+        del words[:taken]
+    rest: list[str] = []
+    for word in words:  # a time or zone that strayed into the filter
+        lowered = normalize_word(word).lower()
+        if _is_spelled_time(word):
+            if request.hour is not None:
+                raise SubscribeError("two_times", first=f"{request.hour:02d}:{request.minute:02d}", second=word)
+            request.hour, request.minute = parse_time(word)
+        elif lowered.startswith(_ZONE_PREFIX):
+            if request.timezone is not None:
+                raise SubscribeError("two_zones", first=request.timezone, second=word)
+            request.timezone, _ = _read_zone(normalize_word(word).split(":", 1)[1], [])
+        else:
+            rest.append(word)
+    request.days = canonical_days(days) if days is not None else None
+    request.filter_text = " ".join(rest)
     if len(request.filter_text) > MAX_FILTER_CHARS:
         raise SubscribeError("filter_too_long", limit=MAX_FILTER_CHARS)
     return request
+
+
+def _read_zone(value: str, following: list[str]) -> tuple[str, int]:
+    """The zone `value` names, trying `value` plus the next word (`tz:New York`); how many words it took."""
+    try:
+        return parse_zone(value), 1
+    except ZoneRefusal as refusal:
+        if refusal.key == "unknown" and following:
+            try:
+                return parse_zone(f"{value} {following[0]}"), 2
+            except ZoneRefusal:
+                pass
+        raise _zone_error(refusal) from None
 
 
 # -- the tables ----------------------------------------------------------------------------
@@ -297,13 +389,19 @@ class SubscriptionStore:
         timezone: str,
         filter_text: str = "",
         notify_empty: bool = False,
+        days: str = EVERY_DAY,
+        top: int = DEFAULT_TOP,
+        status: str = "active",
+        paused_reason: str = "",
     ) -> tuple[Subscription, bool]:
         """Create the place's subscription, or update it; return it and whether it is new.
 
         Updating keeps the cursor (the next digest still holds everything since the last
-        one) and resumes a paused subscription. A change of time or zone, or a resume,
-        restarts `active_since`, so a run time already past today is not "missed".
+        one) and resumes a paused subscription (unless `status` says paused: a channel the
+        bot can't post in yet). A change of time, days or zone, or a resume, restarts
+        `active_since`, so a run time already past today is not "missed".
         """
+        assert status in ("active", "paused")
         now = self._now()
         lang = normalize_lang(lang)
         with self.store.transaction() as db:
@@ -312,19 +410,21 @@ class SubscriptionStore:
                 last_seq = db.execute("SELECT COALESCE(MAX(seq), 0) FROM papers").fetchone()[0]
                 cursor = db.execute(
                     "INSERT INTO subscriptions (kind, place_id, created_by, lang, hour, minute, timezone, filter_text,"
-                    " notify_empty, cursor_seq, status, active_since, created_at, updated_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?)",
-                    (kind, place_id, user_id, lang, hour, minute, timezone, filter_text, int(notify_empty), last_seq, now, now, now),
-                )
+                    " notify_empty, cursor_seq, status, paused_reason, active_since, created_at, updated_at, days, top)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (kind, place_id, user_id, lang, hour, minute, timezone, filter_text, int(notify_empty), last_seq,
+                     status, paused_reason, now, now, now, days, top),
+                )  # fmt: skip
                 created, sub_id = True, cursor.lastrowid
             else:
                 old = _subscription(row)
-                rescheduled = (old.hour, old.minute, old.timezone) != (hour, minute, timezone) or not old.is_active
+                rescheduled = (old.hour, old.minute, old.timezone, old.days) != (hour, minute, timezone, days) or not old.is_active
                 db.execute(
                     "UPDATE subscriptions SET created_by = ?, lang = ?, hour = ?, minute = ?, timezone = ?, filter_text = ?,"
-                    " notify_empty = ?, status = 'active', paused_reason = '', active_since = ?, updated_at = ? WHERE id = ?",
-                    (user_id, lang, hour, minute, timezone, filter_text, int(notify_empty),
-                     now if rescheduled else old.active_since, now, old.id),
+                    " notify_empty = ?, status = ?, paused_reason = ?, active_since = ?, updated_at = ?, days = ?, top = ?"
+                    " WHERE id = ?",
+                    (user_id, lang, hour, minute, timezone, filter_text, int(notify_empty), status, paused_reason,
+                     now if rescheduled else old.active_since, now, days, top, old.id),
                 )  # fmt: skip
                 created, sub_id = False, old.id
             saved = _subscription(db.execute("SELECT * FROM subscriptions WHERE id = ?", (sub_id,)).fetchone())
@@ -366,6 +466,16 @@ class SubscriptionStore:
                 "UPDATE subscriptions SET status = 'paused', paused_reason = ?, updated_at = ? WHERE id = ?",
                 (reason, self._now(), sub_id),
             )
+
+    def resume(self, sub_id: int) -> bool:
+        """Resume a paused subscription (the bot can post again); return whether it was paused."""
+        now = self._now()
+        with self.store.transaction() as db:
+            return db.execute(
+                "UPDATE subscriptions SET status = 'active', paused_reason = '', active_since = ?, updated_at = ?"
+                " WHERE id = ? AND status = 'paused'",
+                (now, now, sub_id),
+            ).rowcount > 0
 
     # -- deliveries ------------------------------------------------------------------------
 

@@ -1,7 +1,9 @@
 """A stand-in for Slack's Web API and response_urls, on 127.0.0.1 and a free port.
 
 Point the app's WebClient at `FakeSlack.api_url` (SLACK_API_BASE_URL) and hand out
-`FakeSlack.response_url(...)` as response_urls. Every call is recorded; `fail()` makes
+`FakeSlack.response_url(...)` as response_urls. `users` and `channels` script what
+users.info (tz, locale) and conversations.info (is_member, or an `error`) answer.
+Every call is recorded; `fail()` makes
 the next N calls of a method return a Slack error (or 429 + Retry-After for
 "ratelimited"). Set `socket_url` (tests/fake_socket_mode.py) to answer
 `apps.connections.open`, which a Socket Mode client calls with its app token.
@@ -31,6 +33,8 @@ class FakeSlack:
     def __init__(self):
         self.calls: list[Call] = []
         self.socket_url: str | None = None  # what apps.connections.open returns
+        self.users: dict[str, dict] = {}  # user id -> fields users.info adds (tz, locale)
+        self.channels: dict[str, dict] = {}  # channel id -> fields conversations.info adds (is_member)
         self._failures: dict[str, list[tuple[str, int]]] = {}
         self._lock = threading.Condition()
         self._ids = itertools.count(1)
@@ -72,6 +76,8 @@ class FakeSlack:
             self.calls.clear()
             self._failures.clear()
             self.socket_url = None
+            self.users.clear()
+            self.channels.clear()
 
     def calls_to(self, method: str) -> list[Call]:
         with self._lock:
@@ -112,7 +118,12 @@ class FakeSlack:
         if method == "conversations.open":
             return {"ok": True, "channel": {"id": "D" + str(args.get("users", "X"))}}
         if method == "users.info":
-            return {"ok": True, "user": {"id": args.get("user"), "locale": "en-US", "name": "someone"}}
+            return {"ok": True, "user": {"id": args.get("user"), "locale": "en-US", "name": "someone", **self.users.get(args.get("user"), {})}}
+        if method == "conversations.info":
+            channel = {"id": args.get("channel"), "is_member": True, "is_archived": False, **self.channels.get(args.get("channel"), {})}
+            if channel.get("error"):
+                return {"ok": False, "error": channel["error"]}
+            return {"ok": True, "channel": channel}
         if method == "apps.connections.open":
             if self.socket_url is None:
                 return {"ok": False, "error": "not_allowed_token_type"}

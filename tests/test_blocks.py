@@ -114,7 +114,7 @@ def test_results_layout():
 def test_chinese_reader_sees_chinese_first():
     text = render_results(result_of([small_paper()]), "zh").blocks[1]["text"]["text"].split("\n")
     assert "ParisKV：快速的KV缓存检索" in text[0] and text[1] == "_ParisKV: Fast KV-Cache Retrieval_"
-    assert "西安交通大学; Qwen Team" in text[2]
+    assert "西安交通大学；Qwen Team" in text[2]
 
 
 def test_any_term_fallback_and_problem_are_said():
@@ -321,7 +321,7 @@ def test_markup_in_a_paper_renders_as_text_on_its_card():
     assert "代码见<https://github.com/x/my_repo>，欢迎使用ˍ任意ˍ版本。" in text
     assert "<https://example.org/a_b*c>" in text  # the link itself, byte for byte
     assert "*" not in text.replace("*Authors*", "").replace("*Affiliations*", "").replace("*Venue*", "").replace(
-        "*Paper id*", "").replace("*Summary*", "").replace("*Comments*", "").replace("a_b*c", "")  # fmt: skip
+        "*Paper id*", "").replace("*AI summary*", "").replace("*Comments*", "").replace("a_b*c", "")  # fmt: skip
 
 
 def all_texts(blocks: list[dict]) -> str:
@@ -345,3 +345,22 @@ def test_notification_text_keeps_mentions_and_escaping():
 def test_the_console_still_reads_plain_text():
     blocks = render_card(small_paper(), "en", full=False, shared_by="U42").blocks
     assert blocks_to_text(blocks).startswith("@U42 shared this paper")
+
+
+def primary_buttons(blocks: list[dict]) -> list[dict]:
+    elements = [e for b in blocks for e in [*b.get("elements", []), b.get("accessory") or {}]]
+    return [e for e in elements if isinstance(e, dict) and e.get("style") == "primary"]
+
+
+def test_a_message_has_at_most_one_primary_button():
+    papers = [small_paper(f"{n:012d}") for n in range(5)]
+    with_suggestion = render_results(result_of(papers, total=12, suggestion="kv caches"), "en")
+    assert [b["action_id"] for b in primary_buttons(with_suggestion.blocks)] == ["search_run"]
+    assert primary_buttons(render_results(result_of(papers, total=12), "en").blocks) == []
+    assert primary_buttons(render_card(papers[0], "zh").blocks) == []
+
+
+def test_one_page_of_results_says_no_page_number():
+    (en,) = [b["text"]["text"] for b in render_results(result_of([small_paper()]), "en").blocks[:1]]
+    (zh,) = [b["text"]["text"] for b in render_results(result_of([small_paper()]), "zh").blocks[:1]]
+    assert en == "*1* paper for “kv cache”" and zh == "“kv cache”共找到 *1* 篇论文"

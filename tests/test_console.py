@@ -54,10 +54,10 @@ def test_console_prints_what_slack_would_show(console):
     assert "[Share] [Details] [More like this]" in out
 
 
-def test_console_share_says_it_would_be_posted(console):
+def test_console_share_previews_what_would_be_posted(console):
     out = console("/papers share ParisKV\n")
-    assert "[posted in the channel, visible to everyone]" in out
-    assert "@UCONSOLE_T shared this paper" in out
+    assert "[only you can see this]" in out and "Post this paper in" in out
+    assert "@UCONSOLE_T shared this paper" in out and "[Post] [Cancel]" in out
 
 
 def test_console_quit_and_hints(console):
@@ -81,3 +81,28 @@ def test_console_imports_no_slack_library():
     code = "import sys, bot.console; print(any(m.split('.')[0] in ('slack_sdk', 'slack_bolt') for m in sys.modules))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=30)
     assert done.stdout.strip() == "False", done.stderr
+
+
+def test_console_subscribes_previews_and_posts_digests_in_a_simulated_channel(tmp_path):
+    from digest_support import ingest, listing_text, open_corpus
+
+    corpus = open_corpus(tmp_path / "data")
+    try:
+        ingest(corpus, tmp_path, "old.txt", listing_text("ICML", 1, 3))
+        out = io.StringIO()
+        lines = "/papers subscribe weekly mon 9am tz:asia/shanghai top:3\npost digest\n"
+        run_console(corpus, stdin=io.StringIO(lines), stdout=out, user_id="UCON")
+        text = out.getvalue()
+        assert "[posted in the simulated channel #papers]\n📚 @UCON set up a paper digest for this channel: every Monday at 09:00 (Asia/Shanghai)" in text
+        assert "Subscribed #papers to a paper digest every Monday at *09:00* (Asia/Shanghai)" in text
+        assert "that was the 3 newest papers" in text  # nothing new yet: the newest, shown as the digest would
+        ingest(corpus, tmp_path, "new.txt", listing_text("ICML", 100, 12))
+        out = io.StringIO()
+        run_console(corpus, stdin=io.StringIO("/papers digest\npost digest\npost digest\n/papers unsubscribe\n"), stdout=out, user_id="UCON")
+        text = out.getvalue()
+        assert "[only you can see this]\n👀 Preview of the next digest · Mon " in text  # the next Monday
+        assert text.count("*12* new papers · the top 3 here, 9 more in the thread 🧵") == 2  # posting uses nothing up
+        assert "[posted in the simulated channel #papers] [in the thread of that message]" in text
+        assert "@UCON stopped this channel's paper digest" in text
+    finally:
+        corpus.close()

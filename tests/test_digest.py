@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from digest_support import ingest, listing_text, open_corpus
 
-from bot.digest import compose_digest, due_date, next_run, run_time
+from bot.digest import compose_digest, due_date, next_run, rank_papers, run_time
 from bot.models import Paper
-from bot.slack.blocks import LIMITS, check_blocks
+from bot.slack.blocks import check_blocks, menu_option
 from bot.slack.digest import (
+    MENU_BUILDERS,
     format_date,
     group_papers,
+    paper_menu,
     render_digest,
     render_digest_paper,
     render_preview,
@@ -115,54 +116,81 @@ def test_compose_leaves_out_papers_already_posted(corpus150):
 # -- how it looks ---------------------------------------------------------------------------------
 
 
+def rows(message) -> list[dict]:
+    return [b for b in message.blocks if b.get("block_id", "").startswith("digest:")]
+
+
+def menu_actions(row: dict) -> list[str]:
+    return [json.loads(o["value"])["a"] for o in row["accessory"]["options"]]
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_150_papers_split_into_a_thread_within_block_kit_limits(corpus150, lang):
+def test_150_papers_open_with_ten_highlights_and_the_rest_in_the_thread(corpus150, lang):
     digest = compose_digest(corpus150, after_seq=0, lang=lang, local_date=date(2026, 12, 1))
     messages = render_digest(digest)
-    assert len(messages) > 1
+    head, thread = messages[0], messages[1:]
+    assert len(rows(head)) == 10 and head.paper_ids == [p.id for p in digest.highlights()]
+    assert head.blocks[0]["type"] == "header"
+    expected = {"en": "*150* new papers · the top 10 here, 140 more in the thread 🧵",
+                "zh": "*150* 篇新论文 · 这里是最相关的 10 篇，另外 140 篇在消息串中 🧵"}[lang]  # fmt: skip
+    assert head.blocks[1]["elements"][0]["text"] == expected
     delivered = [paper_id for m in messages for paper_id in m.paper_ids]
-    assert sorted(delivered) == sorted(p.id for p in digest.papers)  # every paper, once
+    assert sorted(delivered) == sorted(p.id for p in digest.papers) and len(delivered) == 150  # every paper, once
     for message in messages:
         assert check_blocks(message.blocks) == []
-        assert len(message.blocks) <= LIMITS["message_blocks"]
         assert len(json.dumps(message.blocks, ensure_ascii=False)) < 30_000
         assert message.text
-        shown = [b["block_id"].removeprefix("digest:") for b in message.blocks if b.get("block_id", "").startswith("digest:")]
-        assert shown == message.paper_ids
-    numbers = [int(b["text"]["text"].split(".")[0].strip("*")) for m in messages for b in m.blocks if b.get("block_id", "").startswith("digest:")]
+        assert [b["block_id"].removeprefix("digest:") for b in rows(message)] == message.paper_ids
+        assert not [b for b in message.blocks if b["type"] == "actions"]  # no button rows, no Share
+        assert all(menu_actions(row) == ["paper_save", "paper_details", "paper_more"] for row in rows(message))
+    numbers = [int(b["text"]["text"].split(".")[0].strip("*")) for m in messages for b in rows(m)]
     assert numbers == list(range(1, 151))
-    head = messages[0].blocks
-    assert head[0]["type"] == "header"
-    replies = len(messages) - 1  # the thread's replies: the head message isn't one of them
-    expected = {"en": f"continued in the thread ({replies} more messages)", "zh": f"其余内容见消息串（另有 {replies} 条）"}[lang]
-    assert "150" in head[1]["elements"][0]["text"] and expected in head[1]["elements"][0]["text"]
+    first_reply = thread[0].blocks
+    assert ("第 2/" if lang == "zh" else "part 2 of") in first_reply[0]["elements"][0]["text"]
+    assert {"en": "The other 140 papers, by venue:", "zh": "其余 140 篇论文，按会议/期刊分组："}[lang] == first_reply[1]["elements"][0]["text"]
 
 
-def test_a_digest_of_two_messages_says_one_more_is_in_the_thread(corpus150):
-    digest = compose_digest(corpus150, after_seq=0, lang="en", local_date=date(2026, 12, 1))
-    head = render_digest(dataclasses.replace(digest, papers=digest.papers[:30]))
-    assert len(head) == 2
-    assert "continued in the thread (1 more message)" in head[0].blocks[1]["elements"][0]["text"]
+def test_ten_papers_fit_one_message_and_say_nothing_of_a_thread(corpus150):
+    digest = compose_digest(corpus150, after_seq=140, lang="en", local_date=date(2026, 12, 1))
+    (message,) = render_digest(digest)
+    assert len(rows(message)) == 10 and "thread" not in message.blocks[1]["elements"][0]["text"]
 
 
-def test_english_digest_holds_english_titles_affiliations_venues_and_comments(corpus150):
-    digest = compose_digest(corpus150, after_seq=0, lang="en", local_date=date(2026, 12, 1))
-    text = json.dumps([m.blocks for m in render_digest(digest)], ensure_ascii=False)
-    for expected in ("Paper digest · Tue 1 Dec 2026", "Sparse Attention Study Number 42", "Tsinghua University",
-                     "Lab 42 of Peking University", "*ICML 2026*", "*NeurIPS 2025*", "Accepted at ICML 2026", "*ICML Feed*"):  # fmt: skip
-        assert expected in text
-    assert "清华大学" not in text and "研究第42号" not in text and "本文研究" not in text
-
-
-def test_chinese_digest_holds_chinese_titles_affiliations_and_summaries(corpus150):
-    digest = compose_digest(corpus150, after_seq=0, lang="zh", local_date=date(2026, 12, 1))
+def test_the_number_of_highlights_is_the_subscriptions_setting(corpus150):
+    digest = compose_digest(corpus150, after_seq=100, lang="en", local_date=date(2026, 12, 1), top=3)
     messages = render_digest(digest)
-    text = json.dumps([m.blocks for m in messages], ensure_ascii=False)
-    for expected in ("论文日报 · 2026年12月1日（周二）", "研究第42号：模型42的缩放定律", "清华大学", "北京大学第42实验室",
-                     "本文研究第42号模型", "*ICML订阅*", "篇新论文", "分享", "详情"):  # fmt: skip
-        assert expected in text
-    assert "Tsinghua University" not in text and "Scaling Laws for Model 42" not in text
-    assert "第 2/" in messages[1].blocks[0]["elements"][0]["text"]
+    assert len(rows(messages[0])) == 3 and "the top 3 here, 47 more in the thread" in messages[0].blocks[1]["elements"][0]["text"]
+
+
+def test_highlights_are_ranked_by_the_filters_relevance(corpus150):
+    digest = compose_digest(corpus150, after_seq=0, lang="en", local_date=date(2026, 12, 1), filter_text='"Model 42" OR "Model 7" OR Sparse', top=2)
+    assert {p.id for p in digest.highlights()} == {p.id for p in digest.papers if p.title_en.endswith(("Model 42", "Model 7"))}
+    ids = [p.id for p in digest.papers]
+    assert rank_papers(digest.papers, {ids[5]: 9.0, ids[3]: 4.0})[:2] == [digest.papers[5], digest.papers[3]]
+    # without relevance: main-track venues first, then workshops, then none; oldest first within
+    ranked = rank_papers(digest.papers, {})
+    assert [p.track for p in ranked[:3]] == ["main"] * 3 and ranked[-1].venue == ""
+
+
+def test_english_row_holds_both_titles_authors_affiliations_venue_and_summary_line(corpus150):
+    digest = compose_digest(corpus150, after_seq=0, lang="en", local_date=date(2026, 12, 1))
+    paper = next(p for p in digest.papers if p.title_en.startswith("Sparse Attention Study Number 42:"))
+    lines = render_digest_paper(paper, "en", 7)["text"]["text"].split("\n")
+    assert lines[0].startswith("*7. <https://example.org/paper42|Sparse Attention Study Number 42")
+    assert lines[1] == "Sparse Attention研究第42号：模型42的缩放定律"
+    assert lines[2] == "Alice Zhang42, Bob Li, Carol Wang +2 · Tsinghua University; Lab 42 of Peking University · _ICLR 2026 Workshop_"
+    assert lines[3].startswith("> AI summary (in Chinese): 本文研究第42号模型") and lines[3].endswith("。")
+    assert "Accepted at" not in " ".join(lines)  # arXiv comments stay on the card
+
+
+def test_chinese_row_puts_the_chinese_title_first_and_counts_authors_the_chinese_way(corpus150):
+    digest = compose_digest(corpus150, after_seq=0, lang="zh", local_date=date(2026, 12, 1))
+    paper = next(p for p in digest.papers if p.title_en.startswith("Sparse Attention Study Number 42:"))
+    lines = render_digest_paper(paper, "zh", 1)["text"]["text"].split("\n")
+    assert "Sparse Attention研究第42号：模型42的缩放定律" in lines[0] and lines[1].startswith("Sparse Attention Study Number 42")
+    assert lines[2] == "Alice Zhang42, Bob Li, Carol Wang 等 5 人 · 清华大学；北京大学第42实验室 · _ICLR 2026 Workshop_"
+    assert lines[3].startswith("> AI 总结：本文研究")
+    assert [o["text"]["text"] for o in render_digest_paper(paper, "zh", 1)["accessory"]["options"]] == ["收藏", "详情", "相似论文"]
 
 
 def test_papers_are_grouped_by_venue_then_feed(corpus150):
@@ -173,19 +201,23 @@ def test_papers_are_grouped_by_venue_then_feed(corpus150):
     assert sum(len(v) for v in groups.values()) == 150
 
 
-def test_buttons_are_the_search_results_buttons(corpus150):
-    digest = compose_digest(corpus150, after_seq=149, lang="en", local_date=date(2026, 12, 1))
-    (message,) = render_digest(digest)
-    (buttons,) = [b for b in message.blocks if b["type"] == "actions"]
-    values = {e["action_id"]: json.loads(e["value"]) for e in buttons["elements"]}
-    assert values["paper_share"] == values["paper_details"] == {"id": digest.papers[0].id, "l": "en"}
+def test_the_menu_takes_entries_other_features_add(corpus150):
+    paper = corpus150.new_papers(after_seq=0, limit=1)[0]
+    MENU_BUILDERS["links"] = lambda p, lang: [menu_option("arXiv", url=f"https://arxiv.org/abs/{p.id}")]
+    try:
+        menu = paper_menu(paper, "en", ["details", "links", "more", "missing"])
+    finally:
+        del MENU_BUILDERS["links"]
+    assert [o["text"]["text"] for o in menu["options"]] == ["Details", "arXiv", "More like this"]
+    assert menu["options"][1]["url"].startswith("https://arxiv.org/abs/")
+    assert check_blocks([{"type": "section", "text": {"type": "mrkdwn", "text": "x"}, "accessory": menu}]) == []
 
 
-def test_preview_shows_the_first_papers_and_counts_the_rest(corpus150):
+def test_preview_shows_the_highlights_and_counts_the_rest(corpus150):
     digest = compose_digest(corpus150, after_seq=0, lang="en", local_date=date(2026, 12, 1))
     message = render_preview(digest, "Tue 1 Dec 2026, 09:00 (UTC)")
     assert check_blocks(message.blocks) == []
-    assert "…and 142 more" in message.blocks[-1]["elements"][0]["text"]
+    assert "…and 140 more" in message.blocks[-1]["elements"][0]["text"]
 
 
 @pytest.mark.parametrize(("lang", "expected"), [("en", "Sun 8 Mar 2026"), ("zh", "2026年3月8日（周日）")])
@@ -222,7 +254,9 @@ def test_cli_digest_prints_the_messages_a_digest_would_post(tmp_path):
     proc = run_cli(tmp_path / "data", "digest", "--json")
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     payload = json.loads(proc.stdout)
-    assert payload["papers"] == 40 and len(payload["messages"]) == 2
+    assert payload["papers"] == 40 and len(payload["messages"]) >= 2  # the highlights, then the thread
+    rows_posted = [b for m in payload["messages"] for b in m["blocks"] if b.get("block_id", "").startswith("digest:")]
+    assert len(rows_posted) == 40 and len({b["block_id"] for b in rows_posted}) == 40
     assert all(check_blocks(m["blocks"]) == [] and m["text"] for m in payload["messages"])
 
     proc = run_cli(tmp_path / "data", "digest", "--lang", "zh", "--since", "30", "--filter", "\"Study Number 35\" OR \"Study Number 5\"", "--json")
@@ -243,9 +277,9 @@ def test_a_digest_keeps_links_in_comments_and_markup_inert():
         authors=["O'Brien *Jr*"], summary_zh="代码见https://github.com/x/my_repo，欢迎使用。",
         comments="Oral; code at https://github.com/x/my_repo and _more_", urls=["https://example.org/a_b"],
     )  # fmt: skip
-    en = render_digest_paper(paper, "en", 1)[0]["text"]["text"].split("\n")
+    en = render_digest_paper(paper, "en", 1)["text"]["text"].split("\n")
     assert en[0] == "*1. <https://example.org/a_b|A∗ Search for ∗Bold∗ Claims: xˍ1>*"
-    assert en[1] == "O'Brien ∗Jr∗"
-    assert en[2] == "_Oral; code at <https://github.com/x/my_repo> and ˍmoreˍ_"
-    zh = render_digest_paper(paper, "zh", 1)[0]["text"]["text"].split("\n")
-    assert zh[-1] == "> 代码见<https://github.com/x/my_repo>，欢迎使用。"
+    assert en[1] == "A∗搜索：xˍ1"
+    assert en[2] == "O'Brien ∗Jr∗"
+    zh = render_digest_paper(paper, "zh", 1)["text"]["text"].split("\n")
+    assert zh[-1] == "> AI 总结：代码见<https://github.com/x/my_repo>，欢迎使用。"

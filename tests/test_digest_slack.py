@@ -72,8 +72,14 @@ def ack_text(body) -> str:
     return all_text(body["blocks"])
 
 
+def announcements(fake) -> list[Call]:
+    """What the bot told a channel about its subscription (set up, changed, stopped)."""
+    return [c for c in fake.calls_to("chat.postMessage") if c.args.get("text", "").startswith("📚 <@")]
+
+
 def posts(fake) -> list[Call]:
-    return fake.calls_to("chat.postMessage")
+    """Digest messages and DMs: every chat.postMessage but the announcements."""
+    return [c for c in fake.calls_to("chat.postMessage") if c not in announcements(fake)]
 
 
 def run_at(w, *when):
@@ -88,14 +94,14 @@ def test_subscribe_list_update_and_unsubscribe_in_a_channel(w, slack):
     status, body = slack.command("subscribe", user_id="U1", channel_id="C200")
     assert status == 200
     text = ack_text(body)
-    assert "Subscribed <#C200> to a daily paper digest at *09:00* (UTC), in English" in text
-    assert "Tue 1 Dec 2026, 09:00 (UTC)" in text
+    assert "Subscribed <#C200> to a paper digest every weekday at *09:00* (UTC), in English" in text
+    assert "Next digest: <!date^1796115600^{date_short_pretty} {time}|Tue 1 Dec 2026, 09:00 (UTC)>." in text
     (sub,) = w.digests.subscriptions.all()
     assert w.jobs.scheduler.get_job(f"digest:{sub.id}") is not None
 
     _, body = slack.command("subscribe zh 08:30 tz:Asia/Shanghai KV缓存 OR speculative decoding", user_id="U1", channel_id="C200")
     text = ack_text(body)
-    assert "已更新频道 <#C200> 的每日论文日报" in text and "*08:30*（Asia/Shanghai）" in text and "匹配“KV缓存 OR speculative decoding”" in text
+    assert "已更新频道 <#C200> 的论文日报：每个工作日 *08:30*（北京时间），中文" in text and "匹配“KV缓存 OR speculative decoding”" in text
     assert "目前库中有 20 篇匹配" in text
     assert [s.id for s in w.digests.subscriptions.all()] == [sub.id]  # updated, not added
     job = w.jobs.scheduler.get_job(f"digest:{sub.id}")
@@ -103,14 +109,20 @@ def test_subscribe_list_update_and_unsubscribe_in_a_channel(w, slack):
 
     _, body = slack.command("subscriptions", user_id="U2", channel_id="C200")
     text = ack_text(body)
-    assert "1. <#C200> · every day at *08:30* (Asia/Shanghai) · Chinese · filter “KV缓存 OR speculative decoding”" in text
-    assert "next: Wed 2 Dec 2026, 08:30 (Asia/Shanghai)" in text
+    assert "1. <#C200> · every weekday at *08:30* (Asia/Shanghai) · Chinese · filter “KV缓存 OR speculative decoding”" in text
+    assert "|Wed 2 Dec 2026, 08:30 (Asia/Shanghai)>" in text
 
     _, body = slack.command("unsubscribe", user_id="U2", channel_id="C200")
-    assert "Unsubscribed: no more daily digests for <#C200>" in ack_text(body)
+    assert "Unsubscribed: no more paper digests for <#C200>" in ack_text(body)
     assert w.digests.subscriptions.all() == [] and w.jobs.scheduler.get_job(f"digest:{sub.id}") is None
     _, body = slack.command("subscriptions", user_id="U2", channel_id="C200")
-    assert "No daily digests here yet" in ack_text(body)
+    assert "No paper digests here yet" in ack_text(body)
+    told = [c.args["text"] for c in announcements(w.fake)]  # everyone in the channel heard of each change
+    assert told[0] == ("📚 <@U1> set up a paper digest for this channel: every weekday at 09:00 (UTC), in English. "
+                       "`/papers subscriptions` shows it; `/papers unsubscribe` stops it.")  # fmt: skip
+    assert told[1].startswith("📚 <@U1> 修改了本频道的论文日报：每个工作日 08:30（北京时间），中文，只收录匹配“KV缓存 OR speculative decoding”的论文")
+    assert told[2].startswith("📚 <@U2> 取消了本频道的论文日报")  # in the digest's language: the channel's
+    assert [c.args["channel"] for c in announcements(w.fake)] == ["C200"] * 3
 
 
 @pytest.mark.parametrize(
@@ -123,8 +135,8 @@ def test_subscribe_list_update_and_unsubscribe_in_a_channel(w, slack):
         ('subscribe "KV cache', "en", "I couldn't read the filter"),
         ('subscribe "KV cache', "zh", "无法识别筛选条件"),
         ("subscribe notify:sometimes", "en", "isn't an option I know"),
-        ("unsubscribe", "en", "There's no daily digest here to stop"),
-        ("subscribe help", "zh", "每日论文日报"),
+        ("unsubscribe", "en", "There's no paper digest here to stop"),
+        ("subscribe help", "zh", "*论文日报*，可订阅到频道"),
     ],
 )
 def test_bad_lines_get_a_clear_answer_in_the_readers_language(w, slack, text, lang, expected):
@@ -139,13 +151,13 @@ def test_bad_lines_get_a_clear_answer_in_the_readers_language(w, slack, text, la
 def test_a_dm_subscribes_the_person_and_lists_their_channels_too(w, slack):
     slack.command("subscribe 7am", user_id="U3", channel_id="C300")
     _, body = slack.command("subscribe zh", user_id="U3", channel_id="D300")
-    assert "已为你订阅" in ack_text(body)
+    assert "Subscribed you to a paper digest every weekday at *09:00* (UTC), in Chinese" in ack_text(body)  # U3 reads English
     personal = w.digests.subscriptions.for_place("user", "U3")
     assert personal is not None and personal.lang == "zh"
 
     _, body = slack.command("subscriptions", user_id="U3", channel_id="D300")
     text = ack_text(body)  # in the reader's language (English: U3 never picked one)
-    assert "1. your DM · every day at *09:00* (UTC) · Chinese" in text and "2. <#C300> · every day at *07:00*" in text
+    assert "1. your DM · every weekday at *09:00* (UTC) · Chinese" in text and "2. <#C300> · every weekday at *07:00*" in text
 
     slack.command("lang zh", user_id="U3")
     _, body = slack.command("unsubscribe", user_id="U3", channel_id="D300")
@@ -164,7 +176,7 @@ def test_preview_shows_privately_what_the_next_digest_holds(w, slack):
     _, body = slack.command("digest", user_id="U4", channel_id="C400")
     text = ack_text(body)
     assert "Preview of the next digest · Tue 1 Dec 2026" in text and "*12* new papers" in text
-    assert "…and 4 more" in text and "Study Number 2000" in text
+    assert "…and 2 more" in text and "Study Number 2000" in text
     _, body = slack.command("digest zh", user_id="U4", channel_id="C400")
     text = ack_text(body)
     assert "下一期日报预览" in text and "研究第2000号" in text and "清华大学" in text
@@ -179,7 +191,7 @@ def test_app_home_lists_the_readers_subscriptions(w, slack):
     (call,) = w.fake.wait_for("views.publish")
     view = call.args["view"]
     assert check_view(view) == []
-    assert "<#C500> · every day at *10:15* (Europe/Berlin)" in all_text(view["blocks"])
+    assert "<#C500> · every weekday at *10:15* (Europe/Berlin)" in all_text(view["blocks"])
 
 
 # -- delivery -------------------------------------------------------------------------------------
@@ -224,14 +236,16 @@ def test_digests_hold_the_language_they_were_asked_for(w, slack):
     assert channel and dm and w.fake.calls_to("conversations.open")[0].args["users"] == "U7"
     en = all_text([b for c in channel for b in c.args["blocks"]])
     zh = all_text([b for c in dm for b in c.args["blocks"]])
-    for expected in ("Paper digest", "Study Number 3001: Scaling Laws", "Tsinghua University", "ICML 2026", "Accepted at ICML 2026"):
-        assert expected in en
+    for expected in ("Paper digest", "Study Number 3001: Scaling Laws", "研究第3001号：模型3001的缩放定律", "Tsinghua University", "_ICML 2026_"):
+        assert expected in en  # the other language's title beneath
     for expected in ("论文日报", "研究第3001号：模型3001的缩放定律", "清华大学", "北京大学第3001实验室", "本文研究第3001号模型"):
         assert expected in zh
     assert "清华大学" not in en and "Tsinghua University" not in zh
-    assert button_values([b for c in channel for b in c.args["blocks"]], "paper_share")
-    assert not button_values([b for c in dm for b in c.args["blocks"]], "paper_share")  # a share in a DM reaches nobody
-    assert button_values([b for c in dm for b in c.args["blocks"]], "paper_details")
+    for calls in (channel, dm):  # one overflow menu per row; no Share: the digest is already where it is read
+        blocks = [b for c in calls for b in c.args["blocks"]]
+        assert not button_values(blocks, "paper_share") and not [b for b in blocks if b["type"] == "actions"]
+        menus = [b["accessory"] for b in blocks if b.get("block_id", "").startswith("digest:")]
+        assert len(menus) == 6 and all(m["type"] == "overflow" and m["action_id"] == "paper_menu" for m in menus)
 
 
 def test_a_channel_without_the_bot_pauses_the_digest_and_tells_its_creator(w, slack):
@@ -336,11 +350,11 @@ def test_digest_with_a_word_that_is_not_a_language_says_what_it_ignored(w, slack
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("订阅列表", "这里还没有订阅每日日报"),
-        ("退订", "这里没有可以取消的每日日报"),
+        ("订阅列表", "这里还没有订阅论文日报"),
+        ("退订", "这里没有可以取消的论文日报"),
         ("日报", "这里还没有订阅日报"),
-        ("订阅 help", "每日论文日报"),
-        ("subscriptions", "No daily digests here yet"),
+        ("订阅 help", "*论文日报*，可订阅到频道"),
+        ("subscriptions", "No paper digests here yet"),
     ],
 )
 def test_chinese_command_words_get_chinese_answers(w, slack, text, expected):
@@ -411,7 +425,7 @@ def test_app_home_unsubscribes_with_a_button_not_a_dm_only_number(w, slack):
 
 def test_app_home_without_digests_says_how_to_start_one(w, slack):
     text = all_text(home_view(w, slack, "U12")["blocks"])
-    assert "You have no daily digests yet" in text and "No daily digests here yet" not in text
+    assert "You have no paper digests yet" in text and "No paper digests here yet" not in text
 
 
 def test_preview_of_a_paused_digest_says_it_is_paused_and_how_to_resume(w, slack):
@@ -424,19 +438,20 @@ def test_preview_of_a_paused_digest_says_it_is_paused_and_how_to_resume(w, slack
     assert "due" not in text and "09:00" not in text  # no run is coming
     w.digests.subscriptions.pause(sub.id, "ratelimited")
     _, body = slack.command("日报", user_id="U13", channel_id="C1400")
-    assert "run `/papers subscribe` here again" in ack_text(body)  # the digest's language (English)
+    assert "请在这里再次运行 `/papers subscribe`" in ack_text(body)  # the reader's language, not the digest's
 
 
 @pytest.mark.parametrize(
     ("lang", "expected"),
     [
-        ("en", "Nothing new yet for the next digest, due Tue 1 Dec 2026, 20:30 (Asia/Shanghai)."),
-        ("zh", "下一期日报将于 2026年12月1日（周二） 20:30（Asia/Shanghai 时间）发送"),
+        ("en", "Nothing new yet for the next digest, due <!date^1796128200^{date_short_pretty} {time}|Tue 1 Dec 2026, 20:30 (Asia/Shanghai)>."),
+        ("zh", "下一期日报将于 <!date^1796128200^{date_short_pretty} {time}|2026年12月1日（周二）20:30（北京时间）> 发送"),
     ],
 )
 def test_preview_with_nothing_new_reads_without_nested_parentheses(w, slack, lang, expected):
-    slack.command(f"subscribe {lang} 20:30 tz:Asia/Shanghai", user_id="U14", channel_id="C1500")
-    _, body = slack.command("digest", user_id="U14", channel_id="C1500")
+    slack.command(f"lang {lang}", user_id=f"U14{lang}")
+    slack.command(f"subscribe {lang} 20:30 tz:Asia/Shanghai", user_id=f"U14{lang}", channel_id="C1500")
+    _, body = slack.command("digest", user_id=f"U14{lang}", channel_id="C1500")
     assert expected in ack_text(body)
 
 
@@ -470,3 +485,109 @@ def test_a_misspelled_filter_is_flagged_with_the_correction(w, slack):
     assert "Did you mean `speculative decoding`?" in text
     _, body = slack.command("subscribe speculative decoding", user_id="U1", channel_id="C202")
     assert "Did you mean" not in ack_text(body) and "No paper in the library" not in ack_text(body)
+
+
+# -- compact digests, people's zones and languages, channels without the bot (issue 11) ---------------
+
+
+@pytest.mark.parametrize("count", [10, 97, 500])
+def test_a_digest_opens_with_its_highlights_and_threads_the_rest_within_block_kit_limits(w, slack, count):
+    slack.command("subscribe daily", user_id=f"U_N{count}", channel_id=f"C_N{count}")
+    ingest(w.corpus, w.tmp, f"n{count}.txt", listing_text("ICML Feed（ICML订阅）", 10_000 * count, count))
+    run_at(w, 2026, 12, 1, 9, 0)
+    calls = posts(w.fake)
+    head, replies = calls[0], calls[1:]
+    head_rows = digest_paper_ids([head])
+    assert len(head_rows) == 10 and "thread_ts" not in head.args
+    intro = head.args["blocks"][1]["elements"][0]["text"]
+    if count == 10:
+        assert replies == [] and intro == "*10* new papers"
+    else:
+        assert intro == f"*{count}* new papers · the top 10 here, {count - 10} more in the thread 🧵"
+        sub = w.digests.subscriptions.for_place("channel", f"C_N{count}")
+        ts = w.digests.subscriptions.delivery(sub.id, "2026-12-01").message_ts
+        assert replies and ts and all(c.args["thread_ts"] == ts for c in replies)
+    ids = digest_paper_ids(calls)
+    assert len(ids) == len(set(ids)) == count
+    for call in calls:
+        assert check_blocks(call.args["blocks"]) == [] and len(call.args["blocks"]) <= LIMITS["message_blocks"]
+        primary = [e for b in call.args["blocks"] for e in [*b.get("elements", []), b.get("accessory") or {}] if e.get("style") == "primary"]
+        assert len(primary) <= 1 and not button_values(call.args["blocks"], "paper_share")
+
+
+def test_a_personal_digest_takes_the_persons_slack_zone_and_says_so(w, slack):
+    w.fake.users["U_NY"] = {"tz": "America/New_York", "locale": "en-US"}
+    _, body = slack.command("subscribe 8am", user_id="U_NY", channel_id="D_NY")
+    text = ack_text(body)
+    assert "every weekday at *08:00* (America/New_York)" in text
+    assert "Time zone: America/New_York (your Slack time zone; add `tz:…` to choose another)." in text
+    assert w.digests.subscriptions.for_place("user", "U_NY").timezone == "America/New_York"
+    job = w.jobs.scheduler.get_job(f"digest:{w.digests.subscriptions.for_place('user', 'U_NY').id}")
+    assert job.next_run_time.isoformat() == "2026-12-01T08:00:00-05:00"
+    # a channel's default is the subscriber's zone too; a typed zone wins and needs no note
+    w.fake.users["U_SH"] = {"tz": "Asia/Shanghai", "locale": "zh-CN"}
+    _, body = slack.command("subscribe", user_id="U_SH", channel_id="C_SH")
+    text = ack_text(body)  # zh-CN: answered in Chinese although nothing Chinese was typed
+    assert "已为频道 <#C_SH> 订阅论文日报：每个工作日 *09:00*（北京时间），中文" in text and "按你在 Slack 中设置的时区" in text
+    _, body = slack.command("subscribe tz:London", user_id="U_SH", channel_id="C_SH")
+    assert "伦敦时间" in ack_text(body) and "按你在 Slack 中设置的时区" not in ack_text(body)
+
+
+def test_replies_follow_the_person_not_the_channel_digest(w, slack):
+    w.fake.users["U_ZH_LOC"] = {"locale": "zh-CN"}
+    slack.command("subscribe en", user_id="U_EN_OWNER", channel_id="C_MIX")  # an English digest
+    _, body = slack.command("subscriptions", user_id="U_ZH_LOC", channel_id="C_MIX")
+    assert "频道 <#C_MIX> 的论文日报" in ack_text(body) and "英文" in ack_text(body)
+    _, body = slack.command("speculative decoding", user_id="U_ZH_LOC", channel_id="C_MIX")  # a search, too
+    assert "共找到" in ack_text(body)
+    slack.command("lang en", user_id="U_ZH_LOC")  # an explicit setting beats the locale
+    _, body = slack.command("subscriptions", user_id="U_ZH_LOC", channel_id="C_MIX")
+    assert "Paper digests for <#C_MIX>" in ack_text(body)
+    assert [c.args["user"] for c in w.fake.calls_to("users.info")].count("U_ZH_LOC") == 1  # cached
+
+
+def test_a_channel_without_the_bot_waits_paused_until_it_is_invited(w, slack):
+    w.fake.channels["C_NOBOT"] = {"is_member": False, "is_private": True}
+    _, body = slack.command("subscribe 7am", user_id="U_INV", channel_id="C_NOBOT")
+    text = ack_text(body)
+    assert "I'm not in <#C_NOBOT> yet" in text and "`/invite @paperbot`" in text and "Next digest" not in text
+    sub = w.digests.subscriptions.for_place("channel", "C_NOBOT")
+    assert (sub.status, sub.paused_reason) == ("paused", "not_in_channel")
+    assert w.jobs.scheduler.get_job(f"digest:{sub.id}") is None and announcements(w.fake) == []
+    ingest(w.corpus, w.tmp, "nobot.txt", listing_text("ICML", 7000, 2))
+    run_at(w, 2026, 12, 1, 9, 0)
+    assert posts(w.fake) == []  # nothing tried while it waits
+
+    status, _ = slack.event({"type": "member_joined_channel", "user": "UBOT", "channel": "C_NOBOT", "channel_type": "C"})
+    assert status == 200
+    (joined,) = w.fake.wait_for("chat.postMessage")
+    assert joined.args["channel"] == "C_NOBOT" and "Thanks for inviting me" in joined.args["text"] and "<@U_INV>" in joined.args["text"]
+    sub = w.digests.subscriptions.get(sub.id)
+    assert sub.is_active and w.jobs.scheduler.get_job(f"digest:{sub.id}") is not None
+    run_at(w, 2026, 12, 2, 7, 0)
+    assert sorted(digest_paper_ids(posts(w.fake))) == sorted(p.id for p in w.corpus.newest(2))
+
+
+def test_a_public_channel_takes_a_digest_without_the_bot_joining(w, slack):
+    w.fake.channels["C_PUBLIC"] = {"is_member": False, "is_private": False}  # chat:write.public
+    _, body = slack.command("subscribe", user_id="U_PUB", channel_id="C_PUBLIC")
+    assert "Next digest" in ack_text(body) and w.digests.subscriptions.for_place("channel", "C_PUBLIC").is_active
+    assert [c.args["channel"] for c in announcements(w.fake)] == ["C_PUBLIC"]
+
+
+def test_someone_else_joining_does_not_resume_it(w, slack):
+    w.fake.channels["C_NOBOT2"] = {"error": "channel_not_found"}
+    _, body = slack.command("subscribe", user_id="U_INV2", channel_id="C_NOBOT2")
+    assert "`/invite @paperbot`" in ack_text(body)
+    slack.event({"type": "member_joined_channel", "user": "U_SOMEONE", "channel": "C_NOBOT2", "channel_type": "C"})
+    time.sleep(0.2)
+    assert not w.digests.subscriptions.for_place("channel", "C_NOBOT2").is_active
+
+
+def test_when_slack_cannot_say_the_persons_zone_the_teams_default_is_used_and_said(w, slack):
+    w.fake.fail("users.info", "user_not_found")
+    _, body = slack.command("subscribe", user_id="U_NOINFO", channel_id="D_NOINFO")
+    text = ack_text(body)
+    assert "every weekday at *09:00* (UTC)" in text and "Time zone: UTC (the team's default" in text
+    slack.command("subscriptions", user_id="U_NOINFO", channel_id="D_NOINFO")
+    assert len(w.fake.calls_to("users.info")) == 1  # the failure is remembered for a minute, not retried per command

@@ -32,8 +32,12 @@ def test_every_message_formats(key):
 
 
 def test_chinese_messages_are_chinese():
-    # Command examples and names may be Latin, but each Chinese message has some Chinese in it.
-    latin_only = [k for k, v in MESSAGES.items() if not re.search(r"[\u4e00-\u9fff]", v["zh"])]
+    # Command examples and names may be Latin, but each Chinese message has some Chinese in it
+    # (one made only of placeholders and punctuation, such as a date and time, has no words).
+    def wordless(text: str) -> bool:
+        return not re.search(r"[A-Za-z]", re.sub(r"{\w+}", "", text))
+
+    latin_only = [k for k, v in MESSAGES.items() if not re.search(r"[\u4e00-\u9fff]", v["zh"]) and not wordless(v["zh"])]
     assert latin_only == []
 
 
@@ -103,13 +107,13 @@ def test_chinese_calls_a_digest_ribao_not_a_summary():
 @pytest.mark.parametrize(
     ("key", "place", "expected"),
     [
-        ("subscribe.created", "频道 <#C1>", "已为频道 <#C1> 订阅每日论文日报"),
-        ("subscribe.created", "你", "已为你订阅每日论文日报"),
-        ("subscribe.updated", "频道 <#C1>", "已更新频道 <#C1> 的每日论文日报"),
-        ("subscribe.list_header", "频道 <#C1>", "*频道 <#C1> 的每日日报*"),
-        ("subscribe.removed", "频道 <#C1>", "已取消订阅：频道 <#C1> 不再收到每日日报。"),
-        ("subscribe.removed", "你的私信", "已取消订阅：你的私信不再收到每日日报。"),
-        ("digest.paused_dm", "你的私信", "你的私信的每日论文日报已暂停"),
+        ("subscribe.created", "频道 <#C1>", "已为频道 <#C1> 订阅论文日报"),
+        ("subscribe.created", "你", "已为你订阅论文日报"),
+        ("subscribe.updated", "频道 <#C1>", "已更新频道 <#C1> 的论文日报"),
+        ("subscribe.list_header", "频道 <#C1>", "*频道 <#C1> 的论文日报*"),
+        ("subscribe.removed", "频道 <#C1>", "已取消订阅：频道 <#C1> 不再收到论文日报。"),
+        ("subscribe.removed", "你的私信", "已取消订阅：你的私信不再收到论文日报。"),
+        ("digest.paused_dm", "你的私信", "你的私信的论文日报已暂停"),
     ],
 )
 def test_chinese_puts_a_space_between_a_mention_and_chinese(key, place, expected):
@@ -121,3 +125,41 @@ def test_the_channel_place_has_no_stray_spaces():
     assert t("subscribe.place_channel", "zh", channel_id="C1") == "频道 <#C1>"
     assert t("card.shared_by", "zh", user_id="U1") == "<@U1> 分享了这篇论文"
     assert t("search.none", "zh", query="<https://a.org>") == "没有找到与“<https://a.org>”相关的论文。"  # links are not mentions
+
+
+# Half-width punctuation that Chinese text writes full-width: ， ； ： （ ） ！ ？
+_HALF_WIDTH = ",;:()!?"
+_HAN = r"[\u3400-\u4dbf\u4e00-\u9fff]"
+_CODE = re.compile(r"`[^`]*`|<[^<>]*>|{\w+}|https?://\S+")
+
+
+_EMOJI = re.compile(r":[a-z0-9_+-]+:")
+
+
+def half_width_between_chinese(text: str) -> list[str]:
+    """Half-width punctuation touching a Chinese character, outside `code`, <links>, {fields}
+    and Slack's :emoji: codes."""
+    plain = _EMOJI.sub(" ", _CODE.sub(" ", text))
+    found = re.findall(rf"{_HAN}\s*[{re.escape(_HALF_WIDTH)}]|[{re.escape(_HALF_WIDTH)}]\s*{_HAN}", plain)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("text", "bad"),
+    [("麻省理工学院; 丰田研究院", True), ("分享了这篇论文: ", True), ("（中文）", False), ("用 `a:b` 试试", False),
+     ("时间（UTC+8）", False), ("见 (附录)", True), ("点击 <https://a.org|这里>。", False), (":hourglass: 正在搜索", False)],
+)  # fmt: skip
+def test_the_punctuation_check_finds_half_width_marks_in_chinese(text, bad):
+    assert bool(half_width_between_chinese(text)) is bad
+
+
+def test_chinese_strings_use_full_width_punctuation():
+    # Guards every Chinese string, including the ones other features add.
+    bad = {key: half_width_between_chinese(v["zh"]) for key, v in MESSAGES.items() if half_width_between_chinese(v["zh"])}
+    assert bad == {}
+
+
+def test_chinese_counts_authors_the_chinese_way_and_calls_the_summary_ai_zongjie():
+    assert t("card.authors_more", "zh", count=6) == "等 6 人"
+    assert t("card.label_summary", "zh") == "AI 总结"
+    assert not [k for k, v in MESSAGES.items() if "及另外" in v["zh"]]

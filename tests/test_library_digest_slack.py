@@ -6,10 +6,10 @@ from __future__ import annotations
 import time
 
 from digest_support import ingest, listing_text
-from slack_helpers import all_text, button_values
+from slack_helpers import all_text
 from test_digest_slack import posts, run_at, slack, w, world  # noqa: F401 (fixtures)
 
-from bot.slack.blocks import check_blocks
+from bot.slack.blocks import check_blocks, decode_value
 from bot.subscriptions import parse_subscribe
 
 
@@ -26,6 +26,9 @@ def test_subscribe_with_an_order_says_so_and_a_bad_one_is_explained(w, slack):  
     _, body = slack.command("subscribe order:sometimes", user_id="U_ORD1", channel_id="D_ORD1")
     assert "`order:sometimes` is not an order I know" in all_text(body["blocks"])
     _, body = slack.command("subscribe zh order:popular", user_id="U_ORD1", channel_id="C_ORD1")
+    assert "Papers come ordered by what this channel values most." in all_text(body["blocks"])  # the reply follows the person
+    slack.command("lang zh", user_id="U_ORD1", channel_id="C_ORD1")
+    _, body = slack.command("subscribe zh order:popular", user_id="U_ORD1", channel_id="C_ORD1")
     assert "论文按本频道最看重的论文排序。" in all_text(body["blocks"])
 
 
@@ -34,7 +37,8 @@ def test_reactions_on_a_digest_are_votes_and_the_next_digest_opens_with_them(w, 
     ingest(w.corpus, w.tmp, "ord-1.txt", listing_text("Order Feed（排序）", 5000, 3, topic="Mixture of Experts"))
     run_at(w, 2026, 12, 1, 9, 0)
     (head,) = posts(w.fake)
-    assert len(button_values(head.args["blocks"], "paper_save")) == 3  # Save on every row
+    menus = [b["accessory"]["options"] for b in head.args["blocks"] if b.get("block_id", "").startswith("digest:")]
+    assert len(menus) == 3 and all(any(decode_value(o["value"]).get("a") == "paper_save" for o in m) for m in menus)
     ts = head.response["ts"]
     assert len(w.corpus.library.papers_on("C_ORD2", ts)) == 3
     slack.event({"type": "reaction_added", "user": "U_FAN", "reaction": "fire", "event_ts": "20.1",

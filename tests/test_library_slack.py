@@ -26,6 +26,16 @@ def eventually(check, timeout: float = 15.0):
         time.sleep(0.02)
 
 
+def post_share(slack, fake_slack, query: str, *, user_id: str, channel_id: str):
+    """Share `query` the way a person does: the private preview, then Post; return the post."""
+    _, preview = slack.command(f"share {query}", user_id=user_id, channel_id=channel_id)
+    slack.click("share_post", button_values(preview["blocks"], "share_post")[0], user_id=user_id, channel_id=channel_id)
+    (post,) = fake_slack.wait_for("chat.postMessage")
+    fake_slack.wait_for("response")  # "Shared to #channel", to the sharer
+    fake_slack.reset()
+    return post
+
+
 def save_buttons(blocks: list[dict]) -> list[dict]:
     return [e for b in blocks if b.get("type") == "actions" for e in b["elements"] if e.get("action_id") == "paper_save"]
 
@@ -42,7 +52,7 @@ def test_the_save_button_toggles_and_redraws_the_results_for_the_clicker(slack, 
     assert redrawn.args["replace_original"] is True and redrawn.args["response_type"] == "ephemeral"
     assert check_blocks(redrawn.args["blocks"]) == []
     assert save_buttons(redrawn.args["blocks"])[0]["text"]["text"] == "Saved ✓"
-    assert "page 1 of" in redrawn.args["blocks"][0]["text"]["text"]  # the same results page
+    assert redrawn.args["blocks"][0] == body["blocks"][0]  # the same results page
     assert seed_corpus.library.saved_ids("U_SV1") == {value["id"]}
 
     _, body = slack.command("ParisKV", user_id="U_SV1")  # a new search shows it saved
@@ -142,8 +152,7 @@ def test_app_home_has_a_saved_section_with_remove(slack, fake_slack, seed_corpus
 
 def test_reactions_on_shared_cards_are_the_channels_votes(slack, fake_slack, seed_corpus):
     channel = "C_VOTES"
-    slack.command("share ParisKV", user_id="U_SHARER", channel_id=channel)
-    (post,) = fake_slack.wait_for("chat.postMessage")
+    post = post_share(slack, fake_slack, "ParisKV", user_id="U_SHARER", channel_id=channel)
     assert button_values(post.args["blocks"], "paper_save")  # a Save button on the shared card
     ts = post.response["ts"]
     # The fake records the post before answering it; the card is recorded after the answer.
@@ -181,8 +190,7 @@ def test_reactions_on_shared_cards_are_the_channels_votes(slack, fake_slack, see
 
 def test_a_save_from_a_public_card_counts_for_the_channel_and_answers_privately(slack, fake_slack, seed_corpus):
     channel, user = "C_PUBSAVE", "U_PUBSAVE"
-    slack.command("share ParisKV", user_id="U_SOMEONE", channel_id=channel)
-    (post,) = fake_slack.wait_for("chat.postMessage")
+    post = post_share(slack, fake_slack, "ParisKV", user_id="U_SOMEONE", channel_id=channel)
     assert eventually(lambda: seed_corpus.library.papers_on(channel, post.response["ts"]))
     (value,) = button_values(post.args["blocks"], "paper_save")
     slack.click("paper_save", value, user_id=user, channel_id=channel, ephemeral=False)
@@ -287,7 +295,7 @@ def test_save_on_details_and_more_like_this_redraws_them(slack, fake_slack):
     assert save_buttons(again.args["blocks"])[0]["text"]["text"] == "Saved ✓"
 
 
-def test_save_on_a_personal_digest_in_a_dm_redraws_that_message(slack, fake_slack, seed_corpus):
+def test_save_from_a_personal_digest_row_in_a_dm_saves_for_that_reader(slack, fake_slack, seed_corpus):
     from datetime import date
 
     from bot.digest import Digest
@@ -295,15 +303,15 @@ def test_save_on_a_personal_digest_in_a_dm_redraws_that_message(slack, fake_slac
 
     user, dm = "U_DM_DIGEST", "DU_DM_DIGEST"
     papers = seed_corpus.store.newest(2)
-    (message,) = render_digest(Digest(lang="en", local_date=date(2026, 12, 1), papers=papers), shareable=False)
-    value = button_values(message.blocks, "paper_save")[1]
-    slack.click("paper_save", value, user_id=user, channel_id=dm, ephemeral=False,
+    (message,) = render_digest(Digest(lang="en", local_date=date(2026, 12, 1), papers=papers))
+    row = [b for b in message.blocks if b.get("block_id", "").startswith("digest:")][1]
+    option = next(o for o in row["accessory"]["options"] if decode_value(o["value"]).get("a") == "paper_save")
+    assert option["text"]["text"] == "Save" and user not in option["value"]
+    slack.click("paper_menu", option, user_id=user, channel_id=dm, ephemeral=False,
                 message={"ts": "55.5", "text": message.text, "blocks": message.blocks})  # fmt: skip
-    (update,) = fake_slack.wait_for("chat.update")
-    assert (update.args["channel"], update.args["ts"]) == (dm, "55.5")
-    labels = [e["text"]["text"] for e in save_buttons(update.args["blocks"])]
-    saved_id = decode_value(value)["id"]
-    assert labels == ["Save", "Saved ✓"]  # the clicked one, the other as it was
-    assert seed_corpus.library.saved_ids(user) == {saved_id}
-    assert not fake_slack.calls_to("response")  # no extra note: the message itself says so
-    assert len(update.args["blocks"]) == len(message.blocks)
+    (note,) = fake_slack.wait_for("response")
+    chosen = seed_corpus.store.get(decode_value(option["value"])["id"])
+    assert row["block_id"] == f"digest:{chosen.id}"  # the option saves the row it sits on
+    assert note.args["response_type"] == "ephemeral" and f"Saved *{chosen.title_en[:20]}" in note.args["text"]
+    assert seed_corpus.library.saved_ids(user) == {chosen.id}
+    assert save_buttons(note.args["blocks"])  # with a way to take it back

@@ -14,9 +14,11 @@ SCOPE_OF_METHOD = {
     "chat.postMessage": "chat:write",
     "chat.postEphemeral": "chat:write",
     "chat.update": "chat:write",
+    "conversations.info": "channels:read",  # groups:read for private channels (WIDENING)
     "conversations.open": "im:write",
     "files.info": "files:read",
-    "files.upload_v2": "files:write",  # files.getUploadURLExternal + files.completeUploadExternal
+    "files.upload_v2": "files:write",
+    "users.info": "users:read",  # files.getUploadURLExternal + files.completeUploadExternal
     "views.publish": None,  # needs no scope
 }
 # Bolt listener -> the Events API subscription and the scope it needs.
@@ -25,10 +27,12 @@ EVENT_OF_LISTENER = {
     "message": ("message.im", "im:history"),
     "reaction_added": ("reaction_added", "reactions:read"),
     "reaction_removed": ("reaction_removed", "reactions:read"),
+    "member_joined_channel": ("member_joined_channel", "channels:read"),
 }
 # Scopes no method names: chat:write.public lets chat.postMessage reach public channels the
-# bot hasn't joined (digests, shared cards); files:read also covers url_private downloads.
-WIDENING = {"chat:write.public"}
+# bot hasn't joined (digests, shared cards); files:read also covers url_private downloads;
+# groups:read lets conversations.info and member_joined_channel see private channels.
+WIDENING = {"chat:write.public", "groups:read"}
 
 
 def manifest_list(section: str) -> set[str]:

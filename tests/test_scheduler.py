@@ -281,3 +281,41 @@ def test_crash_between_slack_accepting_and_recording_repeats_that_message_once(c
     assert second.poster.digests() == ["2026-12-02"]
     assert sorted(second.poster.papers_posted()) == sorted(first.poster.papers_posted())  # once more, then never
     assert second.subs.get(sub.id).cursor_seq == corpus.store.last_seq()
+
+
+# -- days of the week (issue 11) ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("days", "zone", "expected"),
+    [
+        ("mon,tue,wed,thu,fri", "America/New_York", ["2026-03-02", "2026-03-03", "2026-03-04", "2026-03-05", "2026-03-06",
+                                                     "2026-03-09", "2026-03-10"]),  # weekdays, across spring forward (Sun 8 Mar)
+        ("mon", "America/New_York", ["2026-03-02", "2026-03-09"]),  # weekly, the Monday after the clocks moved too
+        ("mon,wed,fri", "Asia/Shanghai", ["2026-03-02", "2026-03-04", "2026-03-06", "2026-03-09"]),
+        ("*", "Asia/Shanghai", [f"2026-03-{d:02d}" for d in range(1, 11)]),
+    ],
+)  # fmt: skip
+def test_a_digest_posts_on_its_days_only_once_each_across_a_week_and_dst(corpus, days, zone, expected):
+    clock = FakeClock(at(2026, 3, 1, 0, zone=zone))  # a Sunday
+    bot = Instance(corpus, clock).start()
+    sub = bot.subscribe(9, 0, zone, notify_empty=True, days=days)  # a note every run day, so each run shows
+    job = bot.jobs.scheduler.get_job(f"digest:{sub.id}")
+    assert str(job.trigger.timezone) == zone and "day_of_week" in str(job.trigger)
+    bot.run_until(at(2026, 3, 10, 23, zone=zone), step=timedelta(minutes=30))
+    assert bot.poster.digests() == expected
+    # each at 09:00 local time, whatever the offset that day
+    for delivery in bot.subs.deliveries(sub.id):
+        claimed = datetime.fromisoformat(delivery.claimed_at).astimezone(ZoneInfo(zone))
+        assert (claimed.hour, claimed.minute) == (9, 0)
+
+
+def test_a_weekday_digest_holds_the_weekends_papers_on_monday(corpus, tmp_path):
+    clock = FakeClock(at(2026, 12, 4, 10))  # Friday, after the run
+    bot = Instance(corpus, clock).start()
+    bot.subscribe(9, 0, "UTC", days="mon,tue,wed,thu,fri")
+    add_papers(corpus, tmp_path, 1, 2, "sat.txt")
+    bot.run_until(at(2026, 12, 6, 12))  # Sat, Sun: nothing posted
+    assert bot.poster.digests() == []
+    bot.run_until(at(2026, 12, 7, 12))
+    assert bot.poster.digests() == ["2026-12-07"] and len(bot.poster.papers_posted()) == 2

@@ -149,14 +149,17 @@ def test_share_posts_the_card_and_who_shared_it(slack, fake_slack):
     assert "<@U_SHARE> shared this paper" in all_text(post.args["blocks"])
     assert "ParisKV" in all_text(post.args["blocks"])
     assert check_blocks(post.args["blocks"]) == []
+    (told,) = fake_slack.wait_for("response")  # the clicker learns where it went
+    assert told.args["text"] == "Shared to <#C_SHARE>." and told.args["response_type"] == "ephemeral"
+    assert told.args["replace_original"] is False  # the results stay
 
 
 def test_share_where_the_bot_is_not_in_the_channel_uses_the_response_url(slack, fake_slack):
     fake_slack.fail("chat.postMessage", "not_in_channel")
     value = _first_paper_value(slack, user_id="U_SHARE2")
     slack.click("paper_share", value, user_id="U_SHARE2", channel_id="C_PRIVATE")
-    (fallback,) = fake_slack.wait_for("response")
-    assert fallback.args["response_type"] == "in_channel"
+    fallback, told = fake_slack.wait_for("response", 2)
+    assert fallback.args["response_type"] == "in_channel" and told.args["text"] == "Shared to <#C_PRIVATE>."
     assert "<@U_SHARE2> shared this paper" in all_text(fallback.args["blocks"])
     assert fake_slack.calls_to("chat.postMessage")[0].status == 200  # recorded, answered with an error
 
@@ -176,15 +179,40 @@ def test_a_rate_limited_post_is_retried_after_retry_after(slack, fake_slack):
     slack.click("paper_share", value, user_id="U_RATE")
     posts = fake_slack.wait_for("chat.postMessage", 2, timeout=10)
     assert [p.status for p in posts] == [429, 200]
-    assert not fake_slack.calls_to("response")  # no error shown: the retry worked
+    (told,) = fake_slack.wait_for("response")
+    assert told.args["text"].startswith("Shared to")  # no error shown: the retry worked
 
 
-def test_slash_share_posts_the_best_match(slack, fake_slack):
+def test_slash_share_previews_privately_then_posts_on_post(slack, fake_slack):
     status, body = slack.command("share ParisKV", user_id="U_SHARE4", channel_id="C_SHARE4")
-    assert status == 200 and not body
+    assert status == 200 and body["response_type"] == "ephemeral" and check_blocks(body["blocks"]) == []
+    text = all_text(body["blocks"])
+    assert "Post this paper in <#C_SHARE4> for everyone?" in text and "ParisKV" in text
+    assert [e["text"]["text"] for e in body["blocks"][-1]["elements"]] == ["Post", "Cancel"]
+    assert [e.get("style") for e in body["blocks"][-1]["elements"]] == ["primary", None]
+    assert not fake_slack.calls_to("chat.postMessage")  # nothing posted yet
+    slack.click("share_post", button_values(body["blocks"], "share_post")[0], user_id="U_SHARE4", channel_id="C_SHARE4")
     (post,) = fake_slack.wait_for("chat.postMessage")
     assert post.args["channel"] == "C_SHARE4"
-    assert "ParisKV" in all_text(post.args["blocks"])
+    assert "ParisKV" in all_text(post.args["blocks"]) and "<@U_SHARE4> shared this paper" in all_text(post.args["blocks"])
+    (told,) = fake_slack.wait_for("response")
+    assert told.args["text"] == "Shared to <#C_SHARE4>." and told.args["replace_original"] is True  # replaces the preview
+
+
+def test_slash_share_cancel_posts_nothing(slack, fake_slack):
+    _, body = slack.command("分享 ParisKV", user_id="U_SHARE5", channel_id="C_SHARE5")
+    assert "要把这篇论文发到频道 <#C_SHARE5>" in all_text(body["blocks"])
+    slack.click("share_cancel", button_values(body["blocks"], "share_cancel")[0], user_id="U_SHARE5", channel_id="C_SHARE5")
+    (told,) = fake_slack.wait_for("response")
+    assert told.args["text"] == "已取消，没有发送任何内容。" and told.args["replace_original"] is True
+    assert not fake_slack.calls_to("chat.postMessage")
+
+
+def test_one_page_of_results_does_not_say_page_1_of_1(slack, fake_slack):
+    _, body = slack.command("ParisKV drift robust", user_id="U_ONEPAGE")
+    head = body["blocks"][0]["text"]["text"]
+    assert not button_values(body["blocks"], "results_next")  # one page
+    assert "for “ParisKV drift robust”" in head and "page" not in head
 
 
 def test_details_shows_the_full_card(slack, fake_slack):
@@ -194,7 +222,7 @@ def test_details_shows_the_full_card(slack, fake_slack):
     blocks = card.args["blocks"]
     assert blocks[0]["type"] == "header" and "ParisKV" in blocks[0]["text"]["text"]
     text = all_text(blocks)
-    for expected in ("ParisKV：", "Themis Palpanas", "Institute of Computing Technology", "Summary", "ICML 2026"):
+    for expected in ("ParisKV：", "Themis Palpanas", "Institute of Computing Technology", "AI summary", "ICML 2026"):
         assert expected in text
     assert card.args["replace_original"] is False
     assert check_blocks(blocks) == []

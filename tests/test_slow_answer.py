@@ -12,7 +12,7 @@ import time
 
 import pytest
 from fake_socket_mode import FakeSocketMode, slash_command_envelope
-from slack_helpers import SlackSender, all_text
+from slack_helpers import SlackSender, all_text, button_values
 
 from bot.slack.server import start_app_server
 
@@ -76,13 +76,17 @@ def test_a_fast_answer_still_rides_in_the_ack(slow_server, fake_slack):
     assert fake_slack.calls_to("response") == []
 
 
-def test_a_slow_share_acks_then_posts_the_card(slow_server, fake_slack):
-    status, _ = slow_server.command("share ParisKV", user_id="U_SLOW_SHARE")
-    assert status == 200
+def test_a_slow_share_acks_then_delivers_its_preview_and_post_shares(slow_server, fake_slack):
+    status, ack = slow_server.command("share ParisKV", user_id="U_SLOW_SHARE", response_url=fake_slack.response_url("slowshare"))
+    assert status == 200 and "Searching" in ack["text"]
+    (late,) = fake_slack.wait_for("response")  # the Post / Cancel preview replaces "Searching…"
+    assert late.args["replace_original"] is True and "ParisKV" in all_text(late.args["blocks"])
+    assert fake_slack.calls_to("chat.postMessage") == []  # nothing reaches the channel before Post
+    slow_server.click("share_post", button_values(late.args["blocks"], "share_post")[0], user_id="U_SLOW_SHARE")
     (post,) = fake_slack.wait_for("chat.postMessage")
     assert post.args["channel"] == "C100" and "ParisKV" in post.args["text"]
-    (cleanup,) = fake_slack.wait_for("response")
-    assert cleanup.args["delete_original"] is True  # "Searching…" goes once the card is posted
+    done = fake_slack.wait_for("response", count=2)[1]  # and the clicker hears where it went
+    assert "Shared to <#C100>" in done.args["text"]
 
 
 def test_socket_mode_delivers_a_slow_answer_the_same_way(slow_settings, seed_corpus, fake_slack):

@@ -38,7 +38,7 @@ def test_options_come_first_and_the_rest_is_the_filter(text, filter_text):
 
 @pytest.mark.parametrize(
     ("text", "key"),
-    [("25:00", "bad_time"), ("9:75 KV", "bad_time"), ("13pm", "bad_time"), ("tz:Mars/Olympus", "bad_zone"),
+    [("25:00", "bad_time"), ("9:75 KV", "bad_time"), ("13pm", "bad_time_suggest"), ("tz:Mars/Olympus", "bad_zone"),
      ("tz:", "bad_zone"), ("tz:../../etc/passwd", "bad_zone"), ("notify:sometimes", "bad_notify"), ("x" * 501, "filter_too_long")],
 )  # fmt: skip
 def test_bad_lines_say_what_is_wrong(text, key):

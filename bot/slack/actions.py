@@ -12,14 +12,19 @@ import re
 
 from slack_sdk.errors import SlackApiError
 
-from bot.slack.blocks import decode_value
-from bot.slack.commands import answer_action, error_reply, is_dm
+from bot.i18n import t
+from bot.slack.blocks import decode_value, render_notice
+from bot.slack.commands import Reply, answer_action, error_reply, is_dm
 from bot.slack.delivery import error_code, respond_privately, share_in_channel
 from bot.slack.home import publish_home
 
 logger = logging.getLogger(__name__)
 
-BUTTONS = re.compile(r"^(paper_share|paper_details|paper_more|paper_save|results_next|results_prev|search_run)$")
+# What a digest row's menu may ask for; others add theirs.
+MENU_ACTIONS = {"paper_details", "paper_more", "paper_save"}
+BUTTONS = re.compile(
+    r"^(paper_share|paper_details|paper_more|paper_save|results_next|results_prev|search_run|share_post|share_cancel)$"
+)
 
 
 def register(app, corpus, digests=None) -> None:
@@ -44,7 +49,12 @@ def register(app, corpus, digests=None) -> None:
             logger.exception("button %s failed for user %s", action_id, user_id)
             reply = error_reply(value.get("l", "en"))
         if reply.share is not None and channel_id:
-            share_in_channel(reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger, library=corpus.library)
+            if share_in_channel(
+                reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger, library=corpus.library
+            ):
+                # Say where it went: from the channel's own page of results that is not obvious.
+                done = Reply(render_notice(t("share.posted_to", reply.lang, channel_id=channel_id)), lang=reply.lang)
+                respond_privately(done, respond=respond, client=client, user_id=user_id, channel_id=channel_id, replace=reply.replace)
         elif from_home and action_id == "paper_save":
             publish_home(client, corpus, user_id, lang=reply.lang, digests=digests)
         elif action_id == "paper_save" and not reply.replace and _redraw_dm_message(body, corpus, user_id, value, client, reply.lang):
@@ -53,6 +63,27 @@ def register(app, corpus, digests=None) -> None:
             publish_home(client, corpus, user_id, result=reply.result, lang=reply.lang, digests=digests)
         else:
             respond_privately(reply, respond=respond, client=client, user_id=user_id, channel_id=channel_id, replace=reply.replace)
+
+    @app.action("paper_menu")
+    def on_menu(ack, body, action, client, respond, logger):
+        """A digest row's overflow menu: the chosen option's value names the action (`a`)."""
+        ack()
+        user_id = body["user"]["id"]
+        channel_id = (body.get("channel") or {}).get("id", "")
+        value = decode_value((action.get("selected_option") or {}).get("value"))
+        action_id = str(value.get("a", ""))
+        if action_id not in MENU_ACTIONS:  # a link option (url) needs no answer; a forged one gets none
+            return
+        public_card = bool(channel_id) and not is_dm(channel_id) and not (body.get("container") or {}).get("is_ephemeral")
+        try:
+            reply = answer_action(
+                corpus, user_id, action_id, value, shareable=not is_dm(channel_id),
+                card_channel_id=channel_id if public_card else "",
+            )  # fmt: skip
+        except Exception:
+            logger.exception("menu %s failed for user %s", action_id, user_id)
+            reply = error_reply(value.get("l", "en"))
+        respond_privately(reply, respond=respond, client=client, user_id=user_id, channel_id=channel_id)
 
 
 def _redraw_dm_message(body: dict, corpus, user_id: str, value: dict, client, lang: str) -> bool:

@@ -67,10 +67,11 @@ def build_app(settings: Settings, corpus, digests=None) -> App:
     events.register(app, corpus)  # first: a retried event reaches no listener
     alerts = AdminAlerts(settings.admins, corpus, settings.data_dir)
     if digests is not None:
-        from bot.slack import uploads
+        from bot.slack import subscribe, uploads
 
         # Before home's catch-all `message` listener: Bolt runs only the first match.
         uploads.register(app, digests, token=settings.slack_bot_token, alerts=alerts)
+        subscribe.register(app, digests)
     commands.register(app, corpus, digests, ack_budget=settings.ack_budget_ms / 1000, alerts=alerts)
     actions.register(app, corpus, digests)
     home.register(app, corpus, digests, alerts=alerts)

@@ -33,6 +33,7 @@ LIMITS = {
     "option_text": 75,
     "option_value": 150,
     "select_options": 100,
+    "overflow_options": 5,
     "message_text": 3000,  # our own cap on the notification fallback text
     "private_metadata": 3000,
 }
@@ -186,6 +187,21 @@ def button(text: str, action_id: str, value: dict | str, *, style: str | None = 
     return element
 
 
+def menu_option(text: str, value: dict | None = None, *, url: str = "") -> dict:
+    """One option of an overflow menu: an action (`value`, at most 150 characters) or a link."""
+    option: dict = {"text": _plain(text, LIMITS["option_text"])}
+    raw = encode_value(value or {})
+    option["value"] = raw[: LIMITS["option_value"]]
+    if url:
+        option["url"] = url[: LIMITS["url"]]
+    return option
+
+
+def overflow(action_id: str, options: list[dict]) -> dict:
+    """An overflow ("⋯") menu; Slack shows 1 to 5 options, so the first five are kept."""
+    return {"type": "overflow", "action_id": action_id, "options": options[: LIMITS["overflow_options"]]}
+
+
 def actions(*elements: dict, block_id: str | None = None) -> dict:
     block = {"type": "actions", "elements": list(elements)[: LIMITS["actions_elements"]]}
     if block_id:
@@ -215,15 +231,19 @@ def short_authors(authors: list[str], lang: str, shown: int = AUTHORS_SHOWN) -> 
     names = [escape(a) for a in authors if a]
     if len(names) <= shown + 1:
         return ", ".join(names)
-    return ", ".join(names[:shown]) + " " + t("card.authors_more", lang, count=len(names) - shown)
+    # English counts the rest ("+12"); Chinese counts everyone ("等 15 人").
+    count = len(names) if lang == "zh" else len(names) - shown
+    return ", ".join(names[:shown]) + " " + t("card.authors_more", lang, count=count)
 
 
 def short_affiliations(paper: Paper, lang: str, shown: int = AFFILIATIONS_SHOWN) -> str:
     names = _unique(a.name(lang) for a in paper.affiliations)
+    separator = "；" if lang == "zh" else "; "  # Chinese text takes full-width punctuation
     if len(names) <= shown + 1:
-        return "; ".join(escape(n) for n in names)
-    rest = t("card.affiliations_more", lang, count=len(names) - shown)
-    return "; ".join(escape(n) for n in names[:shown]) + " " + rest
+        return separator.join(escape(n) for n in names)
+    count = len(names) if lang == "zh" else len(names) - shown
+    rest = t("card.affiliations_more", lang, count=count)
+    return separator.join(escape(n) for n in names[:shown]) + " " + rest
 
 
 def _unique(values) -> list[str]:
@@ -354,7 +374,9 @@ def paper_buttons(
     value = {"id": paper.id, "l": lang}
     elements = []
     if shareable:
-        elements.append(button(t("button.share", lang), "paper_share", value, style="primary"))
+        # Not primary: a page of results has one Share per paper, and a message gets at
+        # most one primary button (the suggested search, when there is one).
+        elements.append(button(t("button.share", lang), "paper_share", value))
     if details:
         elements.append(button(t("button.details", lang), "paper_details", value))
     elements.append(button(t("button.more", lang), "paper_more", value))
@@ -397,11 +419,13 @@ def render_results(
         title = escape(truncate(like.title(lang), 200))
         if not result.hits:
             return render_notice("\n".join([t("search.more_like_none", lang, title=title), *notes]))
-        head = t("search.more_like_header", lang, total=result.total, title=title, page=result.page, pages=result.pages)
+        key = "search.more_like_header" if result.pages > 1 else "search.more_like_header_single"
+        head = t(key, lang, total=result.total, title=title, page=result.page, pages=result.pages)
     else:
         if not result.hits:
             return render_no_results(result, lang, notes)
-        head = t("search.header", lang, total=result.total, query=query_label, page=result.page, pages=result.pages)
+        key = "search.header" if result.pages > 1 else "search.header_single"  # no "page 1 of 1"
+        head = t(key, lang, total=result.total, query=query_label, page=result.page, pages=result.pages)
         if result.mode == "any":
             notes.append(t("search.any_terms", lang))
     blocks: list[dict] = [section(head)]
@@ -646,6 +670,14 @@ def _check_element(element: dict, where: str) -> list[str]:
             problems.append(f"{where}: button value longer than {LIMITS['button_value']}")
         if len(element.get("url", "")) > LIMITS["url"]:
             problems.append(f"{where}: button url longer than {LIMITS['url']}")
+    elif kind == "overflow":
+        options = element.get("options", [])
+        if not 1 <= len(options) <= LIMITS["overflow_options"]:
+            problems.append(f"{where}: {len(options)} overflow options, allowed 1-{LIMITS['overflow_options']}")
+        for option in options:
+            problems += _check_text(option.get("text"), LIMITS["option_text"], f"{where} option", plain=True)
+            if len(option.get("value", "")) > LIMITS["option_value"]:
+                problems.append(f"{where}: option value longer than {LIMITS['option_value']}")
     elif kind == "static_select":
         options = element.get("options", [])
         if not 1 <= len(options) <= LIMITS["select_options"]:
@@ -672,6 +704,8 @@ def check_view(view: dict) -> list[str]:
 _LINK = re.compile(r"<(https?://[^|>]+)\|([^>]+)>")
 _BARE_LINK = re.compile(r"<(https?://[^|>]+)>")
 _MENTION = re.compile(r"<@(\w+)>")
+_CHANNEL = re.compile(r"<#(\w+)(?:\|([^>]*))?>")
+_DATE = re.compile(r"<!date\^[^|>]*\|([^>]*)>")
 
 
 def _to_plain(mrkdwn: str) -> str:
@@ -682,6 +716,8 @@ def _to_plain(mrkdwn: str) -> str:
     text = _LINK.sub(lambda m: f"{m.group(2)} ({m.group(1)})", mrkdwn)
     text = _BARE_LINK.sub(r"\1", text)
     text = _MENTION.sub(r"@\1", text)
+    text = _CHANNEL.sub(lambda m: f"#{m.group(2) or m.group(1)}", text)
+    text = _DATE.sub(r"\1", text)
     return _unescape(text.replace(ZWSP, ""))
 
 
@@ -696,6 +732,8 @@ def blocks_to_text(blocks: list[dict]) -> str:
         elif kind == "section":
             if "text" in block:
                 lines.append(_to_plain(block["text"]["text"]))
+            if block.get("accessory", {}).get("type") == "overflow":
+                lines.append("[⋯ " + " | ".join(o["text"]["text"] for o in block["accessory"]["options"]) + "]")
             if "fields" in block:
                 lines.append("   ".join(_to_plain(f["text"]).replace("\n", ": ", 1) for f in block["fields"]))
         elif kind == "context":

@@ -30,11 +30,15 @@ from bot.i18n import choose_lang, detect_lang, is_lang, normalize_lang, t
 from bot.models import Paper, SearchResult
 from bot.slack.blocks import (
     Message,
+    actions,
+    button,
     escape_code,
+    notification_text,
     render_card,
     render_help,
     render_notice,
     render_results,
+    section,
     unescape_slack_text,
 )
 from bot.store import is_storage_full
@@ -131,6 +135,10 @@ def answer_command(corpus, user_id: str, channel_id: str, text: str, *, digests=
     text = " ".join(unescape_slack_text(text or "").split())
     stored = corpus.get_user_lang(user_id)
     lang = choose_lang(stored, text)
+    if stored is None and digests is not None:  # Slack is there to ask: the person's locale counts
+        from bot.slack.subscribe import person_lang
+
+        lang = person_lang(digests, user_id, None, text)
     word, _, rest = text.partition(" ")
     word = word.lower()
     if not text or word in HELP_WORDS:
@@ -225,7 +233,21 @@ def answer_share(corpus, user_id: str, channel_id: str, query: str, lang: str) -
     paper = corpus.resolve(query[:MAX_QUERY_CHARS])
     if paper is None:
         return notice("share.not_found", lang, query=escape_code(query[:200]))
-    return share_reply(paper, user_id, lang)
+    return share_preview(paper, user_id, channel_id, lang)
+
+
+def share_preview(paper: Paper, user_id: str, channel_id: str, lang: str) -> Reply:
+    """What `/papers share` shows first, privately: the card as it would be posted, with
+    Post and Cancel (the best match may not be the paper meant)."""
+    card = render_card(paper, lang, full=False, shared_by=user_id)
+    value = {"id": paper.id, "l": lang}
+    blocks = [
+        section(t("share.preview", lang, channel_id=channel_id)),
+        *[b for b in card.blocks if b.get("type") != "actions"],
+        actions(button(t("button.post", lang), "share_post", value, style="primary"),
+                button(t("button.cancel", lang), "share_cancel", value), block_id="share_preview"),
+    ]  # fmt: skip
+    return Reply(Message(text=notification_text(t("share.preview", lang, channel_id=channel_id)), blocks=blocks), lang=lang)
 
 
 def answer_action(corpus, user_id: str, action_id: str, value: dict, *, shareable: bool = True, card_channel_id: str = "") -> Reply:
@@ -242,13 +264,19 @@ def answer_action(corpus, user_id: str, action_id: str, value: dict, *, shareabl
         return notice("error.not_ready", lang)
     paper_id = str(value.get("id", ""))
     page = _as_int(value.get("p"), 1)
-    if action_id == "paper_share":
+    if action_id == "share_cancel":
+        reply = notice("share.cancelled", lang)
+        reply.replace = True
+        return reply
+    if action_id in ("paper_share", "share_post"):
         paper = corpus.get(paper_id)
         if paper is None:
             return notice("card.paper_not_found", lang)
         if not shareable:  # an old message in a DM, or Home: no channel to share into
             return notice("share.needs_channel", lang, query=paper.id)
-        return share_reply(paper, user_id, lang)
+        reply = share_reply(paper, user_id, lang)
+        reply.replace = action_id == "share_post"  # the confirmation replaces the preview
+        return reply
     if action_id == "paper_save":
         from bot.slack.library import answer_save_click
 

@@ -3,11 +3,13 @@
 The subcommands that manage subscriptions live in bot/slack/subscribe.py; listings that
 admins send in a DM, in bot/slack/uploads.py.
 
-Rendering is pure (Digest -> messages of Block Kit dicts). A digest's first message holds
-the header; when the papers don't fit one message (50 blocks, and a size budget so no
-message gets unwieldy), the rest follow as replies in its thread. Each paper has the
-same Share / Details / More like this buttons as a search result (action ids and values
-from blocks.paper_buttons), so the same action handlers serve them.
+Rendering is pure (Digest -> messages of Block Kit dicts), and slack_sdk is imported only
+where Slack is called, so the offline console (bot/console.py) renders and subscribes
+through this module without a Slack library. A digest's first message holds its
+highlights (the top papers by bot.digest.rank_papers); the rest follow as replies in
+its thread, grouped by venue, within 50 blocks and a size budget per message. Each row
+has one overflow menu (`paper_menu`: Details, More like this, and what other features
+add to MENU_ENTRIES), answered by the same action handlers as search results.
 """
 
 from __future__ import annotations
@@ -17,19 +19,14 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-
-from slack_sdk import WebClient
-from slack_sdk.errors import SlackApiError
-from slack_sdk.http_retry.builtin_handlers import (
-    ConnectionErrorRetryHandler,
-    RateLimitErrorRetryHandler,
-)
+from typing import TYPE_CHECKING
 
 from bot.config import Settings
 from bot.digest import DeliveryFailed, Digest, DigestService
-from bot.i18n import normalize_lang, t
+from bot.i18n import normalize_lang, other_lang, t
 from bot.listing import parse_affiliations
 from bot.models import Paper
+from bot.schedule import WEEK, WEEKDAYS, chinese_city, day_set, zone_offset_label
 from bot.slack.blocks import (
     LIMITS,
     Message,
@@ -39,7 +36,8 @@ from bot.slack.blocks import (
     escape_label,
     header,
     link,
-    paper_buttons,
+    menu_option,
+    overflow,
     paper_url,
     section,
     short_affiliations,
@@ -52,6 +50,9 @@ from bot.subscriptions import (
     SubscriptionStore,
     system_clock,
 )
+
+if TYPE_CHECKING:
+    from slack_sdk import WebClient
 
 logger = logging.getLogger(__name__)
 
@@ -72,25 +73,64 @@ PASSING = {"ratelimited", "internal_error", "fatal_error", "service_unavailable"
 MESSAGE_BLOCKS = LIMITS["message_blocks"] - 2  # room for the part/footer lines
 MESSAGE_CHARS = 24_000  # JSON size per message: Slack takes more, people shouldn't scroll more
 TITLE_CHARS = 280
-SUMMARY_CHARS = 240
-COMMENTS_CHARS = 200
-PREVIEW_PAPERS = 8
+SUMMARY_CHARS = 160  # one line of the AI summary: its first sentence
+PREVIEW_PAPERS = 10
 
 
-# -- dates ------------------------------------------------------------------------------------
+# -- dates, times, zones and schedules --------------------------------------------------------
 
 
 def format_date(day: date, lang: str) -> str:
     """Tue 1 Dec 2026 / 2026年12月1日（周二）."""
-    weekday = t("digest.weekdays", lang).split(",")[day.weekday()]
-    month = t("digest.months", lang).split(",")[day.month - 1]
+    weekday = t("digest.weekdays", lang).split("|")[day.weekday()]
+    month = t("digest.months", lang).split("|")[day.month - 1]
     return t("digest.date", lang, weekday=weekday, day=day.day, month=month, year=day.year)
 
 
+def zone_label(zone: str, lang: str) -> str:
+    """A zone as a reader names it: `UTC+8` as typed, 北京时间 in Chinese, else the IANA name."""
+    offset = zone_offset_label(zone)
+    if offset or zone == "UTC":
+        return offset or "UTC"
+    city = chinese_city(zone) if lang == "zh" else None
+    if city:
+        return t("zone.label_city", lang, city=city)
+    return t("zone.label", lang, zone=zone)
+
+
+def schedule_label(days: str, lang: str) -> str:
+    """`*` -> every day, weekdays -> every weekday, `mon` -> every Monday / 每周一."""
+    chosen = [d for d in WEEK if d in day_set(days)]
+    if len(chosen) == 7:
+        return t("schedule.every_day", lang)
+    if days == WEEKDAYS:
+        return t("schedule.weekdays", lang)
+    names = t("schedule.day_names", lang).split("|")
+    shown = [names[WEEK.index(d)] for d in chosen]
+    if len(shown) == 1:
+        return t("schedule.one_day", lang, day=shown[0])
+    return t("schedule.some_days", lang, days=LIST_SEPARATOR[lang].join(shown[:-1]), last=shown[-1])
+
+
+LIST_SEPARATOR = {"en": ", ", "zh": "、"}  # how a list of day names is joined
+
+
 def format_when(moment: datetime, lang: str) -> str:
-    """Tue 1 Dec 2026, 09:00 (Asia/Shanghai), in the moment's own zone."""
+    """A moment for readers: Slack's `<!date^…>` shows it in each reader's own time zone;
+    the fallback (old clients, notifications) is `Tue 1 Dec 2026, 09:00 (Asia/Shanghai)`."""
+    return slack_date(moment, plain_when(moment, lang))
+
+
+def plain_when(moment: datetime, lang: str) -> str:
+    """Tue 1 Dec 2026, 09:00 (UTC) / 2026年12月1日（周二）09:00（北京时间）, in the moment's zone."""
     zone = getattr(moment.tzinfo, "key", None) or moment.tzname() or "UTC"
-    return t("digest.when", lang, date=format_date(moment.date(), lang), time=moment.strftime("%H:%M"), zone=zone)
+    return t("digest.when", lang, date=format_date(moment.date(), lang), time=moment.strftime("%H:%M"), zone=zone_label(zone, lang))
+
+
+def slack_date(moment: datetime, fallback: str) -> str:
+    """Slack's date formatting: `<!date^UNIX^{date_short_pretty} {time}|fallback>`."""
+    safe = fallback.replace("|", "/").replace(">", "›").replace("<", "‹")
+    return f"<!date^{int(moment.timestamp())}^{{date_short_pretty}} {{time}}|{safe}>"
 
 
 # -- rendering ------------------------------------------------------------------------------
@@ -150,32 +190,75 @@ def _title_link(paper: Paper, lang: str) -> str:
     return link(paper_url(paper), escape_label(truncate(paper.title(lang), TITLE_CHARS)))
 
 
-def render_digest_paper(paper: Paper, lang: str, number: int, *, shareable: bool = True, reason: str = "") -> list[dict]:
-    """One paper, compact: title, authors and affiliations, then comments (en) or summary (zh).
+def one_line_summary(paper: Paper, limit: int = SUMMARY_CHARS) -> str:
+    """The AI summary's first sentence (the listing's 总结 is Chinese), within `limit`."""
+    text = " ".join((paper.summary_zh or "").split())
+    end = text.find("。")
+    if 0 < end < limit:
+        text = text[: end + 1]
+    return truncate(text, limit)
 
-    `shareable=False` for a personal digest in a DM: a share there would reach nobody.
+
+MENU_ENTRIES: list[str] = ["save", "details", "more"]
+"""The digest row menu's entries, in order. Other features add theirs (`save`, `links`):
+append the name here and a builder to MENU_BUILDERS; Slack shows at most 5 options."""
+
+
+def _action_option(label_key: str, action_id: str) -> Callable[[Paper, str], list[dict]]:
+    def build(paper: Paper, lang: str) -> list[dict]:
+        return [menu_option(t(label_key, lang), {"a": action_id, "id": paper.id, "l": lang})]
+
+    return build
+
+
+MENU_BUILDERS: dict[str, Callable[[Paper, str], list[dict]]] = {
+    "save": _action_option("button.save", "paper_save"),
+    "details": _action_option("button.details", "paper_details"),
+    "more": _action_option("button.more", "paper_more"),
+}
+
+
+def paper_menu(paper: Paper, lang: str, entries: list[str] | None = None) -> dict:
+    """A digest row's one overflow menu: Details, More like this and what `entries` adds.
+
+    `entries` names builders in MENU_BUILDERS (default MENU_ENTRIES); each gives options
+    (an action, whose value carries `a`, or a link, with `url`). Its clicks arrive as
+    `paper_menu` (bot/slack/actions.py).
+    """
+    options = [option for name in (entries or MENU_ENTRIES) if name in MENU_BUILDERS for option in MENU_BUILDERS[name](paper, lang)]
+    return overflow("paper_menu", options)
+
+
+def render_digest_paper(paper: Paper, lang: str, number: int, *, reason: str = "") -> dict:
+    """One compact row: title (and the other language's), authors, affiliations, venue,
+    the summary's first sentence, and one overflow menu. One block per paper.
+
     `reason` says why a ranked digest put it here ("like *ParisKV*, which you saved").
     """
     lines = [f"*{number}. {_title_link(paper, lang)}*"]
-    meta = " · ".join(x for x in (short_authors(paper.authors, lang), short_affiliations(paper, lang)) if x)
-    if meta:
-        lines.append(meta)
-    if lang == "zh":
-        if paper.summary_zh:
-            lines.append("> " + escape(truncate(" ".join(paper.summary_zh.split()), SUMMARY_CHARS)))
-    elif paper.comments:
-        # escape() makes `_` inert and links URLs exactly, so the italics close where they should.
-        lines.append("_" + escape(truncate(" ".join(paper.comments.split()), COMMENTS_CHARS)) + "_")
+    other = paper.title(other_lang(lang))
+    if other and other != paper.title(lang):
+        lines.append(escape(truncate(other, TITLE_CHARS)))
+    meta = [short_authors(paper.authors, lang), short_affiliations(paper, lang)]
+    if paper.venue:
+        meta.append(f"_{escape(paper.venue)}_")
+    meta_line = " · ".join(x for x in meta if x)
+    if meta_line:
+        lines.append(meta_line)
+    summary = one_line_summary(paper)
+    if summary:
+        label = t("card.label_summary", lang) if lang == "zh" else f"{t('card.label_summary', lang)} {t('card.summary_language_note', lang)}"
+        lines.append(f"> {label}{'：' if lang == 'zh' else ': '}{escape(summary)}")
     if reason:
         lines.append(f"↳ {reason}")
-    return [section("\n".join(lines), block_id=f"digest:{paper.id}"), paper_buttons(paper, lang, shareable=shareable)]
+    return section("\n".join(lines), block_id=f"digest:{paper.id}", accessory=paper_menu(paper, lang))
 
 
 def _group_heading(label: str, count: int, lang: str, *, continued: bool = False) -> dict:
     name = escape(truncate(label, 200))
     if continued:
         return context(t("digest.group_continued", lang, group=f"*{name}*"))
-    return section(f"*{name}* · {count}")
+    return context(f"*{name}* · {count}")
 
 
 def _size(blocks: list[dict]) -> int:
@@ -186,69 +269,72 @@ def _count_label(count: int, lang: str) -> str:
     return t("digest.count", lang, count=count)
 
 
-def render_digest(digest: Digest, *, shareable: bool = True) -> list[DigestMessage]:
+def _filter_label(digest: Digest) -> str:
+    return t("digest.filter", digest.lang, filter=f"“{escape(truncate(digest.filter_text, 200))}”")
+
+
+def render_digest(digest: Digest) -> list[DigestMessage]:
     """Split a digest into messages within Block Kit's limits; the first is the thread's head.
 
-    Papers are numbered across the whole digest, grouped by venue or feed; a group that
-    continues into the next message gets a "(continued)" line there. A personal digest
-    (`shareable=False`) has no Share buttons.
+    The first message holds the highlights: the `top` papers by `rank_papers`, with a
+    header saying how many there are and that the rest are in the thread. The rest
+    follow as replies, grouped by venue or feed; a group that continues into the next
+    reply gets a "(continued)" line there. Rows have one overflow menu and no Share: a
+    channel's digest is already in the channel. Numbers run across the whole digest.
     """
     lang = digest.lang
     day = format_date(digest.local_date, lang)
-    pages: list[tuple[list[dict], list[str]]] = []
-    blocks: list[dict] = []
-    ids: list[str] = []
-
-    def flush() -> None:
-        nonlocal blocks, ids
-        pages.append((blocks, ids))
-        blocks, ids = [{"type": "context", "elements": []}], []  # the part line, filled in below
-
-    if digest.resumed:
-        blocks = [{"type": "context", "elements": []}]
-    else:
-        blocks = [header(t("digest.header", lang, date=day)), {"type": "context", "elements": []}]
-    if digest.popular and not digest.resumed:
-        from bot.slack.library import popular_line
-
-        blocks.append(context(popular_line(digest.popular, lang)))
+    highlights = [] if digest.resumed else digest.highlights()
+    rest = digest.rest() if highlights else list(digest.papers)
+    messages: list[DigestMessage] = []
     number = 0
-    for label, papers in group_papers(digest.papers, lang, ranked=digest.order != "new"):
+    if not digest.resumed:
+        blocks = [header(t("digest.header", lang, date=day)), {"type": "context", "elements": []}]
+        if digest.popular:
+            from bot.slack.library import popular_line
+
+            blocks.append(context(popular_line(digest.popular, lang)))
+        for paper in highlights:
+            number += 1
+            blocks.append(render_digest_paper(paper, lang, number, reason=_reason(digest, paper)))
+        bits = [_count_label(digest.count, lang)]
+        if rest:
+            bits.append(t("digest.top_in_thread", lang, top=len(highlights), rest=len(rest)))
+        if digest.filter_text:
+            bits.append(_filter_label(digest))
+        blocks[1] = context(" · ".join(bits))
+        footer = [t("digest.footer", lang)]
+        if digest.held_back:
+            footer.insert(0, t("digest.held_back", lang, count=digest.held_back))
+        blocks.append(context(*footer))
+        text = t("digest.notification", lang, date=day, count=digest.count)
+        messages.append(DigestMessage(Message(text=truncate(text, LIMITS["message_text"]), blocks=blocks), [p.id for p in highlights]))
+
+    pages: list[tuple[list[dict], list[str]]] = []
+    blocks, ids = [{"type": "context", "elements": []}], []
+    if rest and not digest.resumed:
+        blocks.append(context(t("digest.thread_intro", lang, count=len(rest))))
+    for label, papers in group_papers(rest, lang, ranked=digest.order != "new"):
         heading: dict | None = _group_heading(label, len(papers), lang)
         for paper in papers:
             number += 1
-            paper_blocks = render_digest_paper(paper, lang, number, shareable=shareable, reason=_reason(digest, paper))
-            extra = ([heading] if heading else []) + paper_blocks
+            row = render_digest_paper(paper, lang, number, reason=_reason(digest, paper))
+            extra = ([heading] if heading else []) + [row]
             if ids and (len(blocks) + len(extra) > MESSAGE_BLOCKS or _size(blocks) + _size(extra) > MESSAGE_CHARS):
-                flush()
+                pages.append((blocks, ids))
+                blocks, ids = [{"type": "context", "elements": []}], []
                 if heading is None:
-                    extra = [_group_heading(label, len(papers), lang, continued=True), *paper_blocks]
+                    extra = [_group_heading(label, len(papers), lang, continued=True), row]
             blocks.extend(extra)
             ids.append(paper.id)
             heading = None
-    pages.append((blocks, ids))
-
-    parts = len(pages)
-    messages = []
-    for part, (page, page_ids) in enumerate(pages, start=1):
-        is_head = part == 1 and not digest.resumed
-        slot = 1 if is_head else 0  # the placeholder context's index
-        if is_head:
-            bits = [_count_label(digest.count, lang)]
-            if digest.filter_text:
-                bits.append(t("digest.filter", lang, filter=f"“{escape(truncate(digest.filter_text, 200))}”"))
-            if parts > 1:
-                bits.append(t("digest.in_thread", lang, count=parts - 1))  # the replies, not this message
-            page[slot] = context(" · ".join(bits))
-            text = t("digest.notification", lang, date=day, count=digest.count)
-        else:
-            page[slot] = context(t("digest.part", lang, date=day, part=part, parts=parts))
-            text = t("digest.notification_part", lang, date=day, part=part, parts=parts)
-        if part == parts:
-            footer = [t("digest.footer", lang)]
-            if digest.held_back:
-                footer.insert(0, t("digest.held_back", lang, count=digest.held_back))
-            page.append(context(*footer))
+    if ids:
+        pages.append((blocks, ids))
+    parts = len(pages) + (0 if digest.resumed else 1)
+    for offset, (page, page_ids) in enumerate(pages):
+        part = offset + (1 if digest.resumed else 2)
+        page[0] = context(t("digest.part", lang, date=day, part=part, parts=parts))
+        text = t("digest.notification_part", lang, date=day, part=part, parts=parts)
         messages.append(DigestMessage(Message(text=truncate(text, LIMITS["message_text"]), blocks=page), page_ids))
     return messages
 
@@ -262,11 +348,10 @@ def render_empty(digest: Digest) -> Message:
     return Message(text=text, blocks=[context(t("digest.header", lang, date=day)), section(text)])
 
 
-def render_preview(digest: Digest, when: str, *, sample: bool = False, note: str = "", shareable: bool = True) -> Message:
-    """The private preview: the first papers of the next digest, and how many more follow.
-
-    `when` is the next run (empty for a sample, or a paused digest: `note` says why).
-    """
+def render_preview(digest: Digest, when: str, *, sample: bool = False, note: str = "") -> Message:
+    """The private preview: the next digest's first message (its highlights), and how many
+    more its thread holds. `when` is the next run (empty for a sample, or a paused digest:
+    `note` says why)."""
     lang = digest.lang
     title = t("digest.sample_header", lang) if sample else t("digest.preview_header", lang, date=format_date(digest.local_date, lang))
     blocks: list[dict] = [header(title)]
@@ -276,25 +361,20 @@ def render_preview(digest: Digest, when: str, *, sample: bool = False, note: str
         if when:  # a paused digest has no "next" time; its note says why
             blocks.append(section(t("digest.preview_none", lang, when=when)))
         return Message(text=title, blocks=blocks)
+    highlights = digest.highlights()[:PREVIEW_PAPERS] if not sample else digest.papers[:PREVIEW_PAPERS]
     bits = [] if sample else [_count_label(digest.count, lang)]
     if digest.filter_text:
-        bits.append(t("digest.filter", lang, filter=f"“{escape(truncate(digest.filter_text, 200))}”"))
+        bits.append(_filter_label(digest))
     if bits:
         blocks.append(context(" · ".join(bits)))
     if digest.popular:
         from bot.slack.library import popular_line
 
         blocks.append(context(popular_line(digest.popular, lang)))
-    shown = 0
-    for label, papers in group_papers(digest.papers, lang, ranked=digest.order != "new"):
-        if shown >= PREVIEW_PAPERS:
-            break
-        blocks.append(_group_heading(label, len(papers), lang))
-        for paper in papers[: PREVIEW_PAPERS - shown]:
-            shown += 1
-            blocks.extend(render_digest_paper(paper, lang, shown, shareable=shareable, reason=_reason(digest, paper)))
-    if digest.count > shown and not sample:
-        blocks.append(context(t("digest.preview_more", lang, count=digest.count - shown)))
+    for number, paper in enumerate(highlights, start=1):
+        blocks.append(render_digest_paper(paper, lang, number, reason=_reason(digest, paper)))
+    if digest.count > len(highlights) and not sample:
+        blocks.append(context(t("digest.preview_more", lang, count=digest.count - len(highlights))))
     return Message(text=title, blocks=blocks[: LIMITS["message_blocks"]])
 
 
@@ -316,24 +396,31 @@ def resume_hint(code: str, lang: str) -> str:
 # -- posting ----------------------------------------------------------------------------------
 
 
-def build_digest_client(settings: Settings) -> WebClient:
+def build_digest_client(settings: Settings, *, patient: bool = True) -> WebClient:
     """A WebClient for digests: waits out rate limits (Retry-After) and retries network errors.
 
     More patient than the app's client, since nobody is waiting on a click here.
+    `patient=False` is for the lookups a slash command waits on before its ack (3 s):
+    a 2-second timeout and no retries.
     """
+    from slack_sdk import WebClient
+    from slack_sdk.http_retry.builtin_handlers import (
+        ConnectionErrorRetryHandler,
+        RateLimitErrorRetryHandler,
+    )
+
     kwargs = {}
     if settings.slack_api_base_url:
         base = settings.slack_api_base_url
         kwargs["base_url"] = base if base.endswith("/") else base + "/"
-    client = WebClient(token=settings.slack_bot_token or None, timeout=30, **kwargs)
-    client.retry_handlers = [
-        ConnectionErrorRetryHandler(max_retry_count=3),
-        RateLimitErrorRetryHandler(max_retry_count=5),
-    ]
+    client = WebClient(token=settings.slack_bot_token or None, timeout=30 if patient else 2, **kwargs)
+    client.retry_handlers = (
+        [ConnectionErrorRetryHandler(max_retry_count=3), RateLimitErrorRetryHandler(max_retry_count=5)] if patient else []
+    )
     return client
 
 
-def slack_error_code(error: SlackApiError) -> str:
+def slack_error_code(error) -> str:
     try:
         return str(error.response.get("error") or "unknown_error")
     except Exception:
@@ -352,6 +439,8 @@ class SlackDigestPoster:
         return self.client.conversations_open(users=sub.place_id)["channel"]["id"]
 
     def post_digest(self, sub: Subscription, digest: Digest, *, thread_ts: str, on_posted) -> None:
+        from slack_sdk.errors import SlackApiError
+
         try:
             channel_id = self.channel_for(sub)
             if not digest.papers:
@@ -359,7 +448,7 @@ class SlackDigestPoster:
                 response = self.client.chat_postMessage(channel=channel_id, text=note.text, blocks=note.blocks)
                 on_posted([], response.get("channel") or channel_id, response["ts"])
                 return
-            for message in render_digest(digest, shareable=sub.kind == "channel"):
+            for message in render_digest(digest):
                 problems = check_blocks(message.blocks)
                 if problems:  # a renderer bug: log it, Slack will say the rest
                     logger.warning("digest message breaks Block Kit limits: %s", "; ".join(problems[:3]))
@@ -383,6 +472,87 @@ class SlackDigestPoster:
         self.client.chat_postMessage(channel=dm, text=text, blocks=[section(text)])
 
 
+# -- people and places -------------------------------------------------------------------------
+
+
+@dataclass
+class Profile:
+    """What Slack says about a person that digests use: their zone and locale (None: unknown)."""
+
+    tz: str | None = None
+    locale: str | None = None
+
+
+CANNOT_POST = {"not_in_channel", "channel_not_found", "is_archived"}
+FAILED_PROFILE_TTL = timedelta(minutes=1)
+
+
+class SlackDirectory:
+    """Ask Slack about people (users.info) and channels (conversations.info), cached.
+
+    Strategy for "can the bot post here": conversations.info (`is_archived`; for a
+    private channel `is_member`, and `channel_not_found` when the bot isn't in it), not
+    a test post, which would ping the channel. A public channel takes posts without
+    the bot joining (chat:write.public). An answer we can't
+    read (missing scope on a group DM, a network error) counts as "yes": the first post
+    then says for sure, and pauses the digest if Slack refuses.
+    """
+
+    def __init__(self, client: WebClient, *, clock: Clock = system_clock, ttl: timedelta = timedelta(hours=1)):
+        self.client = client
+        self.clock = clock
+        self.ttl = ttl
+        self._profiles: dict[str, tuple[datetime, Profile]] = {}
+
+    def profile(self, user_id: str) -> Profile:
+        from slack_sdk.errors import SlackApiError
+
+        cached = self._profiles.get(user_id)
+        if cached and self.clock() - cached[0] < self.ttl:
+            return cached[1]
+        try:
+            user = self.client.users_info(user=user_id, include_locale=True).get("user") or {}
+            profile = Profile(tz=user.get("tz") or None, locale=user.get("locale") or None)
+        except (SlackApiError, OSError, TimeoutError) as error:
+            code = slack_error_code(error) if isinstance(error, SlackApiError) else type(error).__name__
+            logger.warning("users.info for %s failed: %s", user_id, code)
+            # Remembered briefly, so an outage doesn't slow every command by a timeout.
+            self._profiles[user_id] = (self.clock() - self.ttl + FAILED_PROFILE_TTL, Profile())
+            return Profile()
+        self._profiles[user_id] = (self.clock(), profile)
+        return profile
+
+    def cannot_post(self, channel_id: str) -> str:
+        """Why the bot can't post in `channel_id` (a Slack error code), or "" when it can."""
+        from slack_sdk.errors import SlackApiError
+
+        try:
+            channel = self.client.conversations_info(channel=channel_id).get("channel") or {}
+        except SlackApiError as error:
+            code = slack_error_code(error)
+            return code if code in CANNOT_POST else ""
+        except (OSError, TimeoutError):
+            return ""
+        if channel.get("is_archived"):
+            return "is_archived"
+        # chat:write.public lets the bot post in a public channel it hasn't joined; a
+        # private one (or a group DM) needs it as a member.
+        if channel.get("is_member") is False and (channel.get("is_private") or channel.get("is_mpim")):
+            return "not_in_channel"
+        return ""
+
+    def announce(self, channel_id: str, text: str) -> bool:
+        """Tell a channel about its digest (set up, changed, stopped); False if Slack refused."""
+        from slack_sdk.errors import SlackApiError
+
+        try:
+            self.client.chat_postMessage(channel=channel_id, text=text, blocks=[section(text)], unfurl_links=False)
+            return True
+        except (SlackApiError, OSError, TimeoutError) as error:
+            logger.warning("announcing to %s failed: %s", channel_id, type(error).__name__)
+            return False
+
+
 # -- the pieces, together -----------------------------------------------------------------------
 
 
@@ -399,6 +569,7 @@ class Digests:
     scheduler: object | None = None  # a DigestScheduler when running under `serve`
     admins: frozenset[str] = frozenset()
     settings: Settings | None = None
+    directory: object | None = None  # SlackDirectory (or the console's): people's zones, channels
 
     def changed(self, sub_id: int) -> None:
         if self.on_change:
@@ -421,9 +592,10 @@ def build_digests(settings: Settings, corpus, *, client: WebClient | None = None
     service = DigestService(corpus, subscriptions, poster, clock=clock)
     service.order_digest = corpus.library.order_digest
     service.on_message = corpus.library.record_digest_message
+    directory = SlackDirectory(client or build_digest_client(settings, patient=False), clock=clock)
     return Digests(
         corpus=corpus, subscriptions=subscriptions, service=service, default_timezone=settings.timezone,
-        clock=clock, admins=settings.admins, settings=settings,
+        clock=clock, admins=settings.admins, settings=settings, directory=directory,
     )  # fmt: skip
 
 

@@ -26,15 +26,23 @@ from bot.slack.commands import LIST_WORDS, PREVIEW_WORDS, SUBSCRIBE_WORDS, UNSUB
 from bot.slack.digest import (
     BAD_FILTER_PROBLEMS,
     Digests,
+    Profile,
     filter_problem_text,
     format_when,
     paused_reason,
     render_preview,
     resume_hint,
+    schedule_label,
+    zone_label,
 )
 from bot.subscriptions import (
+    DEFAULT_DAYS,
+    DEFAULT_HOUR,
+    DEFAULT_MINUTE,
+    DEFAULT_TOP,
     SubscribeError,
     Subscription,
+    check_zone,
     parse_subscribe,
 )
 
@@ -57,6 +65,19 @@ def _lang_name(lang: str, shown_in: str) -> str:
     return t(f"lang.name_{lang}", shown_in)
 
 
+def person_lang(digests: Digests, user_id: str, stored_lang: str | None, text: str) -> str:
+    """The person's language: `/papers lang`, else their Slack locale (zh-*), else what they typed."""
+    if stored_lang:
+        return normalize_lang(stored_lang)
+    locale = profile_of(digests, user_id).locale or ""
+    return "zh" if locale.lower().startswith("zh") else choose_lang(None, text)
+
+
+def profile_of(digests: Digests, user_id: str) -> Profile:
+    directory = getattr(digests, "directory", None)
+    return directory.profile(user_id) if directory is not None else Profile()
+
+
 def answer_digest_command(
     digests: Digests, *, user_id: str, channel_id: str, text: str, channel_name: str = "", stored_lang: str | None = None
 ):
@@ -66,7 +87,7 @@ def answer_digest_command(
     text = " ".join((text or "").split())
     word, _, rest = text.partition(" ")
     word = word.lower()
-    lang = choose_lang(stored_lang, text)  # the command word counts: `/papers 订阅列表` is Chinese
+    lang = person_lang(digests, user_id, stored_lang, text)  # the command word counts: `/papers 订阅列表` is Chinese
     if word in SUBSCRIBE_WORDS:
         return answer_subscribe(digests, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang)
     if word in LIST_WORDS:
@@ -78,79 +99,129 @@ def answer_digest_command(
     return notice("error.generic", lang)
 
 
+def _default_zone(digests: Digests, user_id: str) -> tuple[str, str]:
+    """The zone a subscription gets when none is typed, and why: the subscriber's Slack
+    zone (a personal digest, and a channel's: the person setting it up), else the team's."""
+    zone = profile_of(digests, user_id).tz
+    if zone and check_zone(zone):
+        return zone, "zone.from_slack"
+    return digests.default_timezone, "zone.from_default"
+
+
 def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str):
     """Create or update this place's subscription.
 
     With options, the line describes the whole subscription (omitted ones take their
-    defaults: `lang`, i.e. the reader's `/papers lang`, else the language the command was
-    typed in; 09:00, PAPERBOT_TIMEZONE, no filter). `/papers subscribe` alone keeps an
-    existing subscription's settings, which is how a paused one resumes.
+    defaults: the digest's language is the reader's; weekdays at 09:00 in the
+    subscriber's Slack time zone; the top 10 first; no filter). `/papers subscribe`
+    alone keeps an existing subscription's settings, which is how a paused one resumes.
+    A channel the bot can't post in yet gets a paused subscription and the way to invite
+    it; a channel it can post in hears who set up what. Replies are in the language of
+    the person typing, whatever the digest's language.
     """
-    from bot.slack.commands import Reply, notice
+    from bot.slack.commands import notice
 
+    reader = lang
     if rest.strip().lower() in ("help", "帮助", "?"):
-        return Reply(Message(text=t("subscribe.help", lang, zone=digests.default_timezone).split("\n")[0],
-                             blocks=[section(t("subscribe.help", lang, zone=digests.default_timezone))]), lang=lang)  # fmt: skip
+        help_text = t("subscribe.help", lang, zone=zone_label(_default_zone(digests, user_id)[0], lang))
+        return notice_lines([help_text], lang)
     try:
         request = parse_subscribe(rest)
     except SubscribeError as error:
-        return notice(f"subscribe.{error.key}", lang, **error.fmt)
+        return notice(f"subscribe.{error.key}", lang, **_escaped(error.fmt))
     kind, place_id = _place_kind(user_id, channel_id, channel_name)
     existing = digests.subscriptions.for_place(kind, place_id)
-    if existing and not rest.strip():
+    zone_why = ""
+    if existing and not request.has_options:
         sub_lang, hour, minute, zone, filter_text, notify = (
             existing.lang, existing.hour, existing.minute, existing.timezone, existing.filter_text, existing.notify_empty
         )  # fmt: skip
+        days, top = existing.days, existing.top
     else:
         sub_lang = request.lang or lang
-        hour = request.hour if request.hour is not None else 9
-        minute = request.minute if request.minute is not None else 0
-        zone = request.timezone or digests.default_timezone
+        hour = request.hour if request.hour is not None else DEFAULT_HOUR
+        minute = request.minute if request.minute is not None else DEFAULT_MINUTE
+        zone = request.timezone
+        if zone is None:
+            zone, zone_why = _default_zone(digests, user_id)
         filter_text, notify = request.filter_text, bool(request.notify_empty)
-    lang = sub_lang
+        days = request.days or DEFAULT_DAYS
+        top = request.top or (existing.top if existing else DEFAULT_TOP)
     matches, suggestion = 0, None
     if filter_text:
         corpus = digests.corpus
         if not corpus.is_ready():
-            return notice("error.not_ready", lang)
+            return notice("error.not_ready", reader)
         result = corpus.search(filter_text, per_page=1)
         if result.problem in BAD_FILTER_PROBLEMS:
-            return notice("subscribe.bad_filter", lang, filter=escape(truncate(filter_text, 200)), problem=filter_problem_text(result.problem, lang))
+            return notice("subscribe.bad_filter", reader, filter=escape(truncate(filter_text, 200)), problem=filter_problem_text(result.problem, reader))
         # Digests take a filter literally (Corpus.new_papers): a count found through a
         # spelling correction or the any-word fallback would promise papers never sent.
         literal = result.mode == "all" and result.suggestion is None
         matches = result.total if literal else 0
         suggestion = result.suggestion
+    blocked = ""
+    directory = getattr(digests, "directory", None)
+    if kind == "channel" and directory is not None:
+        blocked = directory.cannot_post(place_id)
     sub, created = digests.subscriptions.save(
         kind=kind, place_id=place_id, user_id=user_id, lang=sub_lang, hour=hour, minute=minute,
-        timezone=zone, filter_text=filter_text, notify_empty=notify,
+        timezone=zone, filter_text=filter_text, notify_empty=notify, days=days, top=top,
+        status="paused" if blocked else "active", paused_reason=blocked,
     )  # fmt: skip
     if rest.strip():  # a line with options describes the whole subscription, its order too
         digests.subscriptions.set_ranking(sub.id, request.order or "")
         sub.ranking = request.order or ""
     digests.changed(sub.id)
     now = digests.clock()
-    place = t("subscribe.place_channel", lang, channel_id=channel_id) if kind == "channel" else t("subscribe.place_dm", lang)
-    filter_note = t("subscribe.filter_note", lang, filter=escape(truncate(filter_text, 200)), count=matches) if filter_text else ""
+    place = t("subscribe.place_channel", reader, channel_id=channel_id) if kind == "channel" else t("subscribe.place_dm", reader)
+    filter_note = t("subscribe.filter_note", reader, filter=escape(truncate(filter_text, 200)), count=matches) if filter_text else ""
     key = "subscribe.created" if created else "subscribe.updated"
     lines = [
-        t(key, lang, place=place, time=sub.time_label, zone=sub.timezone, lang_name=_lang_name(sub.lang, lang),
-          filter_note=filter_note, next_run=format_when(next_run(sub, now), lang))
+        t(key, reader, place=place, schedule=schedule_label(sub.days, reader), time=sub.time_label, zone=zone_label(sub.timezone, reader),
+          lang_name=_lang_name(sub.lang, reader), filter_note=filter_note)
     ]  # fmt: skip
+    if zone_why:
+        lines.append(t("subscribe.zone_note", reader, zone=zone_label(sub.timezone, reader), why=t(zone_why, reader)))
+    if blocked:
+        lines.append(t("subscribe.cannot_post", reader, channel_id=place_id) if blocked != "is_archived" else paused_reason(blocked, reader))
+    else:
+        lines.append(t("subscribe.next_run", reader, next_run=format_when(next_run(sub, now), reader)))
     if filter_text and not matches and suggestion:  # a typo the search would have forgiven
-        lines.append(t("subscribe.filter_did_you_mean", lang, suggestion=escape_code(truncate(suggestion, 200))))
+        lines.append(t("subscribe.filter_did_you_mean", reader, suggestion=escape_code(truncate(suggestion, 200))))
     elif filter_text and not matches:  # most likely a typo; say so while it is easy to fix
-        lines.append(t("subscribe.filter_no_match", lang, filter=escape_code(truncate(filter_text, 200))))
-    if existing and not existing.is_active:
-        lines.append(t("subscribe.resumed", lang, reason=paused_reason(existing.paused_reason, lang)))
+        lines.append(t("subscribe.filter_no_match", reader, filter=escape_code(truncate(filter_text, 200))))
+    if existing and not existing.is_active and sub.is_active:
+        lines.append(t("subscribe.resumed", reader, reason=paused_reason(existing.paused_reason, reader)))
     if sub.notify_empty:
-        lines.append(t("subscribe.notify_empty_note", lang))
+        lines.append(t("subscribe.notify_empty_note", reader))
     if sub.ranking:
         from bot.library import digest_order
 
         order = digest_order(sub)
-        lines.append(t("library.order_note", lang, order=t(f"library.order_{order}_{sub.kind}", lang)))
-    return notice_lines(lines, lang)
+        lines.append(t("library.order_note", reader, order=t(f"library.order_{order}_{sub.kind}", reader)))
+    if created or top != (existing.top if existing else DEFAULT_TOP):
+        lines.append(t("subscribe.top_note", reader, top=sub.top))
+    if kind == "channel" and not blocked:
+        announce(digests, sub, "subscribe.announce_created" if created else "subscribe.announce_updated", user_id)
+    return notice_lines(lines, reader)
+
+
+def _escaped(fmt: dict) -> dict:
+    """What a person typed, made inert before it is echoed in an error."""
+    return {k: escape(truncate(str(v), 100)) if k in ("value", "second") else v for k, v in fmt.items()}
+
+
+def announce(digests: Digests, sub: Subscription, key: str, user_id: str) -> None:
+    """Tell a channel, in its digest's language, who set up, changed or stopped its digest."""
+    directory = getattr(digests, "directory", None)
+    if directory is None or sub.kind != "channel":
+        return
+    lang = sub.lang
+    filter_bit = t("subscribe.announce_filter", lang, filter=escape(truncate(sub.filter_text, 200))) if sub.filter_text else ""
+    text = t(key, lang, user_id=user_id, schedule=schedule_label(sub.days, lang), time=sub.time_label,
+             zone=zone_label(sub.timezone, lang), lang_name=_lang_name(sub.lang, lang), filter=filter_bit)  # fmt: skip
+    directory.announce(sub.place_id, text)
 
 
 def notice_lines(lines: list[str], lang: str):
@@ -177,8 +248,9 @@ def subscription_lines(subs: list[Subscription], lang: str, now: datetime) -> li
             continue
         filter_bit = t("subscribe.list_filter", lang, filter=escape(truncate(sub.filter_text, 200))) if sub.filter_text else ""
         lines.append(
-            t("subscribe.list_item", lang, number=number, place=place, time=sub.time_label, zone=sub.timezone,
-              lang_name=_lang_name(sub.lang, lang), filter=filter_bit, next_run=format_when(next_run(sub, now), lang))
+            t("subscribe.list_item", lang, number=number, place=place, schedule=schedule_label(sub.days, lang), time=sub.time_label,
+              zone=zone_label(sub.timezone, lang), lang_name=_lang_name(sub.lang, lang), filter=filter_bit,
+              next_run=format_when(next_run(sub, now), lang))
         )  # fmt: skip
     return lines
 
@@ -213,11 +285,14 @@ def answer_unsubscribe(digests: Digests, *, user_id: str, channel_id: str, chann
         chosen = subs[int(arg) - 1]
     digests.subscriptions.delete(chosen.id)
     digests.changed(chosen.id)
+    if chosen.is_active:
+        announce(digests, chosen, "subscribe.announce_removed", user_id)
     return notice("subscribe.removed", lang, place=place_label(chosen, lang))
 
 
 def answer_preview(digests: Digests, *, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str):
-    """`/papers digest [en|zh]`: privately, what this place's next digest would hold now."""
+    """`/papers digest [en|zh]`: privately, what this place's next digest would hold now,
+    in the reader's language unless they name one."""
     from bot.slack.commands import Reply, notice
 
     kind, place_id = _place_kind(user_id, channel_id, channel_name)
@@ -225,7 +300,7 @@ def answer_preview(digests: Digests, *, user_id: str, channel_id: str, channel_n
     arg = rest.strip()
     asked = normalize_lang(arg) if is_lang(arg) else None
     corpus = digests.corpus
-    lang = asked or (sub.lang if sub else lang)
+    lang = asked or lang  # the person's language, not the digest's (`/papers digest zh` asks for one)
     if not corpus.is_ready():
         return notice("error.not_ready", lang)
     notes = [t("digest.preview_ignored", lang, ignored=escape(truncate(arg, 100)))] if arg and not asked else []
@@ -234,14 +309,14 @@ def answer_preview(digests: Digests, *, user_id: str, channel_id: str, channel_n
         newest = sorted(corpus.newest(SAMPLE_PAPERS), key=lambda p: p.seq)
         sample = Digest(lang=lang, local_date=now.date(), papers=newest)
         notes.append(t("digest.preview_no_subscription", lang))
-        message = render_preview(sample, "", sample=True, note="\n".join(notes), shareable=kind == "channel")
+        message = render_preview(sample, "", sample=True, note="\n".join(notes))
         return Reply(message, lang=lang)
     digest = digests.service.preview(sub, lang)
     when = format_when(next_run(sub, now), lang)
     if not sub.is_active:  # no run is coming: say why, and how to resume it
         notes.append(t("digest.preview_paused", lang, reason=paused_reason(sub.paused_reason, lang), fix=resume_hint(sub.paused_reason, lang)))
         when = ""
-    return Reply(render_preview(digest, when, note="\n".join(notes), shareable=kind == "channel"), lang=lang)
+    return Reply(render_preview(digest, when, note="\n".join(notes)), lang=lang)
 
 
 HOME_SUBSCRIPTIONS_SHOWN = 15
@@ -284,6 +359,34 @@ def unsubscribe_from_home(digests: Digests, user_id: str, sub_id: object) -> boo
         return False
     digests.subscriptions.delete(chosen.id)
     digests.changed(chosen.id)
+    if chosen.is_active:
+        announce(digests, chosen, "subscribe.announce_removed", user_id)
     return True
+
+
+def resume_after_invite(digests: Digests, channel_id: str) -> list[Subscription]:
+    """The bot joined `channel_id`: resume its digest if it waited for that, and say so there."""
+    sub = digests.subscriptions.for_place("channel", channel_id)
+    if sub is None or sub.is_active or sub.paused_reason not in ("not_in_channel", "channel_not_found"):
+        return []
+    if not digests.subscriptions.resume(sub.id):
+        return []
+    digests.changed(sub.id)
+    sub = digests.subscriptions.get(sub.id) or sub
+    announce(digests, sub, "subscribe.announce_joined", sub.created_by)
+    return [sub]
+
+
+def register(app, digests: Digests) -> None:
+    """Resume a waiting channel digest as soon as someone invites the bot there."""
+
+    @app.event("member_joined_channel")
+    def on_member_joined(event, context, logger):
+        if event.get("user") != context.get("bot_user_id"):
+            return
+        try:
+            resume_after_invite(digests, event.get("channel", ""))
+        except Exception:
+            logger.exception("resuming the digest of %s failed", event.get("channel"))
 
 
