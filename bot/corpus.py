@@ -198,6 +198,13 @@ class Corpus:
         logger.info("first start: ingested %d papers from %s", self.store.state()[0], seeds)
         return reports
 
+    def save_arxiv(self, found: dict, now: str) -> int:
+        """Keep arXiv lookups ({paper id: ArxivRecord or None}); re-index the papers that changed."""
+        changed = self.store.save_arxiv(found, now)
+        if changed:
+            self._sync_index()
+        return changed
+
     # -- reading -----------------------------------------------------------------------
 
     def search(self, text: str, *, page: int = 1, per_page: int = 5) -> SearchResult:

@@ -12,12 +12,12 @@ MODULES = [
     "bot.analysis", "bot.index", "bot.query", "bot.corpus", "bot.digest", "bot.scheduler", "bot.inbox",
     "bot.subscriptions", "bot.console", "bot.slack.app", "bot.slack.server", "bot.slack.commands",
     "bot.slack.actions", "bot.slack.home", "bot.slack.blocks", "bot.slack.digest", "bot.slack.subscribe",
-    "bot.slack.uploads",
+    "bot.slack.uploads", "bot.fetch", "bot.arxiv", "bot.sources",
 ]  # fmt: skip
 
 # Whoosh 2.7.4 has invalid escape sequences that warn when its bytecode is compiled
 # fresh: not ours, so third-party packages are imported with warnings off first.
-THIRD_PARTY = "whoosh.index, whoosh.fields, whoosh.query, whoosh.analysis, whoosh.highlight, slack_bolt, slack_sdk, apscheduler, rjieba, dotenv"
+THIRD_PARTY = "whoosh.index, whoosh.fields, whoosh.query, whoosh.analysis, whoosh.highlight, slack_bolt, slack_sdk, apscheduler, rjieba, dotenv, feedparser"
 
 
 @pytest.mark.parametrize("module", MODULES)

@@ -33,6 +33,7 @@ from bot.models import Paper
 from bot.slack.blocks import (
     LIMITS,
     Message,
+    abstract_lead,
     check_blocks,
     context,
     escape,
@@ -137,7 +138,8 @@ def _title_link(paper: Paper, lang: str) -> str:
 
 
 def render_digest_paper(paper: Paper, lang: str, number: int, *, shareable: bool = True) -> list[dict]:
-    """One paper, compact: title, authors and affiliations, then comments (en) or summary (zh).
+    """One paper, compact: title, authors and affiliations, then the abstract's lead (en; its
+    comments when not on arXiv) or the AI summary (zh). Link buttons come with paper_buttons.
 
     `shareable=False` for a personal digest in a DM: a share there would reach nobody.
     """
@@ -145,9 +147,11 @@ def render_digest_paper(paper: Paper, lang: str, number: int, *, shareable: bool
     meta = " · ".join(x for x in (short_authors(paper.authors, lang), short_affiliations(paper, lang)) if x)
     if meta:
         lines.append(meta)
-    if lang == "zh":
+    if lang == "zh" and (paper.summary_zh or not paper.abstract_en):
         if paper.summary_zh:
             lines.append("> " + escape(truncate(" ".join(paper.summary_zh.split()), SUMMARY_CHARS)))
+    elif paper.abstract_en:  # the English reader's summary: the abstract's first sentence or two
+        lines.append("> " + escape(abstract_lead(paper.abstract_en, SUMMARY_CHARS)))
     elif paper.comments:
         # escape() makes `_` inert and links URLs exactly, so the italics close where they should.
         lines.append("_" + escape(truncate(" ".join(paper.comments.split()), COMMENTS_CHARS)) + "_")
@@ -374,6 +378,8 @@ class Digests:
     scheduler: object | None = None  # a DigestScheduler when running under `serve`
     admins: frozenset[str] = frozenset()
     settings: Settings | None = None
+    sources: object | None = None  # a bot.sources.SourceService (feeds) under `serve`
+    enricher: object | None = None  # a bot.arxiv.Enricher under `serve`, when arXiv is on
 
     def changed(self, sub_id: int) -> None:
         if self.on_change:
@@ -385,6 +391,11 @@ class Digests:
             self.scheduler.start()
 
     def shutdown(self) -> None:
+        # Background jobs may be waiting out a backoff: end the waits so shutdown is prompt.
+        for service in (self.enricher, self.sources):
+            client = getattr(service, "client", None) or getattr(service, "arxiv", None)
+            if client is not None:
+                client.stop()
         if self.scheduler is not None:
             self.scheduler.shutdown()
 
@@ -400,26 +411,65 @@ def build_digests(settings: Settings, corpus, *, client: WebClient | None = None
     )  # fmt: skip
 
 
-def start_digests(settings: Settings, corpus, *, clock: Clock = system_clock, scheduler=None, start: bool = True) -> Digests:
-    """Build digests, their scheduler and the inbox scan, and start them unless `start` is False."""
+def start_digests(
+    settings: Settings, corpus, *, clock: Clock = system_clock, scheduler=None, start: bool = True, background: bool = False
+) -> Digests:
+    """Build digests, their scheduler and the inbox scan, and start them unless `start` is False.
+
+    `background` (serve) also schedules feed polls and, unless PAPERBOT_ARXIV=off, arXiv
+    enrichment: both run in the scheduler's worker threads, never in a request's.
+    """
     from bot.inbox import scan_inbox_and_check_index
     from bot.scheduler import ClockedBackgroundScheduler, DigestScheduler
 
     digests = build_digests(settings, corpus, clock=clock)
     inbox = settings.inbox_dir
     inbox.mkdir(parents=True, exist_ok=True)
+    jobs_to_add = []
+    if background:
+        from bot.sources import SourceService
+
+        poster = digests.service.poster
+        client = getattr(poster, "client", None)
+        digests.sources = SourceService(settings, corpus, clock=clock, on_failing=lambda s: tell_admins_failing(client, corpus, settings.admins, s))
+        jobs_to_add.append((SOURCES_JOB, digests.sources.poll_due, timedelta(minutes=settings.sources_interval_minutes)))
+        if settings.arxiv_enabled:
+            from bot.arxiv import build_enricher
+
+            digests.enricher = build_enricher(settings, corpus, clock=clock)
+            jobs_to_add.append((ENRICH_JOB, digests.enricher.run_background, ENRICH_INTERVAL))
     jobs = DigestScheduler(
         scheduler or ClockedBackgroundScheduler(clock),
         digests.service,
         clock=clock,
         inbox_scan=lambda: scan_inbox_and_check_index(corpus, inbox, clock=clock),
         inbox_interval=timedelta(minutes=settings.inbox_interval_minutes),
+        background_jobs=jobs_to_add,
     )
     digests.scheduler = jobs
     digests.on_change = jobs.sync
     if start:
         digests.start()
     return digests
+
+
+SOURCES_JOB = "sources-poll"
+ENRICH_JOB = "arxiv-enrich"
+ENRICH_INTERVAL = timedelta(minutes=2)  # each run works through up to Enricher.per_run papers
+
+
+def tell_admins_failing(client, corpus, admins: frozenset[str], source) -> None:
+    """DM every admin, once per run of failures, that a feed fails and why (their language)."""
+    if client is None:
+        return
+    for admin in sorted(admins):
+        try:
+            lang = normalize_lang(corpus.get_user_lang(admin))
+            text = t("sources.failing_dm", lang, source=source.target, reason=source.error_text(lang))
+            channel = client.conversations_open(users=admin)["channel"]["id"]
+            client.chat_postMessage(channel=channel, text=text, blocks=[section(text)])
+        except (SlackApiError, OSError) as error:
+            logger.warning("telling admin %s that %s fails failed: %s", admin, source.target, error)
 
 
 # -- the command line -----------------------------------------------------------------------------

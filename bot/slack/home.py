@@ -75,6 +75,7 @@ def render_home(
     lang_is_set: bool = False,
     result: SearchResult | None = None,
     subscriptions: list[dict] | None = None,
+    sources: list[dict] | None = None,
 ) -> dict:
     """The Home tab view. `result`, when given, is shown under the example searches."""
     blocks: list[dict] = [
@@ -106,6 +107,8 @@ def render_home(
         blocks.append(section(t("home.empty_library", lang)))
     blocks.append(divider())
     blocks.extend(subscriptions if subscriptions is not None else render_subscriptions_section(user_id, lang))
+    if sources:  # admins only: the feeds and how their last polls went
+        blocks += [divider(), *sources]
     return {"type": "home", "blocks": blocks[: LIMITS["home_blocks"]]}
 
 
@@ -122,7 +125,17 @@ def build_home(corpus, user_id: str, *, result: SearchResult | None = None, lang
         lang_is_set=bool(stored),
         result=result,
         subscriptions=_digest_section(digests, user_id, lang),
+        sources=_sources_section(digests, user_id, lang),
     )
+
+
+def _sources_section(digests, user_id: str, lang: str) -> list[dict] | None:
+    service = getattr(digests, "sources", None)
+    if service is None or user_id not in digests.admins:
+        return None
+    from bot.slack.feeds import render_sources
+
+    return render_sources(service.list(), lang)
 
 
 def _digest_section(digests, user_id: str, lang: str) -> list[dict] | None:
