@@ -259,6 +259,7 @@ def cmd_stats(settings: Settings, args) -> int:
     print(f"papers        {stats['papers']}")
     print(f"index         {stats['index']['documents']} documents at rev {stats['index']['rev']}")
     print(f"ingests       {stats['ingests']} (last {stats['last_ingest_at'] or 'never'})")
+    print(f"arXiv         {stats['arxiv']['found']} found, {stats['arxiv']['missing']} not on arXiv (looked up)")
     print("feeds         " + "; ".join(f"{k} ({v})" for k, v in stats["feeds"].items()))
     print("venues        " + "; ".join(f"{k or '—'} ({v})" for k, v in stats["venues"].items()))
     return EXIT_OK

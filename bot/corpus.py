@@ -277,6 +277,7 @@ class Corpus:
         stats = self.store.stats()
         docs, rev = self.index.state()
         stats["index"] = {"documents": docs, "rev": rev, "path": str(self.settings.index_dir)}
+        stats["arxiv"] = self.store.arxiv_stats()
         return stats
 
     def get_user_lang(self, user_id: str) -> str | None:

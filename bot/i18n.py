@@ -692,6 +692,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "sources.error_format": {"en": "arXiv's answer is not a valid Atom feed ({detail})", "zh": "arXiv 返回的不是有效的 Atom 订阅（{detail}）"},
     "sources.error_api": {"en": "arXiv refused the query: {detail}", "zh": "arXiv 拒绝了该检索：{detail}"},
     "sources.error_arxiv_off": {"en": "arXiv is turned off ({detail})", "zh": "arXiv 已关闭（{detail}）"},
+    "sources.error_stopped": {"en": "paperbot was shutting down ({detail})", "zh": "paperbot 正在关闭（{detail}）"},
     "sources.error_internal": {"en": "an internal error ({detail}); see the log", "zh": "内部错误（{detail}）；请查看日志"},
 }
 

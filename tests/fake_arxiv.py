@@ -152,6 +152,8 @@ class FakeArxiv:
                     return self._send(302, b"", {"Location": "/loop"})
                 if parts.path == "/huge":
                     return self._huge()
+                if parts.path == "/huge-unsized":
+                    return self._huge(sized=False)
                 if parts.path in fake.pages:
                     body, etag = fake.pages[parts.path]
                     if etag and self.headers.get("If-None-Match") == etag:
@@ -159,11 +161,16 @@ class FakeArxiv:
                     return self._send(200, body.encode(), {"ETag": etag, "Content-Type": "text/plain; charset=utf-8"})
                 return self._send(404, b"<html><body>Not Found</body></html>", {"Content-Type": "text/html"})
 
-            def _huge(self):
+            def _huge(self, sized: bool = True):
+                """50 MB of text: with a Content-Length, or without one (read until closed)."""
                 size = 50 * 1024 * 1024
                 self.send_response(200)
                 self.send_header("Content-Type", "text/plain")
-                self.send_header("Content-Length", str(size))
+                if sized:
+                    self.send_header("Content-Length", str(size))
+                else:
+                    self.send_header("Connection", "close")
+                    self.close_connection = True
                 self.end_headers()
                 chunk = b"x" * 65536
                 try:

@@ -14,6 +14,7 @@ from digest_support import FakeClock, ingest, open_corpus
 from fake_arxiv import Entry, FakeArxiv
 
 from bot.arxiv import ArxivClient, ArxivError, Enricher, authors_overlap, normalize_title
+from bot.listing import paper_id
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -122,7 +123,7 @@ def test_enrich_matches_exact_and_latex_titles_and_rejects_near_misses(corpus, a
     assert by_title(corpus, "α-Divergence Policy Optimization").arxiv.arxiv_id == "2611.00002"
     assert by_title(corpus, "Cost-Aware Learning").arxiv is None
     assert by_title(corpus, "Sparse Attention for Long Context").arxiv is None
-    assert corpus.store.arxiv_stats() == {"found": 2, "missing": 2}
+    assert corpus.stats()["arxiv"] == {"found": 2, "missing": 2}
     assert trees.rev > rev_before  # the change reaches the index
     # The English abstract is indexed: an English query finds the paper through it alone.
     assert [h.paper.id for h in corpus.search("inference grow").hits] == [trees.id]
@@ -222,21 +223,18 @@ def test_cli_enrich_and_show_json(tmp_path, arxiv):
         return subprocess.run([sys.executable, "-m", "bot", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
 
     assert run("ingest", str(listing)).returncode == 0
+    env.update(PAPERBOT_ARXIV_API_URL="http://127.0.0.1:9/api/query", PAPERBOT_ARXIV_BACKOFF_SECONDS="0")
+    down = run("enrich")  # no network: a clear line, and nothing stored changes
+    assert down.returncode == 1 and "arXiv could not be asked" in down.stderr and "Traceback" not in down.stderr
+    env["PAPERBOT_ARXIV_API_URL"] = arxiv.api_url
     done = run("enrich", "--limit", "2", "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["checked"] == 2  # the newest two
     assert "2 checked, 2 found on arXiv, 0 not on arXiv" in run("enrich").stdout  # then the older two
-    search = json.loads(run("search", "speculative", "draft", "trees", "--json").stdout)
-    shown = json.loads(run("show", search[0]["id"], "--json").stdout)
+    shown = json.loads(run("show", paper_id("Speculative Decoding with Draft Trees"), "--json").stdout)
     assert shown["arxiv_id"] == "2611.00001" and shown["abs_url"] == "https://arxiv.org/abs/2611.00001"
     assert shown["pdf_url"] == "https://arxiv.org/pdf/2611.00001" and shown["categories"] == ["cs.CL", "cs.LG"]
     assert shown["abstract_en"].startswith("Speculative decoding speeds") and shown["published"].startswith("2026-11-01")
-    env.update(PAPERBOT_ARXIV_API_URL="http://127.0.0.1:9/api/query", PAPERBOT_ARXIV_BACKOFF_SECONDS="0",
-               PAPERBOT_DATA_DIR=str(tmp_path / "offline"))  # fmt: skip
-    assert run("ingest", str(listing)).returncode == 0
-    down = run("enrich")
-    assert down.returncode == 1 and "arXiv could not be asked" in down.stderr and "Traceback" not in down.stderr
-
 
 @pytest.mark.parametrize(
     "env, enabled, url",
