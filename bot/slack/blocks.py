@@ -726,7 +726,9 @@ def blocks_to_text(blocks: list[dict]) -> str:
         elif kind == "actions":
             labels = []
             for element in block.get("elements", []):
-                if element.get("type") == "button":
+                if element.get("type") == "button" and element.get("url"):
+                    labels.append(f"[{element['text']['text']} {element['url']}]")  # a terminal can't click
+                elif element.get("type") == "button":
                     labels.append(f"[{element['text']['text']}]")
                 elif element.get("type") == "static_select":
                     chosen = element.get("initial_option", {}).get("text", {}).get("text", "")
