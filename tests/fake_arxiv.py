@@ -86,6 +86,13 @@ class FakeArxiv:
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
 
+    def reset(self) -> FakeArxiv:
+        """Forget entries, pages, delays, scripts and recorded requests (between tests)."""
+        with self._lock:
+            for store in (self.entries, self.requests, self.pages, self.delay, self._scripts):
+                store.clear()
+        return self
+
     def stop(self) -> None:
         self._server.shutdown()
         self._server.server_close()

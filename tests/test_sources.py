@@ -31,12 +31,7 @@ def server():
 
 @pytest.fixture
 def fake(server):
-    server.entries.clear()
-    server.requests.clear()
-    server.pages.clear()
-    server.delay.clear()
-    server._scripts.clear()
-    return server
+    return server.reset()
 
 
 @pytest.fixture
