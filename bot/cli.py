@@ -49,6 +49,24 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("reindex", help="rebuild the search index from the store")
     commands.add_parser("serve", help="run the Slack app (offline console without Slack tokens)")
 
+    enrich = commands.add_parser("enrich", help="find papers on arXiv: links, PDF, English abstract")
+    enrich.add_argument("--limit", type=int, default=None, metavar="N", help="look up at most N papers (default: all that are due)")
+    enrich.add_argument("--json", action="store_true", help="print what was checked, found and updated as JSON")
+
+    sources = commands.add_parser("sources", help="feeds polled for new papers: listing URLs and arXiv")
+    sources_commands = sources.add_subparsers(dest="sources_command", metavar="ACTION")
+    for name, help_text in (("list", "show every source and how its last poll went"), ("poll", "poll every source now (or the given ones)")):
+        sub = sources_commands.add_parser(name, help=help_text)
+        if name == "poll":
+            sub.add_argument("targets", nargs="*", metavar="SOURCE")
+        sub.add_argument("--json", action="store_true")
+    add = sources_commands.add_parser("add", help="add a listing URL, arxiv:CATEGORY or arxiv:\"QUERY\"")
+    add.add_argument("target", metavar="SOURCE")
+    add.add_argument("--json", action="store_true")
+    remove = sources_commands.add_parser("remove", help="remove a source (its papers stay)")
+    remove.add_argument("target", metavar="SOURCE")
+    remove.add_argument("--json", action="store_true")
+
     digest = commands.add_parser("digest", help="show what a daily digest would post")
     digest.add_argument("--lang", choices=("en", "zh"), default="en")
     digest.add_argument("--filter", default="", metavar="QUERY", help="only papers matching QUERY (search syntax)")
@@ -230,6 +248,10 @@ def format_paper(paper: Paper) -> str:
         ("comments", paper.comments),
         ("journal ref", paper.journal_ref),
         ("links", " ".join(paper.urls)),
+        ("arXiv", f"{paper.arxiv.abs_url} (v{paper.arxiv.version}, {', '.join(paper.arxiv.categories)})" if paper.arxiv else ""),
+        ("pdf", paper.arxiv.pdf_url if paper.arxiv else ""),
+        ("published", paper.arxiv.published if paper.arxiv else ""),
+        ("abstract", paper.abstract_en),
         ("first seen", f"{paper.first_seen} (seq {paper.seq})"),
     ]
     return "\n".join(f"{label:<13} {value}" for label, value in rows if value)
@@ -247,6 +269,7 @@ def cmd_stats(settings: Settings, args) -> int:
     print(f"papers        {stats['papers']}")
     print(f"index         {stats['index']['documents']} documents at rev {stats['index']['rev']}")
     print(f"ingests       {stats['ingests']} (last {stats['last_ingest_at'] or 'never'})")
+    print(f"arXiv         {stats['arxiv']['found']} found, {stats['arxiv']['missing']} not on arXiv (looked up)")
     print("feeds         " + "; ".join(f"{k} ({v})" for k, v in stats["feeds"].items()))
     print("venues        " + "; ".join(f"{k or '—'} ({v})" for k, v in stats["venues"].items()))
     return EXIT_OK
@@ -324,6 +347,64 @@ def cmd_export(settings: Settings, args) -> int:
     return EXIT_OK
 
 
+def cmd_enrich(settings: Settings, args) -> int:
+    from bot.arxiv import ArxivError, build_enricher
+
+    if not settings.arxiv_enabled:
+        return _fail("arXiv lookups are off (PAPERBOT_ARXIV=off); set PAPERBOT_ARXIV=on in .env to use them")
+    if args.limit is not None and args.limit < 1:
+        return _fail("--limit must be 1 or more")
+    corpus = _open(settings)
+    try:
+        try:
+            report = build_enricher(settings, corpus).enrich(args.limit)
+        except ArxivError as exc:
+            return _fail(f"arXiv could not be asked ({exc}); papers found before this stay stored. Try again later.")
+    finally:
+        corpus.close()
+    if args.json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        print(
+            f"{report.checked} checked, {report.found} found on arXiv, {report.missing} not on arXiv, "
+            f"{report.updated} updated ({report.requests} request(s))"
+        )
+    return EXIT_OK
+
+
+def cmd_sources(settings: Settings, args) -> int:
+    from bot.sources import SourceError, SourceService, format_source_line
+
+    if not getattr(args, "sources_command", None):
+        return _fail("say what to do: python -m bot sources list|add|remove|poll")
+    corpus = _open(settings)
+    try:
+        service = SourceService(settings, corpus)
+        try:
+            if args.sources_command == "list":
+                rows = service.list()
+                data = [s.to_dict() for s in rows]
+                lines = [format_source_line(s, "en") for s in rows] or ["no sources yet; add one with: python -m bot sources add URL"]
+            elif args.sources_command == "add":
+                source = service.add(args.target, added_by="cli")
+                data, lines = source.to_dict(), [f"added {source.target}; it is polled every {settings.sources_interval_minutes} minutes"]
+            elif args.sources_command == "remove":
+                source = service.remove(args.target)
+                data, lines = source.to_dict(), [f"removed {source.target}; its papers stay in the store"]
+            else:
+                results = service.poll_all(args.targets or None, force=True)
+                data = [r.to_dict() for r in results]
+                lines = [r.line("en") for r in results] or ["no sources to poll; add one with: python -m bot sources add URL"]
+        except SourceError as exc:
+            return _fail(exc.text("en"))
+    finally:
+        corpus.close()
+    print(json.dumps(data, ensure_ascii=False, indent=2) if args.json else "\n".join(lines))
+    if args.sources_command == "poll" and any(r.error for r in results):
+        return EXIT_FAILED
+    return EXIT_OK
+
+
 def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt
 
@@ -331,6 +412,8 @@ def _raise_interrupt(signum, frame):
 COMMANDS = {
     "digest": cmd_digest,
     "export": cmd_export,
+    "enrich": cmd_enrich,
+    "sources": cmd_sources,
     "ingest": cmd_ingest,
     "search": cmd_search,
     "show": cmd_show,

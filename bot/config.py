@@ -70,6 +70,13 @@ class Settings:
     slack_signing_secret: str = field(default="", repr=False)
     slack_app_token: str = field(default="", repr=False)
     slack_api_base_url: str = ""
+    # arXiv enrichment (bot/arxiv.py) and feeds (bot/sources.py)
+    arxiv_enabled: bool = True
+    arxiv_api_url: str = "https://export.arxiv.org/api/query"
+    arxiv_interval_seconds: float = 3.0
+    arxiv_backoff_seconds: float = 5.0
+    arxiv_recheck_days: int = 30
+    sources_interval_minutes: int = 60
 
     @property
     def db_path(self) -> Path:
@@ -101,6 +108,9 @@ class Settings:
                 f"PAPERBOT_TIMEZONE={timezone!r} is not a known time zone; use an IANA name such as "
                 "Asia/Shanghai or America/New_York in .env."
             ) from None
+        arxiv_switch = env.get("PAPERBOT_ARXIV", "").strip().lower() or "on"
+        if arxiv_switch not in ("on", "off", "1", "0", "true", "false", "yes", "no"):
+            raise ConfigError(f"PAPERBOT_ARXIV={arxiv_switch!r} must be on or off; fix it in .env or the environment.")
         admins = frozenset(a.strip() for a in env.get("PAPERBOT_ADMINS", "").split(",") if a.strip())
         return cls(
             data_dir=data_dir,
@@ -117,6 +127,12 @@ class Settings:
             slack_signing_secret=env.get("SLACK_SIGNING_SECRET", "").strip(),
             slack_app_token=env.get("SLACK_APP_TOKEN", "").strip(),
             slack_api_base_url=env.get("SLACK_API_BASE_URL", "").strip(),
+            arxiv_enabled=arxiv_switch in ("on", "1", "true", "yes"),
+            arxiv_api_url=env.get("PAPERBOT_ARXIV_API_URL", "").strip() or "https://export.arxiv.org/api/query",
+            arxiv_interval_seconds=float(_int(env, "PAPERBOT_ARXIV_INTERVAL_SECONDS", 3, minimum=0)),
+            arxiv_backoff_seconds=float(_int(env, "PAPERBOT_ARXIV_BACKOFF_SECONDS", 5, minimum=0)),
+            arxiv_recheck_days=_int(env, "PAPERBOT_ARXIV_RECHECK_DAYS", 30, minimum=1),
+            sources_interval_minutes=_int(env, "PAPERBOT_SOURCES_INTERVAL_MINUTES", 60, minimum=5),
         )
 
     def missing_slack_settings(self) -> list[str]:

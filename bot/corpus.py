@@ -204,6 +204,13 @@ class Corpus:
         logger.info("first start: ingested %d papers from %s", self.store.state()[0], seeds)
         return reports
 
+    def save_arxiv(self, found: dict, now: str) -> int:
+        """Keep arXiv lookups ({paper id: ArxivRecord or None}); re-index the papers that changed."""
+        changed = self.store.save_arxiv(found, now)
+        if changed:
+            self._sync_index()
+        return changed
+
     # -- reading -----------------------------------------------------------------------
 
     def search(self, text: str, *, page: int = 1, per_page: int = 5) -> SearchResult:
@@ -276,6 +283,7 @@ class Corpus:
         stats = self.store.stats()
         docs, rev = self.index.state()
         stats["index"] = {"documents": docs, "rev": rev, "path": str(self.settings.index_dir)}
+        stats["arxiv"] = self.store.arxiv_stats()
         return stats
 
     @property

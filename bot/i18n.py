@@ -934,6 +934,108 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "No digest here yet: `/papers subscribe` first, then `/papers digest` previews it and `post digest` posts it to the simulated channel.",
         "zh": "这里还没有日报：先运行 `/papers subscribe`，然后用 `/papers digest` 预览，用 `post digest` 发到模拟频道。",
     },
+    # -- arXiv links and feeds (issue 9) --
+    "button.link_arxiv": {"en": "arXiv", "zh": "arXiv 页面"},
+    "button.link_pdf": {"en": "PDF", "zh": "PDF 全文"},
+    "button.link_code": {"en": "Code", "zh": "代码"},
+    "button.link_project": {"en": "Project", "zh": "项目主页"},
+    "card.label_abstract": {"en": "Abstract (arXiv)", "zh": "英文摘要（arXiv）"},
+    "card.arxiv_published": {"en": "first submitted {date}", "zh": "首次提交于 {date}"},
+    "sources.usage": {
+        "en": "Usage: `/papers sources` lists the feeds; `/papers sources add URL|arxiv:cs.CL|arxiv:\"a query\"`, `/papers sources remove SOURCE`, `/papers sources poll` polls them now.",
+        "zh": "用法：`/papers sources` 列出所有订阅源；`/papers sources add 网址|arxiv:cs.CL|arxiv:\"检索词\"` 添加，`/papers sources remove 订阅源` 删除，`/papers sources poll` 立即抓取。",
+    },
+    "sources.admins_only": {
+        "en": "Only paperbot's admins (PAPERBOT_ADMINS) can manage feeds. Ask one of them to add the feed you want.",
+        "zh": "只有 paperbot 管理员（PAPERBOT_ADMINS）可以管理订阅源。请联系管理员添加你需要的订阅源。",
+    },
+    "sources.bad_target": {
+        "en": "`{target}` is not a feed I can read: give a listing URL (https://…), an arXiv category such as `arxiv:cs.CL`, or an arXiv search such as `arxiv:\"speculative decoding\"`.",
+        "zh": "无法识别订阅源 `{target}`：请提供列表网址（https://…）、arXiv 分类（如 `arxiv:cs.CL`）或 arXiv 检索（如 `arxiv:\"speculative decoding\"`）。",
+    },
+    "sources.exists": {"en": "`{source}` is already a source.", "zh": "`{source}` 已经是订阅源。"},
+    "sources.unknown": {
+        "en": "There is no source `{source}`; `/papers sources` lists them.",
+        "zh": "没有订阅源 `{source}`；用 `/papers sources` 查看全部订阅源。",
+    },
+    "sources.arxiv_off": {
+        "en": "arXiv is turned off here (PAPERBOT_ARXIV=off), so arXiv feeds can't be added; set PAPERBOT_ARXIV=on in .env first.",
+        "zh": "本机已关闭 arXiv（PAPERBOT_ARXIV=off），无法添加 arXiv 订阅源；请先在 .env 中设置 PAPERBOT_ARXIV=on。",
+    },
+    "sources.added": {
+        "en": "Added `{source}`. It is polled every {minutes} minutes; new papers reach digests like any other.",
+        "zh": "已添加 `{source}`。每 {minutes} 分钟抓取一次，新论文会像其他论文一样进入日报。",
+    },
+    "sources.removed": {
+        "en": "Removed `{source}`. The papers it brought stay.",
+        "zh": "已删除 `{source}`。它带来的论文仍会保留。",
+    },
+    "sources.title": {"en": "Feeds", "zh": "订阅源"},
+    "sources.needs_serve": {
+        "en": "Feeds are managed where paperbot runs in Slack, or with `python -m bot sources list|add|remove|poll`.",
+        "zh": "订阅源需在接入 Slack 的 paperbot 中管理，或使用 `python -m bot sources list|add|remove|poll`。",
+    },
+    "sources.polling": {
+        "en": "Polling {count} feeds now; `/papers sources` shows how it went.",
+        "zh": "正在抓取 {count} 个订阅源；稍后用 `/papers sources` 查看结果。",
+    },
+    "sources.polling_one": {
+        "en": "Polling 1 feed now; `/papers sources` shows how it went.",
+        "zh": "正在抓取 1 个订阅源；稍后用 `/papers sources` 查看结果。",
+    },
+    "sources.none": {
+        "en": "No feeds yet. Add one with `/papers sources add URL` or `/papers sources add arxiv:cs.CL`.",
+        "zh": "还没有订阅源。可用 `/papers sources add 网址` 或 `/papers sources add arxiv:cs.CL` 添加。",
+    },
+    "sources.row": {
+        "en": "`{source}` · last poll {poll} · last success {success} · {count} papers added · {error}",
+        "zh": "`{source}` · 上次抓取 {poll} · 上次成功 {success} · 已添加 {count} 篇 · {error}",
+    },
+    "sources.row_one": {
+        "en": "`{source}` · last poll {poll} · last success {success} · 1 paper added · {error}",
+        "zh": "`{source}` · 上次抓取 {poll} · 上次成功 {success} · 已添加 1 篇 · {error}",
+    },
+    "sources.never": {"en": "never", "zh": "从未"},
+    "sources.no_error": {"en": "no errors", "zh": "无错误"},
+    "sources.poll_done": {"en": "`{source}`: {count} new papers.", "zh": "`{source}`：新增 {count} 篇论文。"},
+    "sources.poll_done_one": {"en": "`{source}`: 1 new paper.", "zh": "`{source}`：新增 1 篇论文。"},
+    "sources.poll_unchanged": {"en": "`{source}`: unchanged since the last poll.", "zh": "`{source}`：自上次抓取以来没有变化。"},
+    "sources.poll_failed": {"en": "`{source}` failed: {reason}", "zh": "`{source}` 抓取失败：{reason}"},
+    "sources.poll_skipped_busy": {
+        "en": "`{source}` is being polled right now; try again in a minute.",
+        "zh": "`{source}` 正在抓取中，请稍后再试。",
+    },
+    "sources.poll_skipped_waiting": {
+        "en": "`{source}` is waiting after failures until {when}.",
+        "zh": "`{source}` 因多次失败暂停，将于 {when} 后重试。",
+    },
+    "sources.failing_dm": {
+        "en": ":warning: The feed `{source}` is failing: {reason}. paperbot keeps trying less often and will not tell you again until it has worked once. `/papers sources` shows its status.",
+        "zh": ":warning: 订阅源 `{source}` 抓取失败：{reason}。paperbot 会降低频率继续重试，在恢复之前不会再次提醒。用 `/papers sources` 查看状态。",
+    },
+    "sources.error_network": {"en": "the server can't be reached ({detail})", "zh": "无法连接服务器（{detail}）"},
+    "sources.error_timeout": {"en": "the server did not answer in time ({detail})", "zh": "服务器未及时响应（{detail}）"},
+    "sources.error_too_large": {"en": "the response is too large ({detail})", "zh": "响应过大（{detail}）"},
+    "sources.error_redirects": {"en": "the URL redirects in a loop ({detail})", "zh": "网址陷入重定向循环（{detail}）"},
+    "sources.error_rate_limited": {
+        "en": "the server asks us to slow down (HTTP 429); waiting as it says",
+        "zh": "服务器要求降低请求频率（HTTP 429），将按其要求等待",
+    },
+    "sources.error_unavailable": {
+        "en": "the server is unavailable (HTTP 503); trying again later",
+        "zh": "服务器暂时不可用（HTTP 503），稍后重试",
+    },
+    "sources.error_http": {"en": "the server answered {detail}", "zh": "服务器返回 {detail}"},
+    "sources.error_html": {
+        "en": "the URL gave a web page ({detail}), not a listing; check that it points at the listing's text",
+        "zh": "该网址返回的是网页（{detail}），而不是论文列表；请确认网址指向列表文本",
+    },
+    "sources.error_listing": {"en": "the listing can't be read: {detail}", "zh": "无法读取列表：{detail}"},
+    "sources.error_format": {"en": "arXiv's answer is not a valid Atom feed ({detail})", "zh": "arXiv 返回的不是有效的 Atom 订阅（{detail}）"},
+    "sources.error_api": {"en": "arXiv refused the query: {detail}", "zh": "arXiv 拒绝了该检索：{detail}"},
+    "sources.error_arxiv_off": {"en": "arXiv is turned off ({detail})", "zh": "arXiv 已关闭（{detail}）"},
+    "sources.error_stopped": {"en": "paperbot was shutting down ({detail})", "zh": "paperbot 正在关闭（{detail}）"},
+    "sources.error_internal": {"en": "an internal error ({detail}); see the log", "zh": "内部错误（{detail}）；请查看日志"},
 }
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")

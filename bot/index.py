@@ -41,14 +41,14 @@ logger = logging.getLogger(__name__)
 
 # Bump when the schema or the analyzer changes: an index under another name is "missing",
 # so the corpus rebuilds it instead of searching it with mismatched analysis.
-INDEX_NAME = "papers_v2"
+INDEX_NAME = "papers_v3"  # v3: the English abstract from arXiv (issue 9)
 LOCK_FILE = f"{INDEX_NAME}_WRITELOCK"  # Whoosh's name for the write lock of INDEX_NAME
 TINY_SEGMENT_DOCS = 1000  # segments smaller than this are merged on the next upsert
 MAX_IDLE_SEARCHERS = 8  # more concurrent searches than this open and close their own
 SNIPPET_CHARS = 200
 SNIPPET_SCAN_CHARS = 10_000  # a snippet is looked for in this much of a field (build_snippet)
 # Where a snippet may come from, best first when two fields match equally well.
-SNIPPET_FIELDS = ("title_en", "title_zh", "summary", "authors", "affil_en", "affil_zh", "comments")
+SNIPPET_FIELDS = ("title_en", "title_zh", "summary", "abstract", "authors", "affil_en", "affil_zh", "comments")
 # How much a word counts in each part of the catch-all `text` field: titles > authors,
 # affiliations > summary, comments (the issue's order of importance).
 SECTION_WEIGHTS = (
@@ -58,6 +58,7 @@ SECTION_WEIGHTS = (
     ("affil_en", 2.0),
     ("affil_zh", 2.0),
     ("summary", 1.2),
+    ("abstract", 1.0),  # arXiv's English abstract: English queries reach papers through it
     ("venue", 1.0),
     ("comments", 0.8),
     ("feed", 0.5),
@@ -138,6 +139,7 @@ def paper_document(paper: Paper) -> dict:
         "affil_en": "; ".join(a.en for a in paper.affiliations if a.en),
         "affil_zh": "；".join(a.zh for a in paper.affiliations if a.zh),
         "summary": paper.summary_zh,
+        "abstract": paper.abstract_en,
         "comments": " ".join(x for x in (paper.comments, paper.journal_ref) if x),
         "venue": " ".join(x for x in (paper.venue, paper.venue_name, paper.track) if x),
         "feed": "\n".join(paper.feeds),
@@ -151,7 +153,7 @@ def paper_document(paper: Paper) -> dict:
         feed=parts["feed"],
         seq=paper.seq,
         rev=paper.rev,
-        spell="\n".join(parts[name] for name in ("title_en", "authors", "affil_en", "summary", "comments")),
+        spell="\n".join(parts[name] for name in ("title_en", "authors", "affil_en", "summary", "abstract", "comments")),
     )
     if paper.year is not None:
         doc["year"] = paper.year

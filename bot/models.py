@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 
 
@@ -16,6 +17,41 @@ class Affiliation:
         """Return the name in `lang`, falling back to the other language."""
         first, second = (self.zh, self.en) if lang == "zh" else (self.en, self.zh)
         return first or second
+
+
+ARXIV_ABS = "https://arxiv.org/abs/"
+ARXIV_PDF = "https://arxiv.org/pdf/"
+
+
+@dataclass
+class ArxivRecord:
+    """A paper's record on arXiv: the latest version's metadata, as the Atom API gives it.
+
+    `arxiv_id` has no version ("2401.12345", "hep-th/9901001"); `version` is the latest.
+    Dates are ISO 8601 UTC: `published` is the first submission, `updated` the latest.
+    """
+
+    arxiv_id: str
+    version: int = 1
+    title: str = ""
+    abstract: str = ""
+    authors: list[str] = field(default_factory=list)
+    primary_category: str = ""
+    categories: list[str] = field(default_factory=list)
+    published: str = ""
+    updated: str = ""
+    doi: str = ""
+    comment: str = ""
+    journal_ref: str = ""
+
+    @property
+    def abs_url(self) -> str:
+        return ARXIV_ABS + self.arxiv_id
+
+    @property
+    def pdf_url(self) -> str:
+        """The latest version's PDF (arXiv serves the newest when no version is given)."""
+        return ARXIV_PDF + self.arxiv_id
 
 
 @dataclass
@@ -44,20 +80,100 @@ class Paper:
     first_seen: str = ""  # ISO 8601 UTC, set by the store
     seq: int = 0
     rev: int = 0
+    arxiv: ArxivRecord | None = None  # found by bot/arxiv.py, kept in the store's arxiv table
 
     def title(self, lang: str) -> str:
         """Return the title in `lang`, falling back to the other language."""
         first, second = (self.title_zh, self.title_en) if lang == "zh" else (self.title_en, self.title_zh)
         return first or second
 
+    @property
+    def abstract_en(self) -> str:
+        """The English abstract from arXiv ("" until the paper is matched)."""
+        return self.arxiv.abstract if self.arxiv else ""
+
     def to_dict(self) -> dict:
-        return asdict(self)
+        """Every field, plus the arXiv fields flat (`arxiv_id`, `abs_url`, ...) for `--json`."""
+        data = asdict(self)
+        record = self.arxiv
+        data.update(
+            arxiv_id=record.arxiv_id if record else "",
+            abs_url=record.abs_url if record else "",
+            pdf_url=record.pdf_url if record else "",
+            abstract_en=self.abstract_en,
+            categories=list(record.categories) if record else [],
+            published=record.published if record else "",
+        )
+        return data
 
     @classmethod
     def from_dict(cls, data: dict) -> Paper:
-        data = dict(data)
+        data = {k: v for k, v in data.items() if k not in _FLAT_ARXIV}
         data["affiliations"] = [Affiliation(**a) for a in data.get("affiliations", [])]
+        if data.get("arxiv"):
+            data["arxiv"] = ArxivRecord(**data["arxiv"])
         return cls(**data)
+
+
+_FLAT_ARXIV = {"arxiv_id", "abs_url", "pdf_url", "abstract_en", "categories", "published"}
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link a card offers as a button: `kind` is "arxiv", "pdf", "code" or "project"."""
+
+    kind: str
+    url: str
+
+
+# Hosts whose pages are code, models or data rather than a project's own site.
+CODE_HOSTS = (
+    "github.com", "gitlab.com", "huggingface.co", "hf.co", "bitbucket.org", "gitee.com",
+    "codeberg.org", "sourceforge.net", "paperswithcode.com", "kaggle.com", "colab.research.google.com",
+)  # fmt: skip
+_ARXIV_URL = re.compile(r"^https?://(?:www\.|export\.)?arxiv\.org/(abs|pdf)/([^?#]+?)(?:v\d+)?(?:\.pdf)?/?(?:[?#].*)?$", re.I)
+_HOST = re.compile(r"^https?://([^/:?#]+)", re.I)
+
+
+def paper_links(paper: Paper) -> list[Link]:
+    """The links a card shows, each URL once, in the order arXiv, PDF, Code, Project.
+
+    arXiv and PDF come from the paper's arXiv record, else from an arXiv URL in its
+    Comments; Code is a repository or model host (GitHub, GitLab, Hugging Face, ...);
+    every other URL is the Project's. Pure: renderers of results, cards and digests call it.
+    """
+    links: list[Link] = []
+    seen: set[str] = set()
+
+    def add(kind: str, url: str) -> None:
+        key = url.rstrip("/").lower()
+        if url and key not in seen:
+            seen.add(key)
+            links.append(Link(kind, url))
+
+    arxiv_id = paper.arxiv.arxiv_id if paper.arxiv else ""
+    others: list[str] = []
+    for url in paper.urls:
+        if not url.lower().startswith(("http://", "https://")):
+            continue
+        match = _ARXIV_URL.match(url)
+        if match:
+            arxiv_id = arxiv_id or match.group(2)  # the same paper again: the arXiv buttons stand for it
+        else:
+            others.append(url)
+    if arxiv_id:
+        add("arxiv", ARXIV_ABS + arxiv_id)
+        add("pdf", ARXIV_PDF + arxiv_id)
+    for url in others:
+        add("code" if is_code_url(url) else "project", url)
+    return links
+
+
+def is_code_url(url: str) -> bool:
+    """Tell whether `url` is on a code, model or data host (github.com, huggingface.co, ...)."""
+    match = _HOST.match(url)
+    host = match.group(1).lower() if match else ""
+    return any(host == h or host.endswith("." + h) for h in CODE_HOSTS)
 
 
 @dataclass(frozen=True)

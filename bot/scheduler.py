@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from threading import TIMEOUT_MAX
 from traceback import format_tb
@@ -190,6 +190,7 @@ class DigestScheduler:
         grace: timedelta = GRACE,
         inbox_scan: Callable[[], object] | None = None,
         inbox_interval: timedelta | None = None,
+        background_jobs: Sequence[tuple[str, Callable[[], object], timedelta]] = (),
     ):
         self.scheduler = scheduler
         self.service = service
@@ -198,6 +199,8 @@ class DigestScheduler:
         self.grace = grace
         self.inbox_scan = inbox_scan
         self.inbox_interval = inbox_interval
+        # (job id, function, interval): arXiv enrichment and feed polls, first run at start.
+        self.background_jobs = list(background_jobs)
         service.on_retry = self.retry_later
         service.on_paused = self.sync
 
@@ -210,6 +213,9 @@ class DigestScheduler:
         if self.inbox_scan is not None and self.inbox_interval:
             trigger = IntervalTrigger(seconds=self.inbox_interval.total_seconds(), start_date=now, timezone="UTC")
             self._add(INBOX_JOB, self.inbox_scan, trigger, now, misfire_grace_time=None)
+        for job_id, func, interval in self.background_jobs:
+            trigger = IntervalTrigger(seconds=interval.total_seconds(), start_date=now, timezone="UTC")
+            self._add(job_id, func, trigger, now, misfire_grace_time=None)
         self.scheduler.start()
 
     def shutdown(self) -> None:

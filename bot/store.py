@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bot.models import Affiliation, IngestReport, Listing, Paper
+from bot.models import Affiliation, ArxivRecord, IngestReport, Listing, Paper
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -72,6 +72,25 @@ CREATE TABLE IF NOT EXISTS slack_events (
     seen_at  TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS slack_events_seen ON slack_events (seen_at);
+CREATE TABLE IF NOT EXISTS arxiv_records (
+    paper_id         TEXT PRIMARY KEY REFERENCES papers (id),
+    status           TEXT NOT NULL,  -- 'found' | 'missing' (looked for, not on arXiv)
+    checked_at       TEXT NOT NULL,
+    arxiv_id         TEXT NOT NULL DEFAULT '',
+    version          INTEGER NOT NULL DEFAULT 0,
+    title            TEXT NOT NULL DEFAULT '',
+    abstract         TEXT NOT NULL DEFAULT '',
+    authors          TEXT NOT NULL DEFAULT '[]',
+    primary_category TEXT NOT NULL DEFAULT '',
+    categories       TEXT NOT NULL DEFAULT '[]',
+    published        TEXT NOT NULL DEFAULT '',
+    updated          TEXT NOT NULL DEFAULT '',
+    doi              TEXT NOT NULL DEFAULT '',
+    comment          TEXT NOT NULL DEFAULT '',
+    journal_ref      TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS arxiv_records_id ON arxiv_records (arxiv_id);
+CREATE INDEX IF NOT EXISTS arxiv_records_checked ON arxiv_records (checked_at);
 """
 
 EVENT_MEMORY = timedelta(days=1)  # how long a Slack event id is remembered (Store.claim_event)
@@ -88,6 +107,11 @@ _CONTENT = (
     "journal_ref", "venue", "venue_name", "year", "track", "urls",
 )  # fmt: skip
 _JSON = {"authors", "affiliations", "urls"}
+_ARXIV = (
+    "arxiv_id", "version", "title", "abstract", "authors", "primary_category", "categories",
+    "published", "updated", "doi", "comment", "journal_ref",
+)  # fmt: skip
+_ARXIV_JSON = {"authors", "categories"}
 
 
 def ensure_columns(db: sqlite3.Connection, table: str, columns: dict[str, str]) -> None:
@@ -235,7 +259,8 @@ class Store:
             marks = ", ".join("?" for _ in chunk)
             rows += self.read(f"SELECT * FROM papers WHERE id IN ({marks})", tuple(chunk))
         feeds = self._feeds_of([r["id"] for r in rows])
-        by_id = {r["id"]: _from_row(r, feeds.get(r["id"], [])) for r in rows}
+        records = self._arxiv_of([r["id"] for r in rows])
+        by_id = {r["id"]: _from_row(r, feeds.get(r["id"], []), records.get(r["id"])) for r in rows}
         return [by_id[i] for i in ids if i in by_id]
 
     def find_ids(self, prefix: str, limit: int = 2) -> list[str]:
@@ -256,6 +281,97 @@ class Store:
                 out.setdefault(row[0], []).append(row[1])
         return out
 
+    def _arxiv_of(self, ids: list[str]) -> dict[str, ArxivRecord]:
+        out: dict[str, ArxivRecord] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            for row in self.read(
+                f"SELECT * FROM arxiv_records WHERE status = 'found' AND paper_id IN ({marks})", tuple(chunk)
+            ):
+                data = {c: json.loads(row[c]) if c in _ARXIV_JSON else row[c] for c in _ARXIV}
+                out[row["paper_id"]] = ArxivRecord(**data)
+        return out
+
+    # -- arXiv records -------------------------------------------------------------------
+
+    def arxiv_due(self, recheck_before: str, limit: int | None = None) -> list[Paper]:
+        """Papers to look up on arXiv: never looked up (newest first), then checked before
+        `recheck_before` (oldest check first): "not on arXiv" may have changed, and a found
+        record may have a new version."""
+        cap = -1 if limit is None else limit
+        fresh = self.read(
+            "SELECT p.id FROM papers p LEFT JOIN arxiv_records a ON a.paper_id = p.id "
+            "WHERE a.paper_id IS NULL ORDER BY p.seq DESC LIMIT ?",
+            (cap,),
+        )
+        ids = [r[0] for r in fresh]
+        if limit is None or len(ids) < limit:
+            stale = self.read(
+                "SELECT paper_id FROM arxiv_records WHERE checked_at < ? ORDER BY checked_at LIMIT ?",
+                (recheck_before, -1 if limit is None else limit - len(ids)),
+            )
+            ids += [r[0] for r in stale]
+        return self.get_many(ids)
+
+    def save_arxiv(self, found: dict[str, ArxivRecord | None], now: str) -> int:
+        """Keep what a lookup found (None: not on arXiv) in one transaction; return how many
+        papers changed. A changed record takes the next `rev`, so the index re-reads the paper;
+        a paper once found stays found when a later lookup misses it."""
+        changed = 0
+        with self.transaction() as db:
+            counter = self._counter(db)
+            for paper_id, record in found.items():
+                if db.execute("SELECT 1 FROM papers WHERE id = ?", (paper_id,)).fetchone() is None:
+                    continue
+                row = db.execute("SELECT * FROM arxiv_records WHERE paper_id = ?", (paper_id,)).fetchone()
+                if record is None:
+                    if row is None:
+                        db.execute(
+                            "INSERT INTO arxiv_records (paper_id, status, checked_at) VALUES (?, 'missing', ?)", (paper_id, now)
+                        )
+                    else:
+                        db.execute("UPDATE arxiv_records SET checked_at = ? WHERE paper_id = ?", (now, paper_id))
+                    continue
+                values = tuple(_arxiv_value(record, c) for c in _ARXIV)
+                if row is not None and row["status"] == "found" and tuple(row[c] for c in _ARXIV) == values:
+                    db.execute("UPDATE arxiv_records SET checked_at = ? WHERE paper_id = ?", (now, paper_id))
+                    continue
+                db.execute(
+                    f"INSERT OR REPLACE INTO arxiv_records (paper_id, status, checked_at, {', '.join(_ARXIV)}) "
+                    f"VALUES (?, 'found', ?, {', '.join('?' for _ in _ARXIV)})",
+                    (paper_id, now, *values),
+                )
+                counter += 1
+                db.execute("UPDATE papers SET rev = ?, updated_at = ? WHERE id = ?", (counter, now, paper_id))
+                changed += 1
+            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('counter', ?)", (str(counter),))
+        return changed
+
+    def add_feed(self, paper_ids: list[str], feed: str) -> int:
+        """List stored papers under one more feed (an arXiv feed that saw them); new `rev` each."""
+        added = 0
+        now = self._clock()
+        with self.transaction() as db:
+            counter = self._counter(db)
+            for paper_id in paper_ids:
+                if self._add_feeds(db, paper_id, [feed], now):
+                    counter += 1
+                    db.execute("UPDATE papers SET rev = ?, updated_at = ? WHERE id = ?", (counter, now, paper_id))
+                    added += 1
+            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('counter', ?)", (str(counter),))
+        return added
+
+    def paper_id_for_arxiv(self, arxiv_id: str) -> str | None:
+        """The paper whose arXiv record has this id (without version), if any."""
+        rows = self.read("SELECT paper_id FROM arxiv_records WHERE arxiv_id = ? AND status = 'found' LIMIT 1", (arxiv_id,))
+        return rows[0][0] if rows else None
+
+    def arxiv_stats(self) -> dict:
+        rows = self.read("SELECT status, COUNT(*) FROM arxiv_records GROUP BY status")
+        counts = {r[0]: int(r[1]) for r in rows}
+        return {"found": counts.get("found", 0), "missing": counts.get("missing", 0)}
+
     def iter_papers(self, *, since_rev: int = 0, batch: int = 1000) -> Iterator[Paper]:
         """Yield papers changed after `since_rev`, oldest change first, in batches."""
         last = since_rev
@@ -264,8 +380,9 @@ class Store:
             if not rows:
                 return
             feeds = self._feeds_of([r["id"] for r in rows])
+            records = self._arxiv_of([r["id"] for r in rows])
             for row in rows:
-                yield _from_row(row, feeds.get(row["id"], []))
+                yield _from_row(row, feeds.get(row["id"], []), records.get(row["id"]))
             last = rows[-1]["rev"]
 
     def newest(self, limit: int = 5) -> list[Paper]:
@@ -356,9 +473,14 @@ def _merge(row: sqlite3.Row, paper: Paper) -> tuple:
     return tuple(merged[c] for c in _CONTENT)
 
 
-def _from_row(row: sqlite3.Row, feeds: list[str]) -> Paper:
+def _arxiv_value(record: ArxivRecord, column: str):
+    value = getattr(record, column)
+    return json.dumps(value, ensure_ascii=False) if column in _ARXIV_JSON else value
+
+
+def _from_row(row: sqlite3.Row, feeds: list[str], arxiv: ArxivRecord | None = None) -> Paper:
     data = {c: row[c] for c in _CONTENT}
     for c in _JSON:
         data[c] = json.loads(data[c])
     data["affiliations"] = [Affiliation(**a) for a in data["affiliations"]]
-    return Paper(id=row["id"], feeds=feeds, first_seen=row["first_seen"], seq=row["seq"], rev=row["rev"], **data)
+    return Paper(id=row["id"], feeds=feeds, first_seen=row["first_seen"], seq=row["seq"], rev=row["rev"], arxiv=arxiv, **data)

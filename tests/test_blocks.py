@@ -105,7 +105,8 @@ def test_results_layout():
         "Yanlin Qi, Xinhang Chen · Xi'an Jiaotong University; Qwen Team · *ICML 2026*",
         "> fast \u200b*KV缓存*\u200b retrieval",
     ]
-    assert [e["action_id"] for e in blocks[2]["elements"]] == ["paper_share", "paper_details", "paper_more", "paper_save"]
+    assert [e["action_id"] for e in blocks[2]["elements"]] == ["paper_share", "paper_details", "paper_more", "paper_save", "link_arxiv_1", "link_pdf_1"]
+    assert [e.get("url") for e in blocks[2]["elements"][4:]] == ["https://arxiv.org/abs/2601.00001", "https://arxiv.org/pdf/2601.00001"]
     assert decode_value(blocks[2]["elements"][0]["value"]) == {"id": "aaaabbbbcccc", "l": "en"}
     assert blocks[-1]["elements"][0]["action_id"] == "results_next"
     assert decode_value(blocks[-1]["elements"][0]["value"]) == {"m": "search", "q": "kv cache", "l": "en", "p": 2}
@@ -135,7 +136,7 @@ def test_no_results_offers_the_suggestion():
 def test_shared_card_says_who_shared_and_has_no_share_button():
     blocks = render_card(small_paper(), "en", full=False, shared_by="U42").blocks
     assert blocks[0] == context("<@U42> shared this paper")
-    assert [e["action_id"] for e in blocks[-1]["elements"]] == ["paper_details", "paper_more", "paper_save"]
+    assert [e["action_id"] for e in blocks[-1]["elements"]] == ["paper_details", "paper_more", "paper_save", "link_arxiv_1", "link_pdf_1"]
 
 
 @pytest.mark.parametrize(
@@ -309,7 +310,7 @@ def test_escape_label_and_code():
 
 def test_markup_in_a_paper_renders_as_text_in_results():
     hit = render_results(result_of([markup_paper()]), "en").blocks[1]["text"]["text"].split("\n")
-    assert hit[0] == f"1. *<https://example.org/a_b*c|{INERT_TITLE}>*"
+    assert hit[0] == f"1. *{INERT_TITLE}*"  # not on arXiv: the title links nowhere, the URL is a button
     assert hit[1] == "_用于∗粗体∗断言的A∗搜索_"
     assert hit[2] == "O'Brien ∗Jr∗, AnnˍLee · Lab ∼X∼ · *ICMLˍ2026*"
 
@@ -319,7 +320,8 @@ def test_markup_in_a_paper_renders_as_text_on_its_card():
     assert "O'Brien ∗Jr∗, AnnˍLee" in text
     assert "Code at <https://github.com/x/my_repo>. ∗Oral∗" in text
     assert "代码见<https://github.com/x/my_repo>，欢迎使用ˍ任意ˍ版本。" in text
-    assert "<https://example.org/a_b*c>" in text  # the link itself, byte for byte
+    buttons = render_card(markup_paper(), "en", full=True).blocks[-1]["elements"]
+    assert [(e["text"]["text"], e.get("url")) for e in buttons if "url" in e][-1] == ("Project", "https://example.org/a_b*c")
     assert "*" not in text.replace("*Authors*", "").replace("*Affiliations*", "").replace("*Venue*", "").replace(
         "*Paper id*", "").replace("*AI summary*", "").replace("*Comments*", "").replace("a_b*c", "")  # fmt: skip
 

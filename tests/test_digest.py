@@ -121,7 +121,8 @@ def rows(message) -> list[dict]:
 
 
 def menu_actions(row: dict) -> list[str]:
-    return [json.loads(o["value"])["a"] for o in row["accessory"]["options"]]
+    """The menu's actions; its link options (arXiv, PDF, Code...) open a URL instead."""
+    return [json.loads(o["value"])["a"] for o in row["accessory"]["options"] if "url" not in o]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -176,7 +177,7 @@ def test_english_row_holds_both_titles_authors_affiliations_venue_and_summary_li
     digest = compose_digest(corpus150, after_seq=0, lang="en", local_date=date(2026, 12, 1))
     paper = next(p for p in digest.papers if p.title_en.startswith("Sparse Attention Study Number 42:"))
     lines = render_digest_paper(paper, "en", 7)["text"]["text"].split("\n")
-    assert lines[0].startswith("*7. <https://example.org/paper42|Sparse Attention Study Number 42")
+    assert lines[0].startswith("*7. Sparse Attention Study Number 42")  # no arXiv page: the title links nowhere
     assert lines[1] == "Sparse Attention研究第42号：模型42的缩放定律"
     assert lines[2] == "Alice Zhang42, Bob Li, Carol Wang +2 · Tsinghua University; Lab 42 of Peking University · _ICLR 2026 Workshop_"
     assert lines[3].startswith("> AI summary (in Chinese): 本文研究第42号模型") and lines[3].endswith("。")
@@ -190,7 +191,7 @@ def test_chinese_row_puts_the_chinese_title_first_and_counts_authors_the_chinese
     assert "Sparse Attention研究第42号：模型42的缩放定律" in lines[0] and lines[1].startswith("Sparse Attention Study Number 42")
     assert lines[2] == "Alice Zhang42, Bob Li, Carol Wang 等 5 人 · 清华大学；北京大学第42实验室 · _ICLR 2026 Workshop_"
     assert lines[3].startswith("> AI 总结：本文研究")
-    assert [o["text"]["text"] for o in render_digest_paper(paper, "zh", 1)["accessory"]["options"]] == ["收藏", "详情", "相似论文"]
+    assert [o["text"]["text"] for o in render_digest_paper(paper, "zh", 1)["accessory"]["options"]] == ["收藏", "详情", "项目主页", "相似论文"]
 
 
 def test_papers_are_grouped_by_venue_then_feed(corpus150):
@@ -203,11 +204,11 @@ def test_papers_are_grouped_by_venue_then_feed(corpus150):
 
 def test_the_menu_takes_entries_other_features_add(corpus150):
     paper = corpus150.new_papers(after_seq=0, limit=1)[0]
-    MENU_BUILDERS["links"] = lambda p, lang: [menu_option("arXiv", url=f"https://arxiv.org/abs/{p.id}")]
+    MENU_BUILDERS["extra"] = lambda p, lang: [menu_option("arXiv", url=f"https://arxiv.org/abs/{p.id}")]
     try:
-        menu = paper_menu(paper, "en", ["details", "links", "more", "missing"])
+        menu = paper_menu(paper, "en", ["details", "extra", "more", "missing"])
     finally:
-        del MENU_BUILDERS["links"]
+        del MENU_BUILDERS["extra"]
     assert [o["text"]["text"] for o in menu["options"]] == ["Details", "arXiv", "More like this"]
     assert menu["options"][1]["url"].startswith("https://arxiv.org/abs/")
     assert check_blocks([{"type": "section", "text": {"type": "mrkdwn", "text": "x"}, "accessory": menu}]) == []
@@ -278,8 +279,10 @@ def test_a_digest_keeps_links_in_comments_and_markup_inert():
         comments="Oral; code at https://github.com/x/my_repo and _more_", urls=["https://example.org/a_b"],
     )  # fmt: skip
     en = render_digest_paper(paper, "en", 1)["text"]["text"].split("\n")
-    assert en[0] == "*1. <https://example.org/a_b|A∗ Search for ∗Bold∗ Claims: xˍ1>*"
+    assert en[0] == "*1. A∗ Search for ∗Bold∗ Claims: xˍ1*"  # no arXiv page: the title links nowhere
     assert en[1] == "A∗搜索：xˍ1"
     assert en[2] == "O'Brien ∗Jr∗"
     zh = render_digest_paper(paper, "zh", 1)["text"]["text"].split("\n")
     assert zh[-1] == "> AI 总结：代码见<https://github.com/x/my_repo>，欢迎使用。"
+    links = [o for o in render_digest_paper(paper, "en", 1)["accessory"]["options"] if "url" in o]
+    assert [(o["text"]["text"], o["url"]) for o in links] == [("Project", "https://example.org/a_b")]  # Comments' URL

@@ -15,7 +15,7 @@ MODULES = [
     "bot.analysis", "bot.index", "bot.query", "bot.corpus", "bot.digest", "bot.scheduler", "bot.inbox",
     "bot.subscriptions", "bot.console", "bot.slack.app", "bot.slack.server", "bot.slack.commands",
     "bot.slack.actions", "bot.slack.home", "bot.slack.blocks", "bot.slack.digest", "bot.slack.subscribe",
-    "bot.slack.uploads",
+    "bot.slack.uploads", "bot.fetch", "bot.arxiv", "bot.sources",
 ]  # fmt: skip
 
 

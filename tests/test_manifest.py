@@ -53,7 +53,7 @@ def manifest_list(section: str) -> set[str]:
 
 
 def code_uses() -> tuple[set[str], set[str], bool]:
-    source = "\n".join(p.read_text() for p in (ROOT / "bot").rglob("*.py"))
+    source = "\n".join(p.read_text() for p in (ROOT / "bot" / "slack").rglob("*.py"))  # the only Slack callers
     methods = {m.replace("_", ".", 1) for m in re.findall(r"client\.([a-z]+_[A-Za-z0-9_]+)\(", source)}
     listeners = set(re.findall(r"app\.event\(\"([a-z_.]+)\"", source))
     return methods, listeners, "app.command(" in source

@@ -43,6 +43,9 @@ def test_serve_binds_seeds_answers_and_stops_cleanly(tmp_path, fake_slack):
         PAPERBOT_HOST="127.0.0.1",
         PAPERBOT_DATA_DIR=str(tmp_path / "data"),
         PAPERBOT_SEEDS_DIR=str(ROOT / "seeds"),
+        # No network: arXiv enrichment fails in the background (and backs off) while the bot
+        # starts, answers and stops as ever. Never the real arXiv from a test.
+        PAPERBOT_ARXIV_API_URL="http://127.0.0.1:9/api/query",
     )
     proc = subprocess.Popen(
         [sys.executable, "-m", "bot", "serve"], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True

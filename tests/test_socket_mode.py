@@ -47,6 +47,7 @@ def test_socket_mode_connects_answers_commands_and_stops_cleanly(tmp_path, fake_
         SLACK_API_BASE_URL=fake_slack.api_url,
         PAPERBOT_DATA_DIR=str(tmp_path / "data"),
         PAPERBOT_SEEDS_DIR=str(ROOT / "seeds"),
+        PAPERBOT_ARXIV="off",  # never the real arXiv from a test
     )
     proc = subprocess.Popen(
         [sys.executable, "-m", "bot", "serve"], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True

@@ -25,9 +25,16 @@ MENU_ACTIONS = {"paper_details", "paper_more", "paper_save"}
 BUTTONS = re.compile(
     r"^(paper_share|paper_details|paper_more|paper_save|results_next|results_prev|search_run|share_post|share_cancel)$"
 )
+LINKS = re.compile(r"^link_(arxiv|pdf|code|project)_\d+$")  # URL buttons (blocks.link_buttons)
 
 
 def register(app, corpus, digests=None) -> None:
+    @app.action(LINKS)
+    def on_link(ack):
+        # Slack opens the URL itself, and still tells the app, which must ack or the
+        # button shows a warning.
+        ack()
+
     @app.action(BUTTONS)
     def on_button(ack, body, action, client, respond, logger):
         ack()

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from bot.i18n import other_lang, problem_text, t
-from bot.models import Fragment, Hit, Paper, SearchResult
+from bot.models import Fragment, Hit, Paper, SearchResult, paper_links
 
 # Block Kit's limits (https://api.slack.com/reference/block-kit/blocks).
 LIMITS = {
@@ -255,23 +255,57 @@ def _unique(values) -> list[str]:
 
 
 def paper_url(paper: Paper) -> str:
-    return next((u for u in paper.urls if u.startswith(("http://", "https://"))), "")
+    """Where a paper's title links: its arXiv page, else nowhere (a code repository is a
+    button of its own, not the paper)."""
+    return next((x.url for x in paper_links(paper) if x.kind == "arxiv"), "")
 
 
-def _is_linkable(url: str) -> bool:
+LINKS_SHOWN = 6
+ABSTRACT_LEAD_CHARS = 320
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[])")
+
+
+def link_buttons(paper: Paper, lang: str) -> list[dict]:
+    """URL buttons arXiv / PDF / Code / Project, each URL once (see models.paper_links).
+
+    Slack still sends a click on a URL button to the app, so actions.py acks `link_*`.
+    """
+    elements = []
+    counts: dict[str, int] = {}
+    for item in paper_links(paper):
+        if not is_linkable(item.url) or len(elements) >= LINKS_SHOWN:
+            continue
+        counts[item.kind] = counts.get(item.kind, 0) + 1
+        label = t(f"button.link_{item.kind}", lang)
+        if counts[item.kind] > 1:
+            label = f"{label} {counts[item.kind]}"
+        elements.append(
+            {
+                "type": "button",
+                "text": _plain(label, LIMITS["button_text"]),
+                "action_id": f"link_{item.kind}_{counts[item.kind]}",
+                "url": item.url,
+            }
+        )
+    return elements
+
+
+def abstract_lead(abstract: str, limit: int = ABSTRACT_LEAD_CHARS) -> str:
+    """The abstract's first sentence or two (two when the first is short), within `limit`."""
+    sentences = _SENTENCE_END.split(" ".join((abstract or "").split()))
+    lead = sentences[0] if sentences else ""
+    if len(sentences) > 1 and len(lead) + 1 + len(sentences[1]) <= limit:
+        lead = f"{lead} {sentences[1]}"
+    return truncate(lead, limit)
+
+
+def is_linkable(url: str) -> bool:
     return bool(url) and len(url) <= 1000 and not any(c in url for c in "<>| ")
 
 
 def link(url: str, label: str) -> str:
     """`<url|label>`, the URL byte-exact; just the (escaped) label when the URL can't be a link."""
-    return f"<{url}|{label}>" if _is_linkable(url) else label
-
-
-def _url_link(url: str, shown: int = 80) -> str:
-    """A URL as a link: the URL itself when short, else a link labelled with its start."""
-    if len(url) <= shown and _is_linkable(url):
-        return f"<{url}>"
-    return link(url, escape_label(truncate(url, shown)))
+    return f"<{url}|{label}>" if is_linkable(url) else label
 
 
 def _title_line(paper: Paper, lang: str, prefix: str = "") -> str:
@@ -351,8 +385,17 @@ def render_hit(
     paper = hit.paper
     lines = [_title_line(paper, lang, prefix=f"{number}. "), _other_title(paper, lang), _meta_line(paper, lang)]
     snippet = render_snippet(hit.snippet)
+    # An English reader gets the abstract's lead rather than a Chinese summary's snippet;
+    # a match in the abstract itself shows as the snippet, highlighted.
+    # So does a Chinese reader of a paper that only arXiv knows (no Chinese summary).
+    wants_lead = lang != "zh" or not paper.summary_zh
+    lead = abstract_lead(paper.abstract_en) if wants_lead and paper.abstract_en and hit.snippet_field != "abstract" else ""
+    if lead and hit.snippet_field in ("summary", "title_en", "title_zh", ""):
+        snippet = ""
     if snippet:
         lines.append("> " + snippet.replace("\n", " "))
+    if lead:
+        lines.append("> " + escape(lead))
     text = "\n".join(line for line in lines if line)
     key = f"{number}:{paper.id}"
     return [
@@ -381,6 +424,7 @@ def paper_buttons(
         elements.append(button(t("button.details", lang), "paper_details", value))
     elements.append(button(t("button.more", lang), "paper_more", value))
     elements.append(save_button(paper, lang, saved=saved, state=save_state))
+    elements += link_buttons(paper, lang)
     return actions(*elements, block_id=f"buttons:{key or paper.id}")
 
 
@@ -531,21 +575,37 @@ def render_card(paper: Paper, lang: str, *, full: bool = True, shared_by: str | 
         if meta:
             blocks.append(context(meta))
 
-    if paper.summary_zh:
+    summary: list[dict] = []
+    if paper.summary_zh and (full or lang == "zh" or not paper.abstract_en):
         label = f"*{t('card.label_summary', lang)}*"
         if lang != "zh":
             label += " " + t("card.summary_language_note", lang)
         if full:
             chunks = split_text(escape(paper.summary_zh), LIMITS["section_text"] - len(label) - 2, SUMMARY_SECTIONS_MAX)
-            blocks.append(section(f"{label}\n{chunks[0]}"))
-            blocks.extend(section(chunk) for chunk in chunks[1:])
+            summary.append(section(f"{label}\n{chunks[0]}"))
+            summary.extend(section(chunk) for chunk in chunks[1:])
         else:
-            blocks.append(section(f"{label}\n{escape(truncate(paper.summary_zh, SUMMARY_CHARS_SHARED))}"))
+            summary.append(section(f"{label}\n{escape(truncate(paper.summary_zh, SUMMARY_CHARS_SHARED))}"))
+    abstract: list[dict] = []
+    if paper.abstract_en and (full or lang != "zh" or not paper.summary_zh):
+        label = f"*{t('card.label_abstract', lang)}*"
+        if full:
+            chunks = split_text(escape(paper.abstract_en), LIMITS["section_text"] - len(label) - 2, SUMMARY_SECTIONS_MAX)
+            abstract.append(section(f"{label}\n{chunks[0]}"))
+            abstract.extend(section(chunk) for chunk in chunks[1:])
+        else:
+            abstract.append(section(f"{label}\n{escape(abstract_lead(paper.abstract_en))}"))
+    # Each reader's own language first: the English abstract, or the Chinese AI summary.
+    blocks.extend(summary + abstract if lang == "zh" else abstract + summary)
     if full and paper.comments:
         blocks.append(section(f"*{t('card.label_comments', lang)}*\n{escape(paper.comments)}"))
-    links = [u for u in paper.urls if u.startswith(("http://", "https://"))]
-    if links:
-        blocks.append(context(*(_url_link(u) for u in links[: LIMITS["context_elements"]])))
+    if full and paper.arxiv:
+        facts = [paper.arxiv.arxiv_id + f"v{paper.arxiv.version}", ", ".join(paper.arxiv.categories)]
+        if paper.arxiv.published:
+            facts.append(t("card.arxiv_published", lang, date=paper.arxiv.published[:10]))
+        if paper.arxiv.doi:
+            facts.append(f"DOI {paper.arxiv.doi}")
+        blocks.append(context("arXiv " + " · ".join(escape(f) for f in facts if f)))
     state = {"m": "details"} if full and not shared_by else None
     blocks.append(paper_buttons(paper, lang, shareable=not shared_by, details=not full, saved=saved and not shared_by, save_state=state))
     text = escape(truncate(paper.title(lang), 280))
@@ -741,7 +801,9 @@ def blocks_to_text(blocks: list[dict]) -> str:
         elif kind == "actions":
             labels = []
             for element in block.get("elements", []):
-                if element.get("type") == "button":
+                if element.get("type") == "button" and element.get("url"):
+                    labels.append(f"[{element['text']['text']} {element['url']}]")  # a terminal can't click
+                elif element.get("type") == "button":
                     labels.append(f"[{element['text']['text']}]")
                 elif element.get("type") == "static_select":
                     chosen = element.get("initial_option", {}).get("text", {}).get("text", "")

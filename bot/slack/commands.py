@@ -151,6 +151,10 @@ def answer_command(corpus, user_id: str, channel_id: str, text: str, *, digests=
         from bot.slack.subscribe import answer_digest_command
 
         return answer_digest_command(digests, user_id=user_id, channel_id=channel_id, channel_name=channel_name, text=text, stored_lang=stored)
+    from bot.slack.feeds import answer_sources_command, is_sources_command
+
+    if is_sources_command(word, rest):
+        return answer_sources_command(digests, user_id=user_id, rest=rest, lang=lang)
     if not corpus.is_ready():
         return notice("error.not_ready", lang)
     in_dm = is_dm(channel_id, channel_name)

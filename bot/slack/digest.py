@@ -25,16 +25,18 @@ from bot.config import Settings
 from bot.digest import DeliveryFailed, Digest, DigestService
 from bot.i18n import normalize_lang, other_lang, t
 from bot.listing import parse_affiliations
-from bot.models import Paper
+from bot.models import Paper, paper_links
 from bot.schedule import WEEK, WEEKDAYS, chinese_city, day_set, zone_offset_label
 from bot.slack.blocks import (
     LIMITS,
     Message,
+    abstract_lead,
     check_blocks,
     context,
     escape,
     escape_label,
     header,
+    is_linkable,
     link,
     menu_option,
     overflow,
@@ -199,7 +201,7 @@ def one_line_summary(paper: Paper, limit: int = SUMMARY_CHARS) -> str:
     return truncate(text, limit)
 
 
-MENU_ENTRIES: list[str] = ["save", "details", "more"]
+MENU_ENTRIES: list[str] = ["save", "details", "links", "more"]
 """The digest row menu's entries, in order. Other features add theirs (`save`, `links`):
 append the name here and a builder to MENU_BUILDERS; Slack shows at most 5 options."""
 
@@ -211,9 +213,19 @@ def _action_option(label_key: str, action_id: str) -> Callable[[Paper, str], lis
     return build
 
 
+def _link_options(paper: Paper, lang: str) -> list[dict]:
+    """arXiv / PDF / Code / Project as link options (the menu's URL options open the page)."""
+    return [
+        menu_option(t(f"button.link_{item.kind}", lang), {"a": "link"}, url=item.url)
+        for item in paper_links(paper)
+        if is_linkable(item.url)
+    ]
+
+
 MENU_BUILDERS: dict[str, Callable[[Paper, str], list[dict]]] = {
     "save": _action_option("button.save", "paper_save"),
     "details": _action_option("button.details", "paper_details"),
+    "links": _link_options,
     "more": _action_option("button.more", "paper_more"),
 }
 
@@ -246,7 +258,9 @@ def render_digest_paper(paper: Paper, lang: str, number: int, *, reason: str = "
     if meta_line:
         lines.append(meta_line)
     summary = one_line_summary(paper)
-    if summary:
+    if paper.abstract_en and (lang != "zh" or not summary):  # the English reader's summary
+        lines.append(f"> {escape(abstract_lead(paper.abstract_en, SUMMARY_CHARS))}")
+    elif summary:
         label = t("card.label_summary", lang) if lang == "zh" else f"{t('card.label_summary', lang)} {t('card.summary_language_note', lang)}"
         lines.append(f"> {label}{'：' if lang == 'zh' else ': '}{escape(summary)}")
     if reason:
@@ -570,6 +584,8 @@ class Digests:
     admins: frozenset[str] = frozenset()
     settings: Settings | None = None
     directory: object | None = None  # SlackDirectory (or the console's): people's zones, channels
+    sources: object | None = None  # a bot.sources.SourceService (feeds) under `serve`
+    enricher: object | None = None  # a bot.arxiv.Enricher under `serve`, when arXiv is on
 
     def changed(self, sub_id: int) -> None:
         if self.on_change:
@@ -581,6 +597,11 @@ class Digests:
             self.scheduler.start()
 
     def shutdown(self) -> None:
+        # Background jobs may be waiting out a backoff: end the waits so shutdown is prompt.
+        for service in (self.enricher, self.sources):
+            client = getattr(service, "client", None) or getattr(service, "arxiv", None)
+            if client is not None:
+                client.stop()
         if self.scheduler is not None:
             self.scheduler.shutdown()
 
@@ -599,26 +620,67 @@ def build_digests(settings: Settings, corpus, *, client: WebClient | None = None
     )  # fmt: skip
 
 
-def start_digests(settings: Settings, corpus, *, clock: Clock = system_clock, scheduler=None, start: bool = True) -> Digests:
-    """Build digests, their scheduler and the inbox scan, and start them unless `start` is False."""
+def start_digests(
+    settings: Settings, corpus, *, clock: Clock = system_clock, scheduler=None, start: bool = True, background: bool = False
+) -> Digests:
+    """Build digests, their scheduler and the inbox scan, and start them unless `start` is False.
+
+    `background` (serve) also schedules feed polls and, unless PAPERBOT_ARXIV=off, arXiv
+    enrichment: both run in the scheduler's worker threads, never in a request's.
+    """
     from bot.inbox import scan_inbox_and_check_index
     from bot.scheduler import DigestScheduler, background_scheduler
 
     digests = build_digests(settings, corpus, clock=clock)
     inbox = settings.inbox_dir
     inbox.mkdir(parents=True, exist_ok=True)
+    jobs_to_add = []
+    if background:
+        from bot.sources import SourceService
+
+        poster = digests.service.poster
+        client = getattr(poster, "client", None)
+        digests.sources = SourceService(settings, corpus, clock=clock, on_failing=lambda s: tell_admins_failing(client, corpus, settings.admins, s))
+        jobs_to_add.append((SOURCES_JOB, digests.sources.poll_due, timedelta(minutes=settings.sources_interval_minutes)))
+        if settings.arxiv_enabled:
+            from bot.arxiv import build_enricher
+
+            digests.enricher = build_enricher(settings, corpus, clock=clock)
+            jobs_to_add.append((ENRICH_JOB, digests.enricher.run_background, ENRICH_INTERVAL))
     jobs = DigestScheduler(
         scheduler or background_scheduler(),  # on the system clock: a fake one needs ManualScheduler
         digests.service,
         clock=clock,
         inbox_scan=lambda: scan_inbox_and_check_index(corpus, inbox, clock=clock),
         inbox_interval=timedelta(minutes=settings.inbox_interval_minutes),
+        background_jobs=jobs_to_add,
     )
     digests.scheduler = jobs
     digests.on_change = jobs.sync
     if start:
         digests.start()
     return digests
+
+
+SOURCES_JOB = "sources-poll"
+ENRICH_JOB = "arxiv-enrich"
+ENRICH_INTERVAL = timedelta(minutes=2)  # each run works through up to Enricher.per_run papers
+
+
+def tell_admins_failing(client, corpus, admins: frozenset[str], source) -> None:
+    """DM every admin, once per run of failures, that a feed fails and why (their language)."""
+    if client is None:
+        return
+    from slack_sdk.errors import SlackApiError
+
+    for admin in sorted(admins):
+        try:
+            lang = normalize_lang(corpus.get_user_lang(admin))
+            text = t("sources.failing_dm", lang, source=source.target, reason=source.error_text(lang))
+            channel = client.conversations_open(users=admin)["channel"]["id"]
+            client.chat_postMessage(channel=channel, text=text, blocks=[section(text)])
+        except (SlackApiError, OSError) as error:
+            logger.warning("telling admin %s that %s fails failed: %s", admin, source.target, error)
 
 
 # -- the command line -----------------------------------------------------------------------------

@@ -83,6 +83,7 @@ def render_home(
     subscriptions: list[dict] | None = None,
     saved_ids: frozenset[str] | set[str] = frozenset(),
     saved_section: list[dict] | None = None,
+    sources: list[dict] | None = None,
 ) -> dict:
     """The Home tab view. `result`, when given, is shown under the example searches.
 
@@ -120,6 +121,8 @@ def render_home(
         blocks += [divider(), *saved_section]
     blocks.append(divider())
     blocks.extend(subscriptions if subscriptions is not None else render_subscriptions_section(user_id, lang))
+    if sources:  # admins only: the feeds and how their last polls went
+        blocks += [divider(), *sources]
     return {"type": "home", "blocks": blocks[: LIMITS["home_blocks"]]}
 
 
@@ -138,6 +141,7 @@ def build_home(corpus, user_id: str, *, result: SearchResult | None = None, lang
         subscriptions=_digest_section(digests, user_id, lang),
         saved_ids=corpus.library.saved_ids(user_id) if corpus.is_ready() else frozenset(),
         saved_section=_saved_section(corpus, user_id, lang),
+        sources=_sources_section(digests, user_id, lang),
     )
 
 
@@ -147,6 +151,15 @@ def _saved_section(corpus, user_id: str, lang: str) -> list[dict] | None:
     from bot.slack.library import render_home_saved
 
     return render_home_saved(corpus.library, user_id, lang)
+
+
+def _sources_section(digests, user_id: str, lang: str) -> list[dict] | None:
+    service = getattr(digests, "sources", None)
+    if service is None or user_id not in digests.admins:
+        return None
+    from bot.slack.feeds import render_sources
+
+    return render_sources(service.list(), lang)
 
 
 def _digest_section(digests, user_id: str, lang: str) -> list[dict] | None:

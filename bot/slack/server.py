@@ -363,7 +363,7 @@ def serve(settings: Settings, corpus, *, stdin: TextIO | None = None, stdout: Te
 
     # The scheduler (daily digests with a catch-up, inbox scans) starts once the corpus is
     # ready; the app exists before that so HTTP can bind at once (/healthz says 503 meanwhile).
-    digests = start_digests(settings, corpus, start=False)
+    digests = start_digests(settings, corpus, start=False, background=True)
     try:
         return _run_app(settings, corpus, build_app(settings, corpus, digests), stdout, on_bound=lambda: _start(corpus, digests))
     finally:

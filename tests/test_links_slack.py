@@ -1,0 +1,216 @@
+"""arXiv links, English abstracts and feeds over real HTTP: signed Slack requests in, calls to
+the fake Slack out, arXiv and listing URLs served by tests/fake_arxiv.py, real APScheduler on
+an injected clock."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from datetime import UTC, datetime
+
+import pytest
+from digest_support import FakeClock, ingest, open_corpus
+from fake_arxiv import Entry, FakeArxiv
+from fake_slack import FakeSlack
+from slack_helpers import BOT_TOKEN, SIGNING_SECRET, SlackSender, all_text, button_values
+
+from bot.arxiv import ArxivClient, Enricher
+from bot.config import Settings
+from bot.scheduler import ManualScheduler
+from bot.slack.app import build_app
+from bot.slack.blocks import check_blocks
+from bot.slack.digest import start_digests
+from bot.slack.server import start_http_server
+
+ADMIN = "UADMIN9"
+ABSTRACT = (
+    "Speculative decoding speeds up inference without changing outputs. We grow draft trees that a "
+    "verifier accepts in one pass. On five benchmarks it is 2.4x faster than autoregressive decoding."
+)
+LISTING = """Links Feed
+
+Speculative Decoding with Draft Trees
+基于草稿树的推测解码
+Ann Lee, Bo Wu
+AI总结 提出草稿树推测解码方法，显著提升推理速度。
+Comments Code: https://github.com/ann/trees ; project page https://trees.example.org ; also https://github.com/ann/trees
+
+Grokking in Ridge Regression
+岭回归中的顿悟现象
+Mingyue Xu, Gal Vardi
+AI总结 研究岭回归中的顿悟现象。
+"""
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("links-slack")
+    arxiv = FakeArxiv()
+    arxiv.add(Entry("2611.00001", "Speculative Decoding with Draft Trees", ["Ann Lee", "Bo Wu"], abstract=ABSTRACT,
+                    categories=["cs.CL", "cs.LG"]))  # fmt: skip
+    fake = FakeSlack().start()
+    corpus = open_corpus(tmp / "data")
+    ingest(corpus, tmp, "links.txt", LISTING)
+    clock = FakeClock(datetime(2026, 12, 1, 8, 0, tzinfo=UTC))
+    Enricher(corpus, ArxivClient(arxiv.api_url, interval=0.0), clock=clock).enrich()
+    settings = Settings(
+        data_dir=tmp / "data", slack_bot_token=BOT_TOKEN, slack_signing_secret=SIGNING_SECRET,
+        slack_api_base_url=fake.api_url.rstrip("/"), admins=frozenset({ADMIN}), timezone="UTC",
+        arxiv_api_url=arxiv.api_url, arxiv_interval_seconds=0.0, arxiv_backoff_seconds=0.0,
+    )  # fmt: skip
+    digests = start_digests(settings, corpus, clock=clock, scheduler=ManualScheduler(clock), start=False, background=True)
+    digests.start()
+    server = start_http_server(build_app(settings, corpus, digests), corpus)
+    world = dataclasses.make_dataclass("World", ["fake", "arxiv", "corpus", "digests", "clock", "server", "tmp"])(
+        fake, arxiv, corpus, digests, clock, server, tmp
+    )
+    yield world
+    server.shutdown()
+    digests.shutdown()
+    corpus.close()
+    fake.stop()
+    arxiv.stop()
+
+
+@pytest.fixture
+def w(world):
+    world.fake.reset()
+    return world
+
+
+@pytest.fixture
+def slack(w):
+    sender = SlackSender(w.server.url, w.fake)
+    yield sender
+    sender.close()
+
+
+def links_of(blocks: list[dict]) -> list[tuple[str, str]]:
+    """Link buttons, and a digest row's link options (its overflow menu)."""
+    buttons = [e for b in blocks if b.get("type") == "actions" for e in b["elements"]]
+    options = [o for b in blocks if (b.get("accessory") or {}).get("type") == "overflow" for o in b["accessory"]["options"]]
+    return [(e["text"]["text"], e["url"]) for e in buttons + options if "url" in e]
+
+
+TREES_LINKS_EN = [
+    ("arXiv", "https://arxiv.org/abs/2611.00001"),
+    ("PDF", "https://arxiv.org/pdf/2611.00001"),
+    ("Code", "https://github.com/ann/trees"),
+    ("Project", "https://trees.example.org"),
+]
+
+
+def run_at(w, **delta):
+    w.clock.advance(**delta)
+    w.digests.scheduler.scheduler.run_pending()
+
+
+def test_results_link_to_arxiv_pdf_code_and_project_and_show_the_abstract(w, slack):
+    status, body = slack.command("draft trees", user_id="U_EN9")
+    assert status == 200 and check_blocks(body["blocks"]) == []
+    assert links_of(body["blocks"]) == TREES_LINKS_EN  # each URL once, the repeated one too
+    text = all_text(body["blocks"])
+    assert "*<https://arxiv.org/abs/2611.00001|Speculative Decoding with Draft Trees>*" in text
+    assert "Speculative decoding speeds up inference without changing outputs. We grow draft trees" in text
+    assert "2.4x faster" not in text  # the lead only; the whole abstract is in Details
+    # A click on a URL button reaches the app too, which acks it quietly.
+    status, _ = slack.click("link_pdf_1", "", user_id="U_EN9")
+    assert status == 200 and not w.fake.calls_to("response")
+
+
+def test_a_chinese_reader_keeps_the_summary_and_gets_chinese_link_labels(w, slack):
+    slack.command("lang zh", user_id="U_ZH9")
+    _, body = slack.command("草稿树", user_id="U_ZH9")
+    assert [label for label, _ in links_of(body["blocks"])] == ["arXiv 页面", "PDF 全文", "代码", "项目主页"]
+    text = all_text(body["blocks"])
+    assert "草稿树" in text and "Speculative decoding speeds up" not in text
+
+
+@pytest.mark.parametrize("user_id, lang", [("U_DET_EN", "en"), ("U_DET_ZH", "zh")])
+def test_details_hold_the_whole_abstract_and_the_links(w, slack, user_id, lang):
+    slack.command(f"lang {lang}", user_id=user_id)
+    _, body = slack.command("draft trees", user_id=user_id)
+    value = button_values(body["blocks"], "paper_details")[0]
+    slack.click("paper_details", value, user_id=user_id)
+    (card,) = w.fake.wait_for("response")
+    blocks = card.args["blocks"]
+    assert check_blocks(blocks) == []
+    text = all_text(blocks)
+    assert ABSTRACT in text and "提出草稿树推测解码方法" in text
+    # The reader's own language first: the English abstract, or the Chinese AI summary.
+    assert (text.index(ABSTRACT) < text.index("提出草稿树推测解码方法")) is (lang == "en")
+    assert len(links_of(blocks)) == 4 and "2611.00001v1 · cs.CL, cs.LG" in text
+    assert "arxiv.org/abs" not in text  # the arXiv page is one button, not a URL shown again
+
+
+def test_a_shared_card_carries_the_links(w, slack):
+    _, body = slack.command("draft trees", user_id="U_SH9", channel_id="C_SH9")
+    slack.click("paper_share", button_values(body["blocks"], "paper_share")[0], user_id="U_SH9", channel_id="C_SH9")
+    (post,) = w.fake.wait_for("chat.postMessage")
+    assert post.args["channel"] == "C_SH9"
+    blocks = post.args["blocks"]
+    assert links_of(blocks) == TREES_LINKS_EN
+    assert "Speculative decoding speeds up inference" in all_text(blocks)
+
+
+def test_only_admins_manage_feeds(w, slack):
+    _, body = slack.command("sources", user_id="U_NOT_ADMIN")
+    assert "Only paperbot's admins" in all_text(body["blocks"])
+    _, body = slack.command("sources of error in grokking", user_id="U_NOT_ADMIN")
+    assert "Only paperbot's admins" not in all_text(body["blocks"])  # not the command: a search
+
+
+def wait_until(predicate, timeout: float = 10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError("timed out")
+
+
+def test_a_feeds_new_papers_arrive_in_the_next_digest_with_links(w, slack):
+    slack.command("subscribe 09:00", user_id=ADMIN, channel_id="C_FEED9")
+    w.arxiv.add(Entry("2612.00077", "Lookahead Drafting for Fast Decoding", ["Ivy Po"], categories=["cs.CL"],
+                      abstract="We draft ahead. It is fast.", comment="https://github.com/ivy/lookahead"))  # fmt: skip
+    _, body = slack.command("sources add arxiv:cs.CL", user_id=ADMIN)
+    assert "Added `arxiv:cs.CL`" in all_text(body["blocks"])
+    wait_until(lambda: w.digests.sources.list()[0].last_success)  # polled at once, in the background
+    assert any(p.title_en.startswith("Lookahead") for p in w.corpus.newest(3))
+    _, body = slack.command("sources", user_id=ADMIN)
+    assert "`arxiv:cs.CL` · last poll 2026-12-01T08:00:00+00:00" in all_text(body["blocks"])
+    assert "1 paper added · no errors" in all_text(body["blocks"])
+
+    w.clock.set(datetime(2026, 12, 1, 9, 0, tzinfo=UTC))
+    w.digests.scheduler.scheduler.run_pending()
+    # The channel heard of its new subscription first; then comes the digest.
+    (post,) = [c for c in w.fake.calls_to("chat.postMessage") if c.args["channel"] == "C_FEED9" and c.args["blocks"][0]["type"] == "header"]
+    text = all_text(post.args["blocks"])
+    assert "Lookahead Drafting for Fast Decoding" in text and "We draft ahead." in text
+    assert ("arXiv", "https://arxiv.org/abs/2612.00077") in links_of(post.args["blocks"])
+    assert ("Code", "https://github.com/ivy/lookahead") in links_of(post.args["blocks"])
+
+    # The admins' App Home shows the feed and its last poll; a reader's does not.
+    slack.event({"type": "app_home_opened", "user": ADMIN, "tab": "home"})
+    slack.event({"type": "app_home_opened", "user": "U_READER9", "tab": "home"})
+    views = {c.args["user_id"]: all_text(c.args["view"]["blocks"]) for c in w.fake.wait_for("views.publish", 2)}
+    assert "`arxiv:cs.CL` · last poll" in views[ADMIN] and "arxiv:cs.CL" not in views["U_READER9"]
+
+
+def test_a_failing_feed_tells_the_admins_once(w, slack):
+    w.digests.sources.add(w.arxiv.url + "/nothing-here.txt", added_by=ADMIN)
+    for _ in range(3):
+        w.digests.sources.poll_all(force=True)
+    dms = [c for c in w.fake.calls_to("chat.postMessage") if "nothing-here.txt" in c.args.get("text", "")]
+    assert len(dms) == 1 and "is failing: the server answered HTTP 404" in dms[0].args["text"]
+    w.digests.sources.remove(w.arxiv.url + "/nothing-here.txt")
+
+
+def test_serve_enriches_new_papers_in_the_background(w, slack):
+    w.arxiv.add(Entry("2612.00099", "Grokking in Ridge Regression", ["Mingyue Xu", "Gal Vardi"], abstract="Delayed generalization."))
+    w.arxiv.entries.append(Entry("2612.00100", "Brand New Listing Paper", ["Zoe Ray"], abstract="Fresh."))
+    ingest(w.corpus, w.tmp, "later.txt", "Later Feed\n\nBrand New Listing Paper\n全新论文\nZoe Ray\nAI总结 全新。\n")
+    run_at(w, minutes=3)  # the enrichment job's next run
+    paper = next(p for p in w.corpus.newest(5) if p.title_en == "Brand New Listing Paper")
+    assert paper.arxiv is not None and paper.arxiv.arxiv_id == "2612.00100"
+    assert w.corpus.search("fresh").hits[0].paper.id == paper.id  # re-indexed with its abstract

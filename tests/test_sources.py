@@ -1,0 +1,231 @@
+"""Feeds: listing URLs and arXiv queries against a fake server on 127.0.0.1, every bad input."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import threading
+from datetime import UTC, datetime
+
+import pytest
+from digest_support import FakeClock, ingest, listing_text, open_corpus
+from fake_arxiv import Entry, FakeArxiv, atom_feed
+
+from bot.arxiv import ArxivClient
+from bot.config import Settings
+from bot.sources import SourceError, SourceService, parse_target
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+START = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def server():
+    fake = FakeArxiv()
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture
+def fake(server):
+    return server.reset()
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    corpus = open_corpus(tmp_path / "data")
+    yield corpus
+    corpus.close()
+
+
+@pytest.fixture
+def clock():
+    return FakeClock(START)
+
+
+def service(corpus, fake, clock, **kwargs) -> SourceService:
+    settings = Settings(data_dir=corpus.settings.data_dir, arxiv_api_url=fake.api_url, sources_interval_minutes=60)
+    client = ArxivClient(fake.api_url, interval=0.0, retries=0, timeout=2)
+    return SourceService(settings, corpus, clock=clock, arxiv_client=client, timeout=kwargs.pop("timeout", 2), **kwargs)
+
+
+def snapshot(corpus) -> list[dict]:
+    return [p.to_dict() for p in corpus.store.iter_papers()]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("https://example.org/icml.txt", ("listing", "https://example.org/icml.txt")),
+        ("<https://example.org/a.txt>", ("listing", "https://example.org/a.txt")),
+        ("arxiv:cs.CL", ("arxiv", "arxiv:cs.CL")),
+        ('arxiv:"speculative decoding"', ("arxiv", 'arxiv:"speculative decoding"')),
+        ("arxiv:“speculative decoding”", ("arxiv", 'arxiv:"speculative decoding"')),
+        ("arxiv:speculative decoding", ("arxiv", 'arxiv:"speculative decoding"')),
+    ],
+)
+def test_targets_are_read(text, expected):
+    assert parse_target(text) == expected
+
+
+@pytest.mark.parametrize("text", ["ftp://example.org/x", "arxiv:", "icml.txt", 'arxiv:"a"b"', ""])
+def test_bad_targets_say_what_to_give(text):
+    with pytest.raises(SourceError) as error:
+        parse_target(text)
+    assert "arxiv:cs.CL" in error.value.text("en") and "arxiv:cs.CL" in error.value.text("zh")
+
+
+def test_a_listing_url_is_ingested_then_asked_conditionally(corpus, fake, clock):
+    fake.pages["/icml.txt"] = (listing_text("ICML Feed（ICML订阅）", 1, 3), '"v1"')
+    feeds = service(corpus, fake, clock)
+    feeds.add(fake.url + "/icml.txt", added_by="U1")
+    with pytest.raises(SourceError, match="already a source"):
+        feeds.add(fake.url + "/icml.txt", added_by="U2")
+    (first,) = feeds.poll_all()
+    assert (first.added, first.error) == (3, "")
+    assert corpus.store.state()[0] == 3 and corpus.search("Sparse Attention Study Number 2").total >= 1
+    clock.advance(hours=1)
+    (second,) = feeds.poll_all()
+    assert second.unchanged and second.added == 0
+    assert fake.requests[-1].headers.get("If-None-Match") == '"v1"'
+    (source,) = feeds.list()
+    assert source.papers_added == 3 and source.last_success == "2026-12-01T09:00:00+00:00" and source.last_error == ""
+
+
+def test_an_arxiv_feed_merges_with_listing_papers_into_one_paper(corpus, fake, clock, tmp_path):
+    ingest(corpus, tmp_path, "listing.txt", "Listing Feed\n\nSpeculative Decoding with Draft Trees\n基于草稿树的推测解码\n"
+           "Ann Lee, Bo Wu\nAI总结 提出草稿树推测解码。\n")  # fmt: skip
+    fake.add(
+        Entry("2611.00001", "Speculative Decoding with Draft Trees", ["Ann Lee", "Bo Wu"], categories=["cs.CL"],
+              abstract="We grow draft trees."),
+        Entry("2611.00042", "Tree Attention for $\\beta$-Models", ["Cy Dee"], categories=["cs.CL"],
+              comment="Code: https://github.com/cy/tree"),
+    )  # fmt: skip
+    feeds = service(corpus, fake, clock)
+    feeds.add("arxiv:cs.CL", added_by="U1")
+    (result,) = feeds.poll_all()
+    assert result.added == 1  # the listing's paper is not new: it gains the feed and its record
+    assert fake.api_requests()[0].query["search_query"] == ["cat:cs.CL"]
+    papers = {p.title_en: p for p in corpus.store.iter_papers()}
+    assert len(papers) == 2
+    merged = papers["Speculative Decoding with Draft Trees"]
+    assert merged.title_zh == "基于草稿树的推测解码" and merged.summary_zh  # everything from the listing
+    assert merged.arxiv.arxiv_id == "2611.00001" and merged.feeds == ["Listing Feed", "arXiv cs.CL"]
+    new = papers["Tree Attention for beta-Models"]
+    assert new.title_zh == "" and new.arxiv.arxiv_id == "2611.00042" and new.urls == ["https://github.com/cy/tree"]
+    # Polled again: nothing new, still one paper per arXiv id.
+    assert feeds.poll_all(force=True)[0].added == 0 and corpus.store.state()[0] == 2
+    # A listing that names the arXiv-only paper later merges into it too.
+    ingest(corpus, tmp_path, "later.txt", "Later Feed\n\nTree Attention for beta-Models\n树注意力\nCy Dee\nAI总结 树注意力。\n")
+    assert corpus.store.state()[0] == 2 and corpus.store.get(new.id).title_zh == "树注意力"
+
+
+BAD = [
+    ("/bad.xml", "arxiv", (200, {"Content-Type": "application/atom+xml"}, atom_feed([])[:120]), "format", "not a valid Atom feed"),
+    ("/page.txt", "listing", (200, {"Content-Type": "text/html"}, "<!DOCTYPE html><html><body>Oops</body></html>"), "html", "web page"),
+    ("/loop", "listing", None, "redirects", "redirects in a loop"),
+    ("/huge", "listing", None, "too_large", "too large"),
+    ("/huge-unsized", "listing", None, "too_large", "too large"),
+    ("/busy.txt", "listing", (429, {"Retry-After": "7200"}, "slow down"), "rate_limited", "slow down"),
+    ("/down.txt", "listing", (503, {"Retry-After": "90"}, "maintenance"), "unavailable", "unavailable"),
+    ("/slow.txt", "listing", None, "timeout", "did not answer in time"),
+    ("/gone.txt", "listing", (404, {}, "<html>gone</html>"), "http", "HTTP 404"),
+    ("/garbage.txt", "listing", (200, {"Content-Type": "text/plain"}, "AI总结 only a summary\n"), "listing", "first line must name the feed"),
+]
+
+
+@pytest.mark.parametrize("path, kind, answer, error, words", BAD, ids=[b[0].strip("/") for b in BAD])
+def test_bad_input_is_a_clear_status_line_and_changes_nothing(corpus, fake, clock, tmp_path, caplog, path, kind, answer, error, words):
+    ingest(corpus, tmp_path, "seed.txt", listing_text("Seed（种子）", 1, 2))
+    before = snapshot(corpus)
+    if kind == "arxiv":
+        fake.script("/api/query", answer)
+        target = "arxiv:cs.LG"
+    else:
+        if answer:
+            fake.script(path, answer)
+        target = fake.url + path
+    if error == "timeout":
+        fake.delay[path] = 1.0
+    feeds = service(corpus, fake, clock, timeout=0.3)
+    feeds.add(target, added_by="U1")
+    with caplog.at_level(logging.WARNING, logger="bot.sources"):
+        (result,) = feeds.poll_all()
+    assert result.error == error
+    (source,) = feeds.list()
+    assert words in source.error_text("en") and source.error_text("zh") and source.failures == 1
+    assert words in result.line("en") and target in caplog.text
+    assert snapshot(corpus) == before
+    if error == "rate_limited":
+        assert source.retry_at == "2026-12-01T10:00:00+00:00"  # Retry-After: 2 h outlasts the 1 h backoff
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["network", "timeout", "too_large", "redirects", "rate_limited", "unavailable", "http", "html", "listing",
+     "format", "api", "arxiv_off", "stopped", "internal"],
+)  # fmt: skip
+def test_every_failure_has_words_in_both_languages(kind):
+    from bot.sources import Source
+
+    source = Source(1, "listing", "https://x.org/a.txt", "", "", last_error=kind, last_error_detail="d")
+    assert source.error_text("en") and source.error_text("zh") != source.error_text("en")
+
+
+def test_a_failing_source_backs_off_and_tells_admins_once(corpus, fake, clock):
+    told = []
+    feeds = service(corpus, fake, clock, on_failing=told.append)
+    feeds.add(fake.url + "/missing.txt", added_by="U1")
+    waits = []
+    for _ in range(3):
+        (result,) = feeds.poll_all()
+        assert result.error == "http"
+        (source,) = feeds.list()
+        waits.append(source.retry_at)
+        assert feeds.poll_all() == [] or feeds.poll_all()[0].skipped == "waiting"  # not before retry_at
+        clock.set(datetime.fromisoformat(source.retry_at))
+    assert waits == ["2026-12-01T09:00:00+00:00", "2026-12-01T11:00:00+00:00", "2026-12-01T15:00:00+00:00"]
+    assert len(told) == 1 and told[0].target.endswith("/missing.txt")
+    fake.pages["/missing.txt"] = (listing_text("Back（恢复）", 1, 1), "")
+    assert feeds.poll_all()[0].added == 1
+    (source,) = feeds.list()
+    assert (source.failures, source.retry_at, source.notified) == (0, "", False)
+
+
+def test_never_two_polls_of_one_source_at_once(corpus, fake, clock):
+    fake.pages["/slow.txt"] = (listing_text("Slow（慢）", 1, 1), "")
+    fake.delay["/slow.txt"] = 0.5
+    feeds = service(corpus, fake, clock)
+    feeds.add(fake.url + "/slow.txt", added_by="U1")
+    results = []
+    threads = [threading.Thread(target=lambda: results.extend(feeds.poll_all(force=True))) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(r.skipped for r in results) == ["", "busy"]
+    assert len([r for r in fake.requests if r.path == "/slow.txt"]) == 1
+
+
+def test_cli_sources_add_list_poll_remove(tmp_path, fake):
+    fake.pages["/feed.txt"] = (listing_text("CLI Feed（命令行）", 1, 2), '"e1"')
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "PAPERBOT_"))}
+    env.update(PAPERBOT_DATA_DIR=str(tmp_path / "data"), PAPERBOT_SEEDS_DIR=str(tmp_path / "none"), PAPERBOT_ARXIV="off")
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "bot", "sources", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+
+    url = fake.url + "/feed.txt"
+    assert run("add", url).returncode == 0
+    assert "arXiv is turned off" in run("add", "arxiv:cs.CL").stderr
+    polled = run("poll", "--json")
+    assert polled.returncode == 0 and json.loads(polled.stdout)[0]["added"] == 2
+    listed = json.loads(run("list", "--json").stdout)
+    assert listed[0]["target"] == url and listed[0]["papers_added"] == 2 and listed[0]["last_success"]
+    removed = run("remove", url)
+    assert removed.returncode == 0 and "its papers stay" in removed.stdout
+    bad = run("add", "icml.txt")
+    assert bad.returncode == 1 and "not a feed I can read" in bad.stderr and "Traceback" not in bad.stderr
