@@ -63,7 +63,7 @@ class Corpus:
         on two cores, but only safe in a process without other threads (the CLI).
         """
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        return cls(settings, Store(settings.db_path), PaperIndex(settings.index_dir, procs=writer_procs))
+        return cls(settings, Store(settings.db_path), PaperIndex(settings.index_dir, procs=writer_procs, aliases_path=settings.aliases_path))
 
     @classmethod
     def open(cls, settings: Settings, *, writer_procs: int = 1) -> Corpus:
@@ -200,9 +200,13 @@ class Corpus:
 
     # -- reading -----------------------------------------------------------------------
 
-    def search(self, text: str, *, page: int = 1, per_page: int = 5) -> SearchResult:
-        """Search the corpus; never raises on odd input (the worst case is a message)."""
-        result = self.index.search(text, page=page, per_page=per_page)
+    def search(self, text: str, *, page: int = 1, per_page: int = 5, lang: str | None = None, correct: bool = True) -> SearchResult:
+        """Search the corpus; never raises on odd input (the worst case is a message).
+
+        `lang` picks snippets in the reader's language; `correct=False` searches the text
+        as typed ("Search instead for ...").
+        """
+        result = self.index.search(text, page=page, per_page=per_page, lang=lang, correct=correct)
         return self._result(text, result, page, per_page)
 
     def more_like(self, paper_id: str, *, page: int = 1, per_page: int = 5) -> SearchResult:
@@ -222,7 +226,7 @@ class Corpus:
             return []
         if not filter_text.strip():
             return self.store.papers_between(after_seq, upto, limit)
-        page = self.index.search(filter_text, min_seq=after_seq, limit=upto - after_seq)
+        page = self.index.search(filter_text, min_seq=after_seq, limit=upto - after_seq, expand=False)
         if page.mode != "all" or page.suggestion is not None:
             return []
         papers = sorted((p for p in self.store.get_many([h.id for h in page.hits]) if p.seq <= upto), key=lambda p: p.seq)
@@ -231,7 +235,7 @@ class Corpus:
     def _result(self, query: str, page: IndexPage, number: int, per_page: int) -> SearchResult:
         papers = {p.id: p for p in self.store.get_many([h.id for h in page.hits])}
         hits = [
-            Hit(paper=papers[h.id], score=h.score, snippet=h.snippet, snippet_field=h.snippet_field)
+            Hit(paper=papers[h.id], score=h.score, snippet=h.snippet, snippet_field=h.snippet_field, expanded=h.expanded)
             for h in page.hits
             if h.id in papers
         ]
@@ -244,6 +248,7 @@ class Corpus:
             mode=page.mode,
             suggestion=page.suggestion,
             problem=page.problem,
+            expanded=page.expanded,
         )
 
     def get(self, paper_id: str) -> Paper | None:
