@@ -200,13 +200,16 @@ class Corpus:
 
     # -- reading -----------------------------------------------------------------------
 
-    def search(self, text: str, *, page: int = 1, per_page: int = 5, lang: str | None = None, correct: bool = True) -> SearchResult:
+    def search(
+        self, text: str, *, page: int = 1, per_page: int = 5, lang: str | None = None, correct: bool = True, expand: bool = True
+    ) -> SearchResult:
         """Search the corpus; never raises on odd input (the worst case is a message).
 
         `lang` picks snippets in the reader's language; `correct=False` searches the text
-        as typed ("Search instead for ...").
+        as typed ("Search instead for ..."); `expand=False` adds no translations or
+        aliases (digest filters, which are taken literally).
         """
-        result = self.index.search(text, page=page, per_page=per_page, lang=lang, correct=correct)
+        result = self.index.search(text, page=page, per_page=per_page, lang=lang, correct=correct, expand=expand)
         return self._result(text, result, page, per_page)
 
     def more_like(self, paper_id: str, *, page: int = 1, per_page: int = 5) -> SearchResult:

@@ -292,11 +292,9 @@ class Dictionary:
                 if len(parts) < 3 or len(parts[1]) < 2:
                     continue
                 simplified = parts[1]
-                zh.setdefault(simplified, defs)
-                for sense, gloss in enumerate(defs.rstrip("/").split("/")):
-                    gloss = _clean_gloss(gloss)
-                    if gloss:
-                        en.setdefault(gloss, []).append((sense, simplified))
+                zh[simplified] = f"{zh[simplified]}/{defs}" if simplified in zh else defs  # one word, several entries
+                for sense, gloss in enumerate(_glosses(defs)):
+                    en.setdefault(gloss, []).append((sense, simplified))
             self._en = en
             self._zh = zh
             return zh
@@ -314,13 +312,24 @@ class Dictionary:
         defs = self._load().get(word)
         if not defs:
             return []
-        return [g for g in (_clean_gloss(d) for d in defs.rstrip("/").split("/")) if g]
+        return _glosses(defs)
 
     def chinese_for(self, gloss: str) -> list[str]:
         """Return Chinese words whose gloss is exactly `gloss` (lowercase), main senses first."""
         self._load()
         found = self._en.get(gloss.lower(), [])
         return [w for _, w in sorted(found, key=lambda x: (x[0], -len(x[1])))]
+
+
+def _glosses(defs: str) -> list[str]:
+    """Split a CEDICT definition field (`/sense; sense/sense/`) into clean short glosses."""
+    out = []
+    for field in defs.rstrip("/").split("/"):
+        for piece in field.split(";"):
+            gloss = _clean_gloss(piece)
+            if gloss and gloss not in out:
+                out.append(gloss)
+    return out
 
 
 def _clean_gloss(gloss: str) -> str:

@@ -593,6 +593,7 @@ class _Builder:
             found.extend(lexicon.english_to_chinese(raw, span, self.is_known))
             found.extend(_split_forms(raw, span, self.is_known))
         if len(span) == 2 and all(w[1] is not None for w in words):
+            found.extend(lexicon.english_to_chinese(f"{words[0][1]} {words[1][1]}", span, self.is_known))
             joined = analyze(words[0][1] + words[1][1])  # type: ignore[operator]
             if len(joined) == 1 and self.is_known(joined[0]):
                 found.append(Expansion(span, (joined[0],), f"{words[0][1]} {words[1][1]} → {words[0][1]}{words[1][1]}", "joined"))
