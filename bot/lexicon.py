@@ -40,7 +40,7 @@ logger = logging.getLogger(__name__)
 ALIASES_FILE = "aliases.tsv"
 MAX_SPAN = 5  # longest alias, in tokens ("reinforcement learning from human feedback")
 MAX_PER_SPAN = 4  # alternatives kept per span: more only slows the search down
-MAX_TITLE_WORDS = 16  # per language per title: longer titles add noise pairs, not knowledge
+MAX_TITLE_WORDS = 12  # per language per title: longer titles add noise pairs, not knowledge
 
 Tokens = tuple[str, ...]
 
@@ -170,19 +170,26 @@ class TermLearner:
 
     MIN_PAIRS = 2
     MIN_DICE = 0.3
+    KEEP_PER_WORD = 8  # co-occurrence counts saved per English word: the candidates that matter
 
     def __init__(self) -> None:
         self.df_en: Counter[str] = Counter()
         self.df_zh: Counter[str] = Counter()
         self.co: Counter[tuple[str, str]] = Counter()
         self.acronyms: Counter[tuple[str, str]] = Counter()
+        # An institution is one sentence pair however many papers list it (and counting it
+        # once per paper would cost most of the learning time).
+        self.affiliations: set[str] = set()
 
     def observe(self, paper: Paper) -> None:
-        """Count one paper's title pair, affiliation pairs and defined acronyms."""
+        """Count one paper's title pair, its new affiliation pairs and defined acronyms."""
         self._observe_pair(paper.title_en, paper.title_zh)
         for affiliation in paper.affiliations:
             if affiliation.en and affiliation.zh:
-                self._observe_pair(affiliation.en, affiliation.zh)
+                key = f"{affiliation.en}\t{affiliation.zh}"
+                if key not in self.affiliations:
+                    self.affiliations.add(key)
+                    self._observe_pair(affiliation.en, affiliation.zh)
         for text in (paper.title_en, paper.comments):
             if text and "(" in text:
                 for acronym, words in defined_acronyms(text):
@@ -222,12 +229,18 @@ class TermLearner:
         return sorted(out)
 
     def to_json(self) -> dict:
+        """The counts, pruned to each English word's strongest candidates (bounded size)."""
+        by_word: dict[str, list[tuple[int, str]]] = {}
+        for (e, z), n in self.co.items():
+            by_word.setdefault(e, []).append((n, z))
+        co = [[e, z, n] for e, found in by_word.items() for n, z in sorted(found, reverse=True)[: self.KEEP_PER_WORD]]
         return {
             "version": 1,
             "df_en": dict(self.df_en),
             "df_zh": dict(self.df_zh),
-            "co": [[e, z, n] for (e, z), n in self.co.items()],
+            "co": co,
             "acronyms": [[a, w, n] for (a, w), n in self.acronyms.items()],
+            "affiliations": sorted(self.affiliations),
         }
 
     @classmethod
@@ -239,6 +252,7 @@ class TermLearner:
         learner.df_zh.update(data.get("df_zh", {}))
         learner.co.update({(e, z): n for e, z, n in data.get("co", [])})
         learner.acronyms.update({(a, w): n for a, w, n in data.get("acronyms", [])})
+        learner.affiliations.update(data.get("affiliations", []))
         return learner
 
     def save(self, path: Path) -> None:
