@@ -15,6 +15,7 @@ from pathlib import Path
 
 from bot.config import Settings
 from bot.index import IndexBusy, IndexPage, IndexUnusable, PaperIndex
+from bot.lexicon import DICTIONARY
 from bot.listing import decode_listing, parse_path, parse_text
 from bot.models import Hit, IngestReport, Listing, Paper, SearchResult
 from bot.store import Store
@@ -85,6 +86,7 @@ class Corpus:
             logger.warning("%s; serving the index as it is until the next scan catches it up", exc)
         self.ingest_seeds_if_empty()
         self._ready = True
+        DICTIONARY.warm()  # ~1 s on a thread, so the first translated search does not wait for it
 
     def close(self) -> None:
         self._ready = False

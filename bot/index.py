@@ -32,7 +32,7 @@ from whoosh.reading import SegmentReader
 from whoosh.searching import Searcher
 
 from bot.analysis import bilingual_analyzer, join_sections, spelling_analyzer
-from bot.lexicon import DICTIONARY, Lexicon, TermLearner, load_alias_groups
+from bot.lexicon import Lexicon, TermLearner, load_alias_groups
 from bot.models import Fragment, Paper
 from bot.query import TEXT_FIELD, build_query, iter_words, suggest_query
 from bot.typos import PinyinVocabulary, correct_chinese
@@ -204,7 +204,6 @@ class PaperIndex:
             self._ix = _open_checked(self.path)
             self._inode = _inode(self.path)
             self._epoch += 1
-        DICTIONARY.warm()  # ~0.7 s, off the first search's path
 
     def close(self) -> None:
         """Close every searcher and the index (at shutdown: searches in flight may fail)."""
@@ -409,7 +408,7 @@ class PaperIndex:
             if lexicon is None or found.total >= window[1]:
                 return found, literal
             wide = build_query(query_text, mode=mode, lexicon=lexicon, expand=True, is_known=is_known)
-            if wide.query is None or wide.query == literal.query:
+            if wide.query is None or wide.impossible or wide.query == literal.query:
                 return found, literal
             literal_total = found.total
             extra_window = (max(0, window[0] - literal_total), window[1] - literal_total)

@@ -122,6 +122,7 @@ class BuiltQuery:
     terms: frozenset[tuple[str, str]] = field(default_factory=frozenset)
     expanded: tuple[str, ...] = ()
     expanded_terms: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    impossible: bool = False  # an expanded query that cannot match (a required word nobody has)
 
 
 def normalize_query(text: str) -> str:
@@ -183,6 +184,7 @@ def build_query(
         frozenset(builder.terms),
         tuple(dict.fromkeys(builder.expanded)),
         tuple(builder.expanded_terms),
+        builder.impossible,
     )
 
 
@@ -439,8 +441,13 @@ class _Builder:
         self.is_known = is_known
         self.expanded: list[str] = []
         self.expanded_terms: list[tuple[str, tuple[str, ...]]] = []
+        self.root: Group | None = None
+        # A required word the index lacks, with no alternative: the expanded query cannot
+        # match, and Whoosh would still read every alternative's postings to find that out.
+        self.impossible = False
 
     def build_root(self, root: Group) -> wq.Query | None:
+        self.root = root
         if not self.any:
             return self._build(root, positive=True)
         # Any-term fallback: prefixed clauses stay required, everything else becomes optional.
@@ -481,7 +488,7 @@ class _Builder:
                 run.append(child)
                 continue
             if run:
-                q = self._build_run(run, inner_positive)
+                q = self._build_run(run, inner_positive, required=node is self.root and not node.negated)
                 if q is not None:
                     parts.append(q)
                 run = []
@@ -528,7 +535,7 @@ class _Builder:
         return wq.Or(per_token) if self.any else wq.And(per_token)
 
 
-    def _build_run(self, clauses: list[Clause], positive: bool) -> wq.Query | None:
+    def _build_run(self, clauses: list[Clause], positive: bool, required: bool = False) -> wq.Query | None:
         """Build a run of plain words, each span of them OR-ed with what the lexicon knows."""
         assert self.lexicon is not None
         name = PREFIX_FIELDS[clauses[0].prefix] if clauses[0].prefix else TEXT_FIELD
@@ -563,6 +570,18 @@ class _Builder:
             whole = [e for e in alternatives if e.whole]
             if whole:
                 literal = None  # 北大 alone would find 西北大学: search the names it stands for
+            # An alternative that contains the literal words, or another alternative's,
+            # finds nothing new ("harvard university" beside "harvard"): skip its phrase.
+            kept_sets = [] if literal is None else [set(span)]
+            pruned = []
+            for expansion in sorted(alternatives, key=lambda e: len(e.target)):
+                target_set = set(expansion.target)
+                if not any(k <= target_set for k in kept_sets):
+                    pruned.append(expansion)
+                    kept_sets.append(target_set)
+            alternatives = pruned
+            if required and self.expand and not alternatives and not all(self.is_known(t) for t in span):
+                self.impossible = True
             options = [] if literal is None else [literal]
             for expansion in alternatives:
                 target = expansion.target

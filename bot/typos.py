@@ -13,8 +13,6 @@ import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
-from pypinyin import Style, lazy_pinyin
-
 from bot.analysis import fold_han, normalize_text
 
 MAX_WINDOW = 6  # longest stretch of characters looked up as one word
@@ -29,6 +27,8 @@ def sound(text: str) -> str:
     >>> sound("解码"), sound("截码"), sound("上下文")
     ('jie ma', 'jie ma', 'san xia wen')
     """
+    from pypinyin import Style, lazy_pinyin  # ~1 s and ~100 MB: only once a typo needs it
+
     syllables = []
     for syllable in lazy_pinyin(text, style=Style.NORMAL, errors="ignore"):
         for a, b in _FUZZY:
