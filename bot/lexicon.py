@@ -134,6 +134,32 @@ def chinese_words(text: str) -> list[str]:
     return out
 
 
+_ORG_WORD = re.compile(r"[A-Za-z][A-Za-z&.'-]*")
+_ORG_SMALL = frozenset(["of", "and", "the", "for", "at", "in", "de", "&"])
+_ORG_PARTS = frozenset(["department", "school", "faculty", "division", "center", "centre", "laboratory", "lab", "group", "team"])
+_ORG_KINDS = ("universit", "institut", "college", "academy")
+
+
+def institution_acronym(name: str) -> str | None:
+    """Return the initials an institution goes by (MIT, CMU, USTC), or None if it has none.
+
+    Only the first part of an affiliation (before a comma) counts, every other word must
+    be capitalised, and the result must be 3 to 5 letters.
+
+    >>> institution_acronym("Massachusetts Institute of Technology"), institution_acronym("Carnegie Mellon University, Pittsburgh")
+    ('MIT', 'CMU')
+    >>> institution_acronym("University of Science and Technology of China"), institution_acronym("Harvard University")
+    ('USTC', None)
+    """
+    words = _ORG_WORD.findall(name.split(",", 1)[0])
+    if not words or words[0].lower() in _ORG_PARTS or not any(w.lower().startswith(_ORG_KINDS) for w in words):
+        return None  # a department's initials (DCS) name nothing anyone types
+    big = [w for w in words if w.lower() not in _ORG_SMALL]
+    if not 3 <= len(big) <= 5 or not all(w[0].isupper() for w in big):
+        return None
+    return "".join(w[0] for w in big).upper()
+
+
 def defined_acronyms(text: str) -> list[tuple[str, str]]:
     """Return (acronym, expansion) pairs `text` defines, initials checked.
 
@@ -180,6 +206,7 @@ class TermLearner:
         # An institution is one sentence pair however many papers list it (and counting it
         # once per paper would cost most of the learning time).
         self.affiliations: set[str] = set()
+        self.institutions: Counter[tuple[str, str, str]] = Counter()  # (acronym, English, Chinese)
 
     def observe(self, paper: Paper) -> None:
         """Count one paper's title pair, its new affiliation pairs and defined acronyms."""
@@ -190,6 +217,9 @@ class TermLearner:
                 if key not in self.affiliations:
                     self.affiliations.add(key)
                     self._observe_pair(affiliation.en, affiliation.zh)
+                    acronym = institution_acronym(affiliation.en)
+                    if acronym:
+                        self.institutions[(acronym, affiliation.en.split(",", 1)[0].strip(), affiliation.zh)] += 1
         for text in (paper.title_en, paper.comments):
             if text and "(" in text:
                 for acronym, words in defined_acronyms(text):
@@ -241,6 +271,7 @@ class TermLearner:
             "co": co,
             "acronyms": [[a, w, n] for (a, w), n in self.acronyms.items()],
             "affiliations": sorted(self.affiliations),
+            "institutions": [[a, e, z, n] for (a, e, z), n in self.institutions.items()],
         }
 
     @classmethod
@@ -253,6 +284,7 @@ class TermLearner:
         learner.co.update({(e, z): n for e, z, n in data.get("co", [])})
         learner.acronyms.update({(a, w): n for a, w, n in data.get("acronyms", [])})
         learner.affiliations.update(data.get("affiliations", []))
+        learner.institutions.update({(a, e, z): n for a, e, z, n in data.get("institutions", [])})
         return learner
 
     def save(self, path: Path) -> None:
@@ -379,6 +411,15 @@ class Lexicon:
         groups = list(groups)
         if learner is not None:
             groups.extend(AliasGroup((a, words), "acronym") for (a, words), _ in learner.acronyms.most_common())
+            # Institutions' initials, unless the curated table already gives them a meaning
+            # (ICL is in-context learning, not Imperial College London).
+            curated = {tuple(analyze(form)) for group in groups for form in group.forms}
+            mined: dict[str, list[str]] = {}
+            for (acronym, english, chinese), _ in self_sorted(learner.institutions):
+                if tuple(analyze(acronym)) not in curated:
+                    forms = mined.setdefault(acronym, [acronym])
+                    forms.extend(f for f in (english, chinese) if f and f not in forms)
+            groups.extend(AliasGroup(tuple(forms), "org") for forms in mined.values())
             for e, z, dice in learner.pairs():
                 self._learned.setdefault(e, []).append((z, dice))
                 self._learned.setdefault(z, []).append((e, dice))
@@ -450,6 +491,11 @@ class Lexicon:
                 if len(out) >= 2:
                     break
         return out
+
+
+def self_sorted(counts: Counter) -> list:
+    """Counter items, most common first, ties in a stable order."""
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
 def load_alias_groups(admin_file: Path | None = None) -> list[AliasGroup]:

@@ -209,6 +209,15 @@ def test_an_admin_file_adds_aliases_and_aliases_come_before_spelling(tmp_path) -
     plain.close()
 
 
+def test_institution_initials_are_mined_from_affiliations(index, titles) -> None:
+    # Nobody curated NYU or TUM: the affiliations "New York University（纽约大学）" and
+    # "Technical University of Munich（慕尼黑技术大学）" define them; departments do not.
+    assert any(t.startswith("Embedding Trust") for t in top(index, titles, "NYU"))
+    assert any(t.startswith("DisPOSE") for t in top(index, titles, "TUM"))
+    assert index.search("DCS").total == 0  # "Department of Computer Science" is no name
+    assert index.search("ICL").hits and all("Imperial" not in label for label in index.search("ICL", per_page=20).expanded)
+
+
 def test_the_curated_table_parses_and_bad_lines_are_skipped() -> None:
     groups = load_alias_groups()
     assert any(g.forms[0] == "北大" and g.kind == "org" for g in groups)
