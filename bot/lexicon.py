@@ -98,13 +98,17 @@ def parse_aliases(text: str, source: str = "aliases") -> list[AliasGroup]:
     return groups
 
 
-def is_whole_name(form: str, kind: str) -> bool:
-    """A short Chinese institution name (北大, 清华) matches whole names only.
+def is_whole_name(form: str, kind: str, forms: Iterable[str] = ()) -> bool:
+    """A Chinese institution's contraction (北大, 港科大) matches whole names only.
 
     In the index, jieba's sub-words put 北大 inside 西北大学, so searching the token
-    itself would find the wrong university; Latin short names (MIT) are whole tokens.
+    itself would find the wrong university; it is searched as the names it stands for.
+    A short name that is the start of its full name (清华 of 清华大学) finds that name
+    anyway and stays a plain word; Latin short names (MIT) are whole tokens already.
     """
-    return kind == "org" and all(is_han(c) for c in form) and len(form) <= 3
+    if kind != "org" or len(form) > 3 or not all(is_han(c) for c in form):
+        return False
+    return not any(other != form and form in other for other in forms)
 
 
 # -- learning from the corpus ---------------------------------------------------------------
@@ -430,7 +434,7 @@ class Lexicon:
         analyzed = [(tuple(analyze(form)), form) for form in group.forms]
         analyzed = [(tokens, form) for tokens, form in analyzed if tokens]
         for tokens, form in analyzed:
-            whole = is_whole_name(form, group.kind)
+            whole = is_whole_name(form, group.kind, group.forms)
             if len(tokens) == 1:
                 self._alias_words.add(form.lower())
             alternatives = self._aliases.setdefault(tokens, [])
