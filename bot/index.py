@@ -50,6 +50,7 @@ SNIPPET_CHARS = 200
 SNIPPET_FIELDS = ("title_en", "title_zh", "summary", "authors", "affil_en", "affil_zh", "comments")
 TITLE_FIELDS = ("title_en", "title_zh")
 # The language each snippet field is written in: a tie goes to the reader's language.
+PAIRED_FIELDS = {"title_en": "title_zh", "title_zh": "title_en", "affil_en": "affil_zh", "affil_zh": "affil_en"}
 FIELD_LANG = {"title_en": "en", "title_zh": "zh", "summary": "zh", "affil_en": "en", "affil_zh": "zh", "comments": "en"}
 # How much a word counts in each part of the catch-all `text` field: titles > authors,
 # affiliations > summary, comments (the issue's order of importance).
@@ -762,7 +763,7 @@ def build_snippet(
     on a tie a title (the renderer then shows no quote: the title already says it),
     then the field in the reader's `lang`.
     """
-    best: tuple[tuple[int, bool, bool], str, list[tuple[int, int]]] | None = None
+    found: dict[str, tuple[int, list[tuple[int, int]]]] = {}
     for name in SNIPPET_FIELDS:
         text = stored.get(name) or ""
         wanted = {t for f, t in terms if f == name}
@@ -770,9 +771,18 @@ def build_snippet(
             continue
         spans = [(t.startchar, t.endchar, t.text) for t in _ANALYZER(text, chars=True, mode="index") if t.text in wanted]
         distinct = len({s[2] for s in spans})
+        if distinct:
+            found[name] = (distinct, _merge_spans((s, e) for s, e, _ in spans))
+    best: tuple[tuple[int, bool, bool], str, list[tuple[int, int]]] | None = None
+    for name, (distinct, spans) in found.items():
+        # A field and its translation (affil_en/affil_zh) matching both say the same thing,
+        # however many tokens each took (Peking University vs 北京大学): the reader's wins.
+        twin = PAIRED_FIELDS.get(name)
+        if twin in found:
+            distinct = max(distinct, found[twin][0])
         rank = (distinct, name in TITLE_FIELDS, lang is not None and FIELD_LANG.get(name) == lang)
-        if distinct and (best is None or rank > best[0]):
-            best = (rank, name, _merge_spans((s, e) for s, e, _ in spans))
+        if best is None or rank > best[0]:
+            best = (rank, name, spans)
     if best is None:
         name = "summary" if stored.get("summary") else "title_en"
         text = stored.get(name) or ""

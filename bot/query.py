@@ -72,6 +72,7 @@ QUESTION_WORDS_EN = frozenset(
 QUESTION_WORDS_ZH = frozenset(
     ["如何", "怎么", "怎样", "怎么样", "什么", "哪些", "哪个", "有没有", "有", "是否", "关于", "论文", "文章", "相关", "一些", "查找", "找", "寻找", "请", "我", "想", "看看", "吗", "呢", "最新", "方面", "研究"]
 )
+GENERIC_NAME_WORDS = frozenset(analyze("university institute college school department academy laboratory") + ["大学", "学院"])
 EXPANSION_BOOST = 0.5  # an alternative a lexicon supplied counts half a literal match
 COORD_SCALE = 0.9  # any-term fallback: matching more of the query counts (Whoosh's Or scale)
 
@@ -588,7 +589,10 @@ class _Builder:
                 q = wq.Term(name, target[0]) if len(target) == 1 else wq.Phrase(name, list(target))
                 options.append(q if expansion.whole else _boosted(q, EXPANSION_BOOST))
                 if positive:
-                    self.terms.update((f, t) for f in HIGHLIGHT_FIELDS[name] for t in target)
+                    # "University" of "Peking University" lights up every university: in a
+                    # longer name only the words that tell it apart are marked.
+                    marked = [t for t in target if len(target) == 1 or t not in GENERIC_NAME_WORDS]
+                    self.terms.update((f, t) for f in HIGHLIGHT_FIELDS[name] for t in marked)
                 self.expanded.append(expansion.label)
                 self.expanded_terms.append((expansion.label, target))
             if options:

@@ -155,6 +155,13 @@ def test_literal_matches_rank_first_and_expansions_are_listed(index, titles) -> 
     assert page.hits[0].snippet_field == "summary" and any(f.hit and "差分" in f.text for f in page.hits[0].snippet)
 
 
+@pytest.mark.parametrize(("lang", "field", "marked"), [("zh", "affil_zh", "北京大学"), ("en", "affil_en", "Peking")])
+def test_the_quote_is_in_the_readers_language(index, lang: str, field: str, marked: str) -> None:
+    hit = index.search("北大", lang=lang).hits[0]
+    assert hit.snippet_field == field
+    assert [f.text for f in hit.snippet if f.hit] == [marked]  # not every "University" on the line
+
+
 def test_digest_filters_stay_literal(index, titles) -> None:
     page = index.search("differential privacy", expand=False, per_page=20)
     assert page.mode != "all" and not any(titles[h.id].startswith("Plausible Deniability") for h in page.hits)
