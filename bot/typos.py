@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from bot.analysis import fold_han, normalize_text
+from bot.lexicon import FUZZY_SOUNDS
 
 MAX_WINDOW = 6  # longest stretch of characters looked up as one word
 _HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
-_FUZZY = (("zh", "z"), ("ch", "c"), ("sh", "s"), ("ng", "n"))
 
 
 @lru_cache(maxsize=65536)
@@ -31,7 +31,7 @@ def sound(text: str) -> str:
 
     syllables = []
     for syllable in lazy_pinyin(text, style=Style.NORMAL, errors="ignore"):
-        for a, b in _FUZZY:
+        for a, b in FUZZY_SOUNDS:
             syllable = syllable.replace(a, b)
         syllables.append(syllable)
     return " ".join(syllables)
@@ -62,11 +62,24 @@ class PinyinVocabulary:
         return None
 
 
-def correct_chinese(text: str, is_known: Callable[[str], bool], vocabulary: Callable[[], PinyinVocabulary]) -> str | None:
+def _close(a: str, b: str) -> bool:
+    return sum(x != y for x, y in zip(a, b, strict=True)) * 2 <= len(a)
+
+
+def correct_chinese(
+    text: str,
+    is_known: Callable[[str], bool],
+    vocabulary: Callable[[], PinyinVocabulary],
+    dictionary_words: Callable[[str], list[str]] | None = None,
+    is_indexed: Callable[[str], bool] | None = None,
+) -> str | None:
     """Return `text` with Chinese homophone slips replaced by indexed words, or None.
 
     `is_known(word)` says whether the index has `word` as a term; `vocabulary` builds the
     sound table only when some stretch is unknown (it reads the whole term list).
+    Words jieba does not know (隐写术) are no single index term; for them
+    `dictionary_words(sound)` offers dictionary words, kept when `is_indexed(word)` (every
+    token of the word is in the index). The caller still runs the corrected query.
 
     >>> vocab = PinyinVocabulary({"jie ma": [(3, "解码")]})
     >>> correct_chinese("推测截码", {"推测", "解码"}.__contains__, lambda: vocab)
@@ -92,6 +105,11 @@ def correct_chinese(text: str, is_known: Callable[[str], bool], vocabulary: Call
                     break
                 table = table or vocabulary()
                 better = table.closest(window)
+                if not better and dictionary_words is not None and is_indexed is not None and size >= 3:
+                    better = next(
+                        (w for w in dictionary_words(sound(window)) if w != window and len(w) == size and _close(w, window) and is_indexed(w)),
+                        None,
+                    )
                 if better:
                     out.append(better)
                     i += size

@@ -262,6 +262,7 @@ def test_scripts_and_names_fold(index, titles, query: str, expected: str) -> Non
         ("speculativ decodng", "speculative decoding", "MineDraft"),
         ("推测截码", "推测解码", "MineDraft"),  # an input-method slip: 截 for 解, same sound
         ("联邦雪习", "联邦学习", "BESplit"),
+        ("隐写数", "隐写术", "Training-Free Coverless"),  # 隐写术 is no jieba word: the dictionary knows it
     ],
 )
 def test_typos_are_corrected_in_both_languages(index, titles, query: str, corrected: str, expected: str) -> None:
@@ -306,7 +307,7 @@ def test_the_any_term_fallback_ignores_a_lone_character_or_digit(index, titles) 
 # Measured 2026-12-01 (bench/RESULTS.md); the floor leaves room for ranking noise, not regressions.
 FLOORS = {
     "literal_en": 0.95, "literal_zh": 0.95, "cross_en": 0.5, "cross_zh": 0.55, "script": 0.9, "name": 0.9,
-    "alias": 0.9, "joined": 0.9, "typo_en": 0.95, "typo_zh": 0.7, "question": 0.9, "nonsense": 0.85,
+    "alias": 0.9, "joined": 0.9, "typo_en": 0.95, "typo_zh": 0.85, "question": 0.9, "nonsense": 0.85,
 }
 
 
