@@ -16,6 +16,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
+import opencc
 import rjieba
 from whoosh.analysis import Filter, Token, Tokenizer
 from whoosh.analysis.analyzers import CompositeAnalyzer
@@ -24,6 +25,8 @@ from whoosh.lang.porter import stem
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff"
 # A run is either Han characters (segmented by rjieba) or letters/digits of any other script.
 _RUN = re.compile(f"([{_HAN}]+)|([^\\W_{_HAN}]+)")
+# Where a joined word splits: KVCache -> KV|Cache, ParisKV -> Paris|KV (not at digits: LLM4Cov stays).
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2})")
 
 # Longer "words" are URLs, hashes or base64: noise that only bloats the term index.
 MAX_TOKEN_CHARS = 40
@@ -83,6 +86,44 @@ def segment_chinese(run: str, subwords: bool) -> tuple[tuple[str, int, int, int]
     found = rjieba.tokenize(run, mode="search", hmm=False)
     # jieba's order: a word's sub-words first, then the word itself.
     return tuple(sorted(((w, s, e, owner[s]) for w, s, e in found), key=lambda t: (t[3], t[2] - t[1], t[1])))
+
+
+_T2S = opencc.OpenCC("t2s")
+
+
+@lru_cache(maxsize=8192)
+def fold_han(run: str) -> str:
+    """Return a run of Han characters in simplified script (OpenCC t2s), same length.
+
+    Folded before segmentation on both sides, so 推測解碼 and 推测解码 are one word. OpenCC
+    converts phrase by phrase and may change the length (a regional word); highlight
+    offsets need the same length, so such a run is converted character by character.
+
+    >>> fold_han("推測解碼"), fold_han("推测解码")
+    ('推测解码', '推测解码')
+    """
+    folded = _T2S.convert(run)
+    if len(folded) != len(run):
+        folded = "".join(c if len(f := _T2S.convert(c)) != 1 else f for c in run)
+    return folded
+
+
+@lru_cache(maxsize=8192)
+def split_camel(word: str, whole: bool = True) -> tuple[tuple[str, int, int, int], ...]:
+    """Split a joined word at its case changes: KVCache -> KV, Cache (+ KVCache if `whole`).
+
+    Documents keep the whole word too (a query for `kvcache` still finds it); the parts
+    take one position each so the phrase "KV cache" finds KVCache, and the whole word
+    sits at the last part's position.
+
+    >>> [w for w, *_ in split_camel("KVCache")], [w for w, *_ in split_camel("ParisKV", False)]
+    (['KV', 'Cache', 'KVCache'], ['Paris', 'KV'])
+    """
+    bounds = [0, *(m.start() for m in _CAMEL.finditer(word)), len(word)]
+    parts = [(word[a:b], a, b, i) for i, (a, b) in enumerate(zip(bounds, bounds[1:], strict=False))]
+    if whole:
+        parts.append((word, 0, len(word), len(parts) - 1))
+    return tuple(parts)
 
 
 _SECTION, _BOOST_END = "\x1e", "\x1f"  # ASCII record/unit separators: never in real text
@@ -164,9 +205,13 @@ class BilingualTokenizer(Tokenizer):
                     continue
                 base = match.start()
                 if han is None:
-                    pieces: tuple[tuple[str, int, int, int], ...] = ((match.group(2), 0, match.end() - base, 0),)
+                    word = match.group(2)
+                    if _CAMEL.search(word):
+                        pieces: tuple[tuple[str, int, int, int], ...] = split_camel(word, whole=subwords)
+                    else:
+                        pieces = ((word, 0, len(word), 0),)
                 else:
-                    pieces = segment_chinese(han, subwords)
+                    pieces = segment_chinese(fold_han(han), subwords)
                 for word, start, end, word_index in pieces:
                     token.text = word
                     token.boost = boost
@@ -198,12 +243,17 @@ class FoldFilter(Filter):
             yield t
 
 
+# Latin letters that are not a base letter plus a mark, so NFKD leaves them whole.
+_LATIN_FOLD = str.maketrans({"ð": "d", "đ": "d", "ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "ł": "l", "þ": "th", "ı": "i", "ħ": "h"})
+
+
 @lru_cache(maxsize=65536)
 def fold_word(word: str) -> str:
-    """Return `word` lowercased without combining marks; Han text passes through unchanged."""
+    """Return `word` lowercased without accents (Guðmundsdóttir -> gudmundsdottir); Han unchanged."""
     word = word.lower()
     if word.isascii():
         return word
+    word = word.translate(_LATIN_FOLD)
     decomposed = unicodedata.normalize("NFKD", word)
     if decomposed == word:
         return word
@@ -306,3 +356,11 @@ def analyze(text: str, *, mode: str = "query") -> list[str]:
 
 
 _ANALYZER = bilingual_analyzer()
+
+
+def is_han(char: str) -> bool:
+    """Is `char` a Han (Chinese) character?"""
+    return bool(_HAN_CHAR.match(char))
+
+
+_HAN_CHAR = re.compile(f"[{_HAN}]")

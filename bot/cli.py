@@ -174,13 +174,13 @@ def cmd_search(settings: Settings, args) -> int:
         return _fail("--limit and --page must be 1 or more")
     corpus = _open(settings)
     try:
-        result = corpus.search(text, page=args.page, per_page=args.limit)
+        lang = args.lang or ("zh" if any("\u4e00" <= c <= "\u9fff" for c in text) else "en")
+        result = corpus.search(text, page=args.page, per_page=args.limit, lang=lang)
     finally:
         corpus.close()
     if args.json:
         print(json.dumps([hit.to_dict() for hit in result.hits], ensure_ascii=False, indent=2))
         return EXIT_OK
-    lang = args.lang or ("zh" if any("\u4e00" <= c <= "\u9fff" for c in text) else "en")
     print(format_result(result, lang, bold=sys.stdout.isatty()))
     return EXIT_OK
 
@@ -201,6 +201,8 @@ def format_result(result: SearchResult, lang: str, *, bold: bool = False) -> str
         return "\n".join(lines)
     if result.mode == "any":
         lines.append(t("search.any_terms", lang))
+    if result.suggestion and result.suggestion.strip().casefold() != result.query.strip().casefold():
+        lines.append(t("search.showing_for", lang, suggestion=result.suggestion, query=result.query))
     header = t("search.header", lang, total=result.total, query=result.query, page=result.page, pages=result.pages)
     lines.append(header.replace("*", ""))
     first = (result.page - 1) * result.per_page
@@ -212,7 +214,7 @@ def format_result(result: SearchResult, lang: str, *, bold: bool = False) -> str
         if other and other != paper.title(lang):
             lines.append(f"   {other}")
         lines.append(f"   {_short_authors(paper.authors)}" + (f" · {paper.venue}" if paper.venue else ""))
-        if hit.snippet:
+        if hit.shows_snippet():
             on, off = ("\x1b[1m", "\x1b[0m") if bold else ("[", "]")
             lines.append("   " + "".join(f"{on}{f.text}{off}" if f.hit else f.text for f in hit.snippet))
     return "\n".join(lines)

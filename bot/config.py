@@ -87,6 +87,11 @@ class Settings:
         return self.data_dir / "index"
 
     @property
+    def aliases_path(self) -> Path:
+        """The admin's own aliases, added to bot/data/aliases.tsv (same format)."""
+        return self.data_dir / "aliases.tsv"
+
+    @property
     def socket_mode(self) -> bool:
         return bool(self.slack_app_token)
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from bot.config import DataDirError, Settings, ensure_data_dir
 from bot.index import IndexBusy, IndexPage, IndexUnusable, PaperIndex
+from bot.lexicon import DICTIONARY
 from bot.listing import decode_listing, parse_path, parse_text
 from bot.models import Hit, IngestReport, Listing, Paper, SearchResult
 from bot.store import Store
@@ -69,7 +70,7 @@ class Corpus:
             store = Store(settings.db_path)
         except sqlite3.OperationalError as exc:  # the folder is writable, the database file is not
             raise DataDirError.of(settings.db_path, str(exc)) from None
-        return cls(settings, store, PaperIndex(settings.index_dir, procs=writer_procs))
+        return cls(settings, store, PaperIndex(settings.index_dir, procs=writer_procs, aliases_path=settings.aliases_path))
 
     @classmethod
     def open(cls, settings: Settings, *, writer_procs: int = 1) -> Corpus:
@@ -91,6 +92,7 @@ class Corpus:
             logger.warning("%s; serving the index as it is until the next scan catches it up", exc)
         self.ingest_seeds_if_empty()
         self._ready = True
+        DICTIONARY.warm()  # ~1 s on a thread, so the first translated search does not wait for it
 
     def close(self) -> None:
         self._ready = False
@@ -213,9 +215,16 @@ class Corpus:
 
     # -- reading -----------------------------------------------------------------------
 
-    def search(self, text: str, *, page: int = 1, per_page: int = 5) -> SearchResult:
-        """Search the corpus; never raises on odd input (the worst case is a message)."""
-        result = self.index.search(text, page=page, per_page=per_page)
+    def search(
+        self, text: str, *, page: int = 1, per_page: int = 5, lang: str | None = None, correct: bool = True, expand: bool = True
+    ) -> SearchResult:
+        """Search the corpus; never raises on odd input (the worst case is a message).
+
+        `lang` picks snippets in the reader's language; `correct=False` searches the text
+        as typed ("Search instead for ..."); `expand=False` adds no translations or
+        aliases (digest filters, which are taken literally).
+        """
+        result = self.index.search(text, page=page, per_page=per_page, lang=lang, correct=correct, expand=expand)
         return self._result(text, result, page, per_page)
 
     def more_like(self, paper_id: str, *, page: int = 1, per_page: int = 5) -> SearchResult:
@@ -235,7 +244,7 @@ class Corpus:
             return []
         if not filter_text.strip():
             return self.store.papers_between(after_seq, upto, limit)
-        page = self.index.search(filter_text, min_seq=after_seq, limit=upto - after_seq)
+        page = self.index.search(filter_text, min_seq=after_seq, limit=upto - after_seq, expand=False)
         if page.mode != "all" or page.suggestion is not None:
             return []
         papers = sorted((p for p in self.store.get_many([h.id for h in page.hits]) if p.seq <= upto), key=lambda p: p.seq)
@@ -244,7 +253,7 @@ class Corpus:
     def _result(self, query: str, page: IndexPage, number: int, per_page: int) -> SearchResult:
         papers = {p.id: p for p in self.store.get_many([h.id for h in page.hits])}
         hits = [
-            Hit(paper=papers[h.id], score=h.score, snippet=h.snippet, snippet_field=h.snippet_field)
+            Hit(paper=papers[h.id], score=h.score, snippet=h.snippet, snippet_field=h.snippet_field, expanded=h.expanded)
             for h in page.hits
             if h.id in papers
         ]
@@ -257,6 +266,7 @@ class Corpus:
             mode=page.mode,
             suggestion=page.suggestion,
             problem=page.problem,
+            expanded=page.expanded,
         )
 
     def get(self, paper_id: str) -> Paper | None:

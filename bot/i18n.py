@@ -1036,6 +1036,36 @@ MESSAGES: dict[str, dict[str, str]] = {
     "sources.error_arxiv_off": {"en": "arXiv is turned off ({detail})", "zh": "arXiv 已关闭（{detail}）"},
     "sources.error_stopped": {"en": "paperbot was shutting down ({detail})", "zh": "paperbot 正在关闭（{detail}）"},
     "sources.error_internal": {"en": "an internal error ({detail}); see the log", "zh": "内部错误（{detail}）；请查看日志"},
+    # -- search across languages, scripts, aliases and typos (issue 8) --
+    "search.showing_for": {
+        "en": "Showing results for “{suggestion}” · Search instead for “{query}”",
+        "zh": "以下是“{suggestion}”的结果 · 仍然搜索“{query}”",
+    },
+    "button.search_instead": {"en": "Search instead for “{query}”", "zh": "仍然搜索“{query}”"},
+    "help.search": {
+        "en": (
+            "*Search understands both languages.* `/papers steganography` also finds papers that say 隐写术, "
+            "and `/papers 推测解码` papers that say speculative decoding; papers that match your words as typed come first.\n"
+            "Traditional and simplified Chinese are the same (`推測解碼` = `推测解码`), accents are optional (`Gudmundsdottir`), "
+            "and so are hyphens and spaces (`KVCache` = `KV cache` = `KV-cache`, `multiagent` = `multi-agent`).\n"
+            "Abbreviations and short names work: `LLM`, `RL`, `大模型`, `MIT`, `CMU`, `清华`, `北大`, `中科大`. "
+            "A short name matches whole names only: `北大` finds Peking University, not 西北大学.\n"
+            "Typos are corrected in both languages (`speculativ decodng`, `推测截码`), and questions work: "
+            "`/papers papers about making LLM inference faster`, `/papers 有哪些关于世界模型的论文`.\n"
+            "A quote under a result shows where it matched when that is not the title."
+        ),
+        "zh": (
+            "*搜索同时理解中英文。* `/papers steganography` 也能找到写着“隐写术”的论文，"
+            "`/papers 推测解码` 也能找到写着 speculative decoding 的论文；与你输入的词直接匹配的论文排在前面。\n"
+            "繁体与简体通用（`推測解碼` = `推测解码`），外文重音可省略（`Gudmundsdottir`），"
+            "连字符与空格也可有可无（`KVCache` = `KV cache` = `KV-cache`，`multiagent` = `multi-agent`）。\n"
+            "支持缩写和简称：`LLM`、`RL`、`大模型`、`MIT`、`CMU`、`清华`、`北大`、`中科大`。"
+            "简称只匹配完整名称：`北大` 找的是北京大学，不会匹配西北大学。\n"
+            "中英文错别字都会自动纠正（`speculativ decodng`、`推测截码`），也可以直接提问："
+            "`/papers papers about making LLM inference faster`、`/papers 有哪些关于世界模型的论文`。\n"
+            "结果下方的引文只在匹配位置不在标题中时出现，标明匹配到的内容。"
+        ),
+    },
 }
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")

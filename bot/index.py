@@ -32,23 +32,32 @@ from whoosh.multiproc import MpWriter, SubWriterTask
 from whoosh.reading import SegmentReader
 from whoosh.searching import Searcher
 
-from bot.analysis import bilingual_analyzer, join_sections, spelling_analyzer
+from bot.analysis import analyze, bilingual_analyzer, join_sections, spelling_analyzer
+from bot.lexicon import DICTIONARY, Lexicon, TermLearner, load_alias_groups
 from bot.locks import HolderRecord, die_with_parent
 from bot.models import Fragment, Paper
 from bot.query import TEXT_FIELD, build_query, iter_words, suggest_query
+from bot.typos import PinyinVocabulary, correct_chinese
 
 logger = logging.getLogger(__name__)
 
 # Bump when the schema or the analyzer changes: an index under another name is "missing",
 # so the corpus rebuilds it instead of searching it with mismatched analysis.
-INDEX_NAME = "papers_v3"  # v3: the English abstract from arXiv (issue 9)
+INDEX_NAME = "papers_v4"  # v3: the English abstract from arXiv (issue 9); v4: bilingual analysis (issue 8)
 LOCK_FILE = f"{INDEX_NAME}_WRITELOCK"  # Whoosh's name for the write lock of INDEX_NAME
+LEXICON_FILE = "lexicon.json"  # what the index learned from its papers' parallel text
 TINY_SEGMENT_DOCS = 1000  # segments smaller than this are merged on the next upsert
 MAX_IDLE_SEARCHERS = 8  # more concurrent searches than this open and close their own
 SNIPPET_CHARS = 200
 SNIPPET_SCAN_CHARS = 10_000  # a snippet is looked for in this much of a field (build_snippet)
 # Where a snippet may come from, best first when two fields match equally well.
 SNIPPET_FIELDS = ("title_en", "title_zh", "summary", "abstract", "authors", "affil_en", "affil_zh", "comments")
+TITLE_FIELDS = ("title_en", "title_zh")
+# The language each snippet field is written in: a tie goes to the reader's language.
+PAIRED_FIELDS = {"title_en": "title_zh", "title_zh": "title_en", "affil_en": "affil_zh", "affil_zh": "affil_en"}
+FIELD_LANG = {
+    "title_en": "en", "title_zh": "zh", "summary": "zh", "abstract": "en", "affil_en": "en", "affil_zh": "zh", "comments": "en",
+}  # fmt: skip
 # How much a word counts in each part of the catch-all `text` field: titles > authors,
 # affiliations > summary, comments (the issue's order of importance).
 SECTION_WEIGHTS = (
@@ -82,6 +91,7 @@ class IndexHit:
     score: float
     snippet: list[Fragment] = field(default_factory=list)
     snippet_field: str = ""
+    expanded: list[str] = field(default_factory=list)  # the lexicon's alternatives this hit matched
 
 
 @dataclass
@@ -100,6 +110,7 @@ class IndexPage:
     mode: str
     suggestion: str | None = None
     problem: str | None = None
+    expanded: list[str] = field(default_factory=list)
 
 
 def build_schema() -> Schema:
@@ -190,8 +201,10 @@ class PaperIndex:
         procs: int = 1,
         limitmb: int = 512,
         batch_size: int = 5000,
+        aliases_path: Path | None = None,
     ):
         self.path = Path(path)
+        self.aliases_path = aliases_path
         self.writer_timeout = writer_timeout
         self.procs = procs
         self.limitmb = limitmb
@@ -207,6 +220,10 @@ class PaperIndex:
         self._vocab: dict[tuple[str, int], list[str]] = {}
         self._vocab_words: set[str] = set()
         self._vocab_segments: set[str | None] = set()
+        self._lexicon_key: tuple | None = None
+        self._lexicon: Lexicon | None = None
+        self._pinyin_key: tuple | None = None
+        self._pinyin: PinyinVocabulary | None = None
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -269,6 +286,7 @@ class PaperIndex:
             fresh.mkdir()
             try:
                 ix = whoosh.index.create_in(str(fresh), build_schema(), indexname=INDEX_NAME)
+                learner = TermLearner()
                 count = 0
                 seen: set[str] = set()
                 late: dict[str, Paper] = {}
@@ -281,6 +299,7 @@ class PaperIndex:
                             late[paper.id] = paper
                             continue
                         seen.add(paper.id)
+                        learner.observe(paper)
                         writer.add_document(**paper_document(paper))
                         count += 1
                         if count % self.batch_size == 0:
@@ -296,6 +315,7 @@ class PaperIndex:
                         writer.update_document(**paper_document(paper))
                     writer.commit()
                 ix.close()
+                learner.save(fresh / LEXICON_FILE)
                 self._swap_in(fresh, tag)
             except BaseException:
                 shutil.rmtree(fresh, ignore_errors=True)
@@ -358,6 +378,12 @@ class PaperIndex:
                 writer.commit(mergetype=merge_tiny_segments)
             finally:
                 record.release()
+            # A replaced paper is counted again: pairs only ever gain evidence between
+            # rebuilds, which is what a growing corpus does anyway.
+            learner = TermLearner.load(self.path / LEXICON_FILE)
+            for paper in latest.values():
+                learner.observe(paper)
+            learner.save(self.path / LEXICON_FILE)
             return len(latest)
 
     def _holder_record(self) -> HolderRecord:
@@ -393,48 +419,85 @@ class PaperIndex:
         per_page: int = 5,
         min_seq: int = 0,
         limit: int | None = None,
+        expand: bool = True,
+        correct: bool = True,
+        lang: str | None = None,
     ) -> IndexPage:
-        """Search for `text`: all terms, then a spelling correction, then any term.
+        """Search for `text`: literal, then expanded, then a spelling correction, then any term.
 
-        `min_seq` keeps only papers with seq > min_seq (digests). `limit=N` returns up
-        to N hits on one page instead of paging. Bad input never raises: it comes back
-        as a `problem`.
+        Literal matches (every term as typed, short names resolved) always come first;
+        only when they do not fill the page are papers that match through the lexicon
+        (translations, aliases, joined/split forms) added after them, so the common
+        query costs one search. `expand=False` and `correct=False` take the text
+        literally (digest filters; "search instead for"). `min_seq` keeps only papers
+        with seq > min_seq (digests). `limit=N` returns up to N hits on one page instead
+        of paging. `lang` picks the snippet in the reader's language on a tie. Bad input
+        never raises: it comes back as a `problem`.
         """
         with self._searcher() as searcher:
-            return self._search(searcher, text, page=page, per_page=per_page, min_seq=min_seq, limit=limit)
+            return self._search(
+                searcher, text, page=page, per_page=per_page, min_seq=min_seq, limit=limit, expand=expand, correct=correct, lang=lang
+            )
 
-    def _search(self, searcher: Searcher, text: str, *, page: int, per_page: int, min_seq: int, limit: int | None) -> IndexPage:
+    def _search(
+        self,
+        searcher: Searcher,
+        text: str,
+        *,
+        page: int,
+        per_page: int,
+        min_seq: int,
+        limit: int | None,
+        expand: bool = True,
+        correct: bool = True,
+        lang: str | None = None,
+    ) -> IndexPage:
         page, per_page = max(1, int(page)), max(1, min(int(per_page), MAX_PER_PAGE))
         window = (0, max(0, int(limit))) if limit is not None else ((page - 1) * per_page, page * per_page)
         only = wq.NumericRange("seq", min_seq + 1, None) if min_seq > 0 else None
+        reader = searcher.reader()
+        lexicon = self._lexicon_for(reader) if expand else None
 
-        built = build_query(text, mode="all")
-        if built.query is None:
-            return IndexPage([], 0, "none", problem=built.problem)
-        found = self._run(searcher, built.terms, built.query, window, only)
+        def is_known(token: str) -> bool:
+            return (TEXT_FIELD, token) in reader
+
+        def find(query_text: str, mode: str) -> tuple[IndexPage, object]:
+            literal = build_query(query_text, mode=mode, lexicon=lexicon, is_known=is_known)
+            if literal.query is None:
+                return IndexPage([], 0, "none", problem=literal.problem), literal
+            found = self._run(searcher, literal.terms, literal.query, window, only, lang=lang)
+            if lexicon is None or found.total >= window[1]:
+                return found, literal
+            wide = build_query(query_text, mode=mode, lexicon=lexicon, expand=True, is_known=is_known)
+            if wide.query is None or wide.impossible or wide.query == literal.query:
+                return found, literal
+            literal_total = found.total
+            extra_window = (max(0, window[0] - literal_total), window[1] - literal_total)
+            extra = self._run(
+                searcher, wide.terms, wide.query, extra_window, only, literal.query if literal_total else None, lang=lang, expansions=wide.expanded_terms
+            )
+            if not extra.total:
+                return found, literal
+            page_ = IndexPage(found.hits + extra.hits, literal_total + extra.total, "all", expanded=list(wide.expanded))
+            return page_, literal
+
+        found, built = find(text, "all")
+        if built.query is None:  # type: ignore[attr-defined]
+            return IndexPage([], 0, "none", problem=built.problem)  # type: ignore[attr-defined]
+        problem = built.problem  # type: ignore[attr-defined]
         if found.total:
-            return _with(found, "all", None, built.problem)
+            return _with(found, "all", None, problem)
 
-        suggestion = self._suggest(searcher, text)
-        fixed = build_query(suggestion, mode="all") if suggestion else None
-        if fixed is not None and fixed.query is not None:
-            found = self._run(searcher, fixed.terms, fixed.query, window, only)
-            if found.total:
-                return _with(found, "all", suggestion, built.problem)
-
-        loose = build_query(text, mode="any")
-        if loose.query is not None and loose.query != built.query:
-            found = self._run(searcher, loose.terms, loose.query, window, only)
-            if found.total:
-                return _with(found, "any", None, built.problem)
-
+        suggestion = self._suggest(searcher, text, lexicon) if correct else None
         if suggestion:
-            loose = build_query(suggestion, mode="any")
-            if loose.query is not None:
-                found = self._run(searcher, loose.terms, loose.query, window, only)
-                if found.total:
-                    return _with(found, "any", suggestion, built.problem)
-        return IndexPage([], 0, "none", problem=built.problem)
+            fixed, _ = find(suggestion, "all")
+            if fixed.total:
+                return _with(fixed, "all", suggestion, problem)
+
+        loose, _ = find(text, "any")
+        if loose.total:
+            return _with(loose, "any", None, problem)
+        return IndexPage([], 0, "none", problem=problem)
 
     def more_like(self, paper_id: str, *, page: int = 1, per_page: int = 5) -> IndexPage:
         """Find papers like `paper_id` from its key terms (titles, summary, authors), not itself."""
@@ -467,6 +530,9 @@ class PaperIndex:
         window: tuple[int, int],
         only: wq.Query | None,
         mask: wq.Query | None = None,
+        *,
+        lang: str | None = None,
+        expansions: tuple[tuple[str, tuple[str, ...]], ...] = (),
     ) -> IndexPage:
         start, end = window
         # optimize=False: block-quality skipping saves little on our short docs, and the
@@ -476,23 +542,83 @@ class PaperIndex:
         hits = []
         for hit in results[start:end]:
             stored = hit.fields()
-            snippet, snippet_field = build_snippet(stored, terms)
-            hits.append(IndexHit(stored["id"], float(hit.score or 0.0), snippet, snippet_field))
+            snippet, snippet_field = build_snippet(stored, terms, lang=lang)
+            matched = matched_expansions(stored, expansions) if expansions else []
+            hits.append(IndexHit(stored["id"], float(hit.score or 0.0), snippet, snippet_field, matched))
         return IndexPage(hits, total, "all")
 
-    def _suggest(self, searcher: Searcher, text: str) -> str | None:
+    def _suggest(self, searcher: Searcher, text: str, lexicon: Lexicon | None = None) -> str | None:
+        """Return `text` with English and Chinese typos corrected from the index's words, or None."""
+        reader = searcher.reader()
+        english = self._suggest_english(searcher, text, lexicon)
+        fixed = english or text
+        if any("\u3400" <= c <= "\u9fff" for c in fixed):
+            chinese = correct_chinese(
+                fixed,
+                lambda w: (TEXT_FIELD, w) in reader,
+                lambda: self._pinyin_for(reader),
+                DICTIONARY.words_sounding,
+                lambda w: all((TEXT_FIELD, t) in reader for t in analyze(w)),
+            )
+            if chinese:
+                return chinese
+        return english
+
+    def _pinyin_for(self, reader) -> PinyinVocabulary:
+        """Return the index's Chinese words by pinyin, built on first need per index version."""
+        key = (self._epoch, reader.generation())
+        with self._open_lock:
+            if self._pinyin_key == key and self._pinyin is not None:
+                return self._pinyin
+        vocabulary = PinyinVocabulary.from_words(
+            (term.decode("utf-8") if isinstance(term, bytes) else term for term in reader.lexicon(TEXT_FIELD)),
+            lambda w: reader.doc_frequency(TEXT_FIELD, w),
+        )
+        with self._open_lock:
+            self._pinyin_key, self._pinyin = key, vocabulary
+        return vocabulary
+
+    def _lexicon_for(self, reader) -> Lexicon:
+        """Return the lexicon: curated + admin aliases and what this index learned (cached)."""
+        path = self.path / LEXICON_FILE
+        try:
+            stamp = path.stat().st_mtime_ns
+        except OSError:
+            stamp = 0
+        admin = self.aliases_path
+        try:
+            admin_stamp = admin.stat().st_mtime_ns if admin is not None else 0
+        except OSError:
+            admin_stamp = 0
+        key = (self._epoch, stamp, admin_stamp)
+        with self._open_lock:
+            if self._lexicon_key == key and self._lexicon is not None:
+                return self._lexicon
+        lexicon = Lexicon(load_alias_groups(admin), TermLearner.load(path))
+        with self._open_lock:
+            self._lexicon_key, self._lexicon = key, lexicon
+        return lexicon
+
+    def lexicon(self) -> Lexicon:
+        """The lexicon searches expand with (for the CLI and tests)."""
+        with self._searcher() as searcher:
+            return self._lexicon_for(searcher.reader())
+
+    def _suggest_english(self, searcher: Searcher, text: str, lexicon: Lexicon | None) -> str | None:
         reader = searcher.reader()
         words = set(iter_words(text))
         if not words:
             return None
 
         def is_known(word: str) -> bool:
-            return ("spell", word) in reader
+            # A known short name (USTC, CMU) is never "corrected" into a common word.
+            return ("spell", word) in reader or (lexicon is not None and lexicon.is_alias(word))
 
         vocabulary = self._vocabulary(reader)
 
         def find_closest(word: str) -> str | None:
-            maxdist = 2 if len(word) > 4 else 1
+            # Two edits on a short word reach unrelated words (qwerty -> query); so one.
+            maxdist = 2 if len(word) > 6 else 1
             best, near = maxdist, []
             for length in range(len(word) - maxdist, len(word) + maxdist + 1):
                 for known in vocabulary.get((word[0], length), ()):
@@ -810,10 +936,18 @@ def _inode(path: Path) -> int | None:
 
 
 def _with(found: IndexPage, mode: str, suggestion: str | None, problem: str | None) -> IndexPage:
-    return IndexPage(found.hits, found.total, mode, suggestion, problem)
+    return IndexPage(found.hits, found.total, mode, suggestion, problem, found.expanded)
 
 
-def build_snippet(stored: dict, terms: frozenset[tuple[str, str]], limit: int = SNIPPET_CHARS) -> tuple[list[Fragment], str]:
+def matched_expansions(stored: dict, expansions: Iterable[tuple[str, tuple[str, ...]]]) -> list[str]:
+    """Return the labels of the lexicon alternatives whose every token is in the stored paper."""
+    tokens = {t.text for name in SNIPPET_FIELDS for t in _ANALYZER(stored.get(name) or "", mode="index")}
+    return list(dict.fromkeys(label for label, target in expansions if set(target) <= tokens))
+
+
+def build_snippet(
+    stored: dict, terms: frozenset[tuple[str, str]], limit: int = SNIPPET_CHARS, *, lang: str | None = None
+) -> tuple[list[Fragment], str]:
     """Return up to `limit` characters of the best-matching field, matched terms marked.
 
     Re-analyzes the stored text with character offsets (index mode, so 上下 lights up
@@ -821,8 +955,10 @@ def build_snippet(stored: dict, terms: frozenset[tuple[str, str]], limit: int = 
     and so never cut Chinese text. Only the first SNIPPET_SCAN_CHARS of a field are
     analyzed: the cost of a snippet is bounded whatever the stored text (a 448 KB
     summary took 9 s here, and ingest limits only guard what arrives after them).
+    The field matching the most distinct terms wins; on a tie a title (the renderer
+    then shows no quote: the title already says it), then the field in the reader's `lang`.
     """
-    best: tuple[int, str, list[tuple[int, int]]] | None = None
+    found: dict[str, tuple[int, list[tuple[int, int]]]] = {}
     for name in SNIPPET_FIELDS:
         text = stored.get(name) or ""
         wanted = {t for f, t in terms if f == name}
@@ -831,8 +967,18 @@ def build_snippet(stored: dict, terms: frozenset[tuple[str, str]], limit: int = 
         scanned = text[:SNIPPET_SCAN_CHARS]
         spans = [(t.startchar, t.endchar, t.text) for t in _ANALYZER(scanned, chars=True, mode="index") if t.text in wanted]
         distinct = len({s[2] for s in spans})
-        if distinct and (best is None or distinct > best[0]):
-            best = (distinct, name, _merge_spans((s, e) for s, e, _ in spans))
+        if distinct:
+            found[name] = (distinct, _merge_spans((s, e) for s, e, _ in spans))
+    best: tuple[tuple[int, bool, bool], str, list[tuple[int, int]]] | None = None
+    for name, (distinct, spans) in found.items():
+        # A field and its translation (affil_en/affil_zh) matching both say the same thing,
+        # however many tokens each took (Peking University vs 北京大学): the reader's wins.
+        twin = PAIRED_FIELDS.get(name)
+        if twin in found:
+            distinct = max(distinct, found[twin][0])
+        rank = (distinct, name in TITLE_FIELDS, lang is not None and FIELD_LANG.get(name) == lang)
+        if best is None or rank > best[0]:
+            best = (rank, name, spans)
     if best is None:
         name = "summary" if stored.get("summary") else "title_en"
         text = stored.get(name) or ""

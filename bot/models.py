@@ -232,14 +232,21 @@ class Hit:
     score: float
     snippet: list[Fragment] = field(default_factory=list)
     snippet_field: str = ""
+    expanded: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        """Flatten for `--json`: the paper's fields plus score and snippet."""
+        """Flatten for `--json`: the paper's fields plus score, snippet and `expanded`, the
+        lexicon's alternatives ("kv cache → KV缓存") it matched through (empty: literal)."""
         data = self.paper.to_dict()
         data["score"] = round(self.score, 4)
         data["snippet"] = "".join(f"[{f.text}]" if f.hit else f.text for f in self.snippet)
         data["snippet_field"] = self.snippet_field
+        data["expanded"] = list(self.expanded)
         return data
+
+    def shows_snippet(self) -> bool:
+        """A quote only says something when the match is outside the titles (shown anyway)."""
+        return bool(self.snippet) and self.snippet_field not in ("title_en", "title_zh")
 
 
 @dataclass
@@ -259,6 +266,7 @@ class SearchResult:
     mode: str = "all"
     suggestion: str | None = None
     problem: str | None = None
+    expanded: list[str] = field(default_factory=list)
 
     @property
     def pages(self) -> int:

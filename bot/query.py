@@ -24,7 +24,8 @@ from dataclasses import dataclass, field, replace
 
 from whoosh import query as wq
 
-from bot.analysis import SPELL_MIN_CHARS, STOPWORDS, analyze
+from bot.analysis import SPELL_MIN_CHARS, STOPWORDS, analyze, is_han
+from bot.lexicon import Expansion, Lexicon
 
 TEXT_FIELD = "text"  # the catch-all field free text searches (weights live in the index)
 
@@ -63,6 +64,18 @@ _OPERATORS = {"OR", "AND", "NOT", "||", "&&"}
 _YEAR_RANGE = re.compile(r"^(\d{4})(?:\s*(?:-|\.\.|~|到|至)\s*(\d{4}))?$")
 _ASCII_WORD = re.compile(r"[A-Za-z]+")
 
+# Words that make a question of a topic ("papers about X", "有哪些关于X的论文"): dropped
+# from free text when something else is left, so the topic is what must match.
+QUESTION_WORDS_EN = frozenset(
+    ["what", "which", "who", "how", "why", "where", "when", "is", "are", "was", "were", "do", "does", "did", "can", "could", "should", "would", "any", "some", "all", "there", "me", "i", "we", "you", "find", "show", "give", "list", "search", "look", "looking", "paper", "papers", "article", "articles", "work", "works", "about", "regarding", "on", "recent", "new", "latest", "making", "make", "get", "please", "tell", "way", "ways"]
+)
+QUESTION_WORDS_ZH = frozenset(
+    ["如何", "怎么", "怎样", "怎么样", "什么", "哪些", "哪个", "有没有", "有", "是否", "关于", "论文", "文章", "相关", "一些", "查找", "找", "寻找", "请", "我", "想", "看看", "吗", "呢", "最新", "方面", "研究"]
+)
+GENERIC_NAME_WORDS = frozenset(analyze("university institute college school department academy laboratory") + ["大学", "学院"])
+EXPANSION_BOOST = 0.5  # an alternative a lexicon supplied counts half a literal match
+COORD_SCALE = 0.9  # any-term fallback: matching more of the query counts (Whoosh's Or scale)
+
 
 @dataclass(frozen=True)
 class Clause:
@@ -99,11 +112,18 @@ class ParsedQuery:
 
 @dataclass(frozen=True)
 class BuiltQuery:
-    """A Whoosh query plus what the hits should highlight: (field, token) pairs."""
+    """A Whoosh query plus what the hits should highlight: (field, token) pairs.
+
+    `expanded`: what the lexicon added, as "term → alternative" labels, and
+    `expanded_terms` the tokens those alternatives search (to tell which a hit matched).
+    """
 
     query: wq.Query | None
     problem: str | None = None
     terms: frozenset[tuple[str, str]] = field(default_factory=frozenset)
+    expanded: tuple[str, ...] = ()
+    expanded_terms: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    impossible: bool = False  # an expanded query that cannot match (a required word nobody has)
 
 
 def normalize_query(text: str) -> str:
@@ -134,21 +154,54 @@ Clause(text='robot', prefix='', phrase=False, negated=False)), negated=False)
     return ParsedQuery(root, problem)
 
 
-def build_query(text: str, *, mode: str = "all") -> BuiltQuery:
+def build_query(
+    text: str,
+    *,
+    mode: str = "all",
+    lexicon: Lexicon | None = None,
+    expand: bool = False,
+    is_known: Callable[[str], bool] | None = None,
+) -> BuiltQuery:
     """Turn user text into a Whoosh query: every term must match (`all`) or any may (`any`).
 
-    Pure: needs no index, so tests can assert on the query it builds.
+    Pure: needs no index, so tests can assert on the query it builds (`is_known` says
+    which tokens the index has; expansions to anything else are not searched).
     In `any` mode, prefixed clauses (author:, venue:, ...) stay required: they read as
     filters, and dropping them would answer a different question.
+    With a `lexicon`, short names that match whole names only (北大) always search as the
+    names they stand for; with `expand`, every span of free text also searches its
+    aliases, translations and joined/split forms (see bot/lexicon.py).
     """
     parsed = parse_query(text)
     if parsed.is_empty():
         return BuiltQuery(None, "query_empty")
-    builder = _Builder(mode)
-    q = builder.build_root(parsed.root)
+    builder = _Builder(mode, lexicon, expand, is_known or (lambda _: True))
+    q = builder.build_root(_drop_question_words(parsed.root))
     if q is None:
         return BuiltQuery(None, "query_empty")
-    return BuiltQuery(q.normalize(), parsed.problem, frozenset(builder.terms))
+    return BuiltQuery(
+        q.normalize(),
+        parsed.problem,
+        frozenset(builder.terms),
+        tuple(dict.fromkeys(builder.expanded)),
+        tuple(builder.expanded_terms),
+        builder.impossible,
+    )
+
+
+def _drop_question_words(root: Group) -> Group:
+    """Drop English question words from the top level of free text, if a topic is left.
+
+    >>> [c.text for c in _drop_question_words(parse_query("papers about world models").root).children]
+    ['world', 'models']
+    """
+    def is_question(node: Node) -> bool:
+        return isinstance(node, Clause) and not node.prefix and not node.phrase and not node.negated and node.text.lower() in QUESTION_WORDS_EN
+
+    kept = tuple(c for c in root.children if not is_question(c))
+    if not kept or len(kept) == len(root.children):
+        return root
+    return replace(root, children=kept)
 
 
 def suggest_query(
@@ -381,11 +434,21 @@ def _limit_clauses(node: Group, budget: int) -> tuple[Group, int]:
 
 
 class _Builder:
-    def __init__(self, mode: str):
+    def __init__(self, mode: str, lexicon: Lexicon | None = None, expand: bool = False, is_known: Callable[[str], bool] = lambda _: True):
         self.any = mode == "any"
         self.terms: set[tuple[str, str]] = set()
+        self.lexicon = lexicon
+        self.expand = expand and lexicon is not None
+        self.is_known = is_known
+        self.expanded: list[str] = []
+        self.expanded_terms: list[tuple[str, tuple[str, ...]]] = []
+        self.root: Group | None = None
+        # A required word the index lacks, with no alternative: the expanded query cannot
+        # match, and Whoosh would still read every alternative's postings to find that out.
+        self.impossible = False
 
     def build_root(self, root: Group) -> wq.Query | None:
+        self.root = root
         if not self.any:
             return self._build(root, positive=True)
         # Any-term fallback: prefixed clauses stay required, everything else becomes optional.
@@ -393,7 +456,10 @@ class _Builder:
         optional: list[wq.Query] = []
         banned: list[wq.Query] = []
         for child in root.children:
-            q = self._build(replace(child, negated=False), positive=not child.negated)
+            if self.lexicon is not None and _is_plain(child) and not child.prefix:
+                q = self._build_run([child], positive=True)  # each word on its own: any may match
+            else:
+                q = self._build(replace(child, negated=False), positive=not child.negated)
             if q is None:
                 continue
             if child.negated:
@@ -403,7 +469,7 @@ class _Builder:
             else:
                 optional.append(q)
         if optional:
-            required.append(wq.Or(optional))
+            required.append(wq.Or(optional, scale=COORD_SCALE) if len(optional) > 1 else optional[0])
         if not required:
             return None
         return _and_not(required, banned)
@@ -415,7 +481,23 @@ class _Builder:
         inner_positive = positive and not node.negated
         parts: list[wq.Query] = []
         banned: list[wq.Query] = []
-        for child in node.children:
+        run: list[Clause] = []
+        for child in (*node.children, None):
+            # Consecutive plain words are one run, so a lexicon sees "speculative decoding"
+            # or "KV cache" whole, not word by word.
+            if child is not None and self.lexicon is not None and node.op == "and" and _is_plain(child) and (not run or run[0].prefix == child.prefix):
+                run.append(child)
+                continue
+            if run:
+                q = self._build_run(run, inner_positive, required=node is self.root and not node.negated)
+                if q is not None:
+                    parts.append(q)
+                run = []
+            if child is None:
+                break
+            if self.lexicon is not None and node.op == "and" and _is_plain(child):
+                run.append(child)
+                continue
             q = self._build(replace(child, negated=False), inner_positive and not child.negated)
             if q is None:
                 continue
@@ -452,6 +534,120 @@ class _Builder:
         if len(per_token) == 1:
             return per_token[0]
         return wq.Or(per_token) if self.any else wq.And(per_token)
+
+
+    def _build_run(self, clauses: list[Clause], positive: bool, required: bool = False) -> wq.Query | None:
+        """Build a run of plain words, each span of them OR-ed with what the lexicon knows."""
+        assert self.lexicon is not None
+        name = PREFIX_FIELDS[clauses[0].prefix] if clauses[0].prefix else TEXT_FIELD
+        words: list[tuple[str, str | None]] = []  # (token, the raw word when it is one token)
+        for clause in clauses:
+            tokens = analyze(clause.text)
+            raw = clause.text if len(tokens) == 1 and clause.text.isascii() and clause.text.isalpha() else None
+            words.extend((t, raw) for t in tokens)
+        if name == TEXT_FIELD and not self.any:
+            topic = [w for w in words if w[0] not in QUESTION_WORDS_ZH]
+            words = topic or words
+        if self.any:
+            # A lone Chinese character or digit matches half the corpus: not a reason to show a paper.
+            words = [w for w in words if not (len(w[0]) == 1 and (is_han(w[0]) or w[0].isdigit()))]
+        if not words:
+            return None
+        spans: list[wq.Query] = []
+        i = 0
+        while i < len(words):
+            length, alternatives = 1, []
+            for size in range(min(5, len(words) - i), 0, -1):
+                span = tuple(t for t, _ in words[i : i + size])
+                alternatives = self._alternatives(span, words[i : i + size], name)
+                if alternatives or size == 1:
+                    length = size
+                    break
+            span = tuple(t for t, _ in words[i : i + length])
+            i += length
+            if positive:
+                self.terms.update((f, t) for f in HIGHLIGHT_FIELDS[name] for t in span)
+            literal: wq.Query | None = wq.Term(name, span[0]) if length == 1 else wq.And([wq.Term(name, t) for t in span])
+            whole = [e for e in alternatives if e.whole]
+            if whole:
+                literal = None  # 北大 alone would find 西北大学: search the names it stands for
+            # An alternative that contains the literal words, or another alternative's,
+            # finds nothing new ("harvard university" beside "harvard"): skip its phrase.
+            kept_sets = [] if literal is None else [set(span)]
+            pruned = []
+            for expansion in sorted(alternatives, key=lambda e: len(e.target)):
+                target_set = set(expansion.target)
+                if not any(k <= target_set for k in kept_sets):
+                    pruned.append(expansion)
+                    kept_sets.append(target_set)
+            alternatives = pruned
+            if required and self.expand and not alternatives and not all(self.is_known(t) for t in span):
+                self.impossible = True
+            options = [] if literal is None else [literal]
+            for expansion in alternatives:
+                target = expansion.target
+                q = wq.Term(name, target[0]) if len(target) == 1 else wq.Phrase(name, list(target))
+                options.append(q if expansion.whole else _boosted(q, EXPANSION_BOOST))
+                if positive:
+                    # "University" of "Peking University" lights up every university: in a
+                    # longer name only the words that tell it apart are marked.
+                    marked = [t for t in target if len(target) == 1 or t not in GENERIC_NAME_WORDS]
+                    self.terms.update((f, t) for f in HIGHLIGHT_FIELDS[name] for t in marked)
+                self.expanded.append(expansion.label)
+                self.expanded_terms.append((expansion.label, target))
+            if options:
+                spans.append(options[0] if len(options) == 1 else wq.Or(options))
+        if not spans:
+            return None
+        if len(spans) == 1:
+            return spans[0]
+        return wq.Or(spans, scale=COORD_SCALE) if self.any else wq.And(spans)
+
+    def _alternatives(self, span: tuple[str, ...], words: list[tuple[str, str | None]], name: str) -> list[Expansion]:
+        lexicon = self.lexicon
+        assert lexicon is not None
+        if name not in (TEXT_FIELD, "affil"):
+            return []
+        if not self.expand:
+            return lexicon.whole_names(span) or []
+        found = lexicon.expansions(span, self.is_known)
+        raw = words[0][1]
+        if len(span) == 1 and raw is not None:
+            found.extend(lexicon.english_to_chinese(raw, span, self.is_known))
+            found.extend(_split_forms(raw, span, self.is_known))
+        if len(span) == 2 and all(w[1] is not None for w in words):
+            found.extend(lexicon.english_to_chinese(f"{words[0][1]} {words[1][1]}", span, self.is_known))
+            joined = analyze(words[0][1] + words[1][1])  # type: ignore[operator]
+            if len(joined) == 1 and self.is_known(joined[0]):
+                found.append(Expansion(span, (joined[0],), f"{words[0][1]} {words[1][1]} → {words[0][1]}{words[1][1]}", "joined"))
+        return found
+
+
+def _is_plain(node: Node) -> bool:
+    return isinstance(node, Clause) and not node.negated and not node.phrase and PREFIX_FIELDS.get(node.prefix, TEXT_FIELD) in (TEXT_FIELD, "affil")
+
+
+def _split_forms(raw: str, span: tuple[str, ...], is_known: Callable[[str], bool]) -> list[Expansion]:
+    """`kvcache` -> the phrase "kv cache", when the index has both halves (best balanced split)."""
+    if len(raw) < 5:
+        return []
+    best: tuple[int, tuple[str, ...]] | None = None
+    lower = raw.lower()
+    for cut in range(2, len(lower) - 1):
+        left, right = analyze(lower[:cut]), analyze(lower[cut:])
+        if len(left) == 1 and len(right) == 1 and is_known(left[0]) and is_known(right[0]):
+            balance = min(cut, len(lower) - cut)
+            if best is None or balance > best[0]:
+                best = (balance, (left[0], right[0]))
+    if best is None:
+        return []
+    cut_at = len(best[1][0])
+    return [Expansion(span, best[1], f"{raw} → {lower[:cut_at]} {lower[cut_at:]}", "split")]
+
+
+def _boosted(q: wq.Query, boost: float) -> wq.Query:
+    q.boost = boost
+    return q
 
 
 def _and_not(parts: list[wq.Query], banned: list[wq.Query]) -> wq.Query:

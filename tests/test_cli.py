@@ -47,6 +47,14 @@ def test_search_json_has_the_documented_fields(seeded):
     assert any(h["title_en"].startswith("MineDraft") for h in hits)
 
 
+def test_search_json_lists_what_a_hit_matched_through(seeded):
+    hits = json.loads(run(seeded, "search", "differential", "privacy", "--json").stdout)
+    assert hits[0]["title_en"].startswith("Plausible Deniability")
+    assert any("隐私" in label for label in hits[0]["expanded"])  # privacy → 隐私, from the dictionary
+    literal = json.loads(run(seeded, "search", "steganography", "--json").stdout)
+    assert literal[0]["expanded"] == []  # a literal match needs no explanation
+
+
 def test_search_pages_and_limits(seeded):
     first = json.loads(run(seeded, "search", "learning", "--limit", "3", "--json").stdout)
     second = json.loads(run(seeded, "search", "learning", "--limit", "3", "--page", "2", "--json").stdout)

@@ -31,7 +31,7 @@ def test_serve_without_tokens_runs_the_console_over_stdin(tmp_path):
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "SLACK_BOT_TOKEN" in out and "manifest.yml" in out and ".env" in out  # how to connect
-    assert "ParisKV" in out and "*KV缓存*" in out  # Chinese query: Chinese first, match in bold
+    assert "ParisKV" in out and "KV缓存" in out  # Chinese query: Chinese first (the title matched: no quote)
     assert "[分享] [详情] [相似论文]" in out
     assert "/papers speculative decoding" in out  # help
     assert "Traceback" not in out + done.stderr

@@ -51,7 +51,9 @@ SYNTAX = st.sampled_from(
     ['"', "“", "”", "(", ")", ":", "：", "OR", "AND", "NOT", "-", "*", "?", "~", "^", "\\", "/",
      "author:", "affil:", "venue:", "feed:", "year:", "foo:", "year:2026", "year:99999999999",
      "作者:", "😀", "🚀", "\u200b", "\x00", "\x1e", "\x1f", "\n", "　", "ＫＶ", "缓存", "上下文",
-     "speculative", "grokking", "KV-Cache", "||", "&&", "[", "]", "{", "}", "'", "’"]
+     "speculative", "grokking", "KV-Cache", "||", "&&", "[", "]", "{", "}", "'", "’",
+     "推測", "北大", "哈佛", "KVCache", "multiagent", "LLM", "大模型", "papers", "about", "如何", "的论文",
+     "Guðmundsdóttir", "截码", "ǅ", "ﬁ"]
 )
 QUERY = st.lists(st.one_of(SYNTAX, st.text(max_size=12)), max_size=30).map(" ".join) | st.text(max_size=300)
 
@@ -90,3 +92,11 @@ def test_search_never_raises(small_index: PaperIndex, text: str, page: int, per_
 def test_build_query_never_raises(text: str, mode: str) -> None:
     built = build_query(text, mode=mode)
     assert (built.query is None) == (built.problem == "query_empty")
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=QUERY, mode=st.sampled_from(["all", "any"]))
+def test_expanded_query_never_raises(small_index: PaperIndex, text: str, mode: str) -> None:
+    built = build_query(text, mode=mode, lexicon=small_index.lexicon(), expand=True, is_known=lambda t: len(t) % 2 == 0)
+    assert (built.query is None) == (built.problem == "query_empty")
+    assert all(isinstance(label, str) and "→" in label for label in built.expanded)

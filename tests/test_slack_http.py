@@ -29,7 +29,7 @@ def test_search_in_english_answers_in_the_ack_body(slack, fake_slack):
     hit = first_hit_text(body["blocks"])
     assert hit.startswith("1. *") and "Speculative Decoding" in hit.split("\n")[0]
     assert "推测解码" in hit.split("\n")[1]  # the other language beneath
-    assert "*Speculative*" in hit  # matched words in bold
+    assert "\n> " not in hit  # the match is in the title: no quote repeats it
     for action_id in ("paper_share", "paper_details", "paper_more"):
         assert button_values(body["blocks"], action_id)
     assert not fake_slack.calls_to("chat.postMessage")  # nothing visible to others
@@ -72,15 +72,28 @@ def test_next_and_previous_page_through_results(slack, fake_slack):
     assert "page 1 of" in pages[1].args["blocks"][0]["text"]["text"]
 
 
-def test_a_suggestion_is_a_button_that_runs_it(slack, fake_slack):
+def test_a_correction_is_said_once_with_a_button_for_the_text_as_typed(slack, fake_slack):
     _, body = slack.command("speculativ decodng", user_id="U_SUGGEST")
-    assert "Did you mean “speculative decoding”?" in all_text(body["blocks"])
-    (value,) = button_values(body["blocks"], "search_run")
+    text = all_text(body["blocks"])
+    assert "Showing results for “speculative decoding” · Search instead for “speculativ decodng”" in text
+    assert "Did you mean" not in text and "MineDraft" in text
+    (value,) = button_values(body["blocks"], "search_run")  # one button, and not the corrected query again
     slack.click("search_run", value, user_id="U_SUGGEST")
     (answer,) = fake_slack.wait_for("response")
     assert answer.args["replace_original"] is True
-    assert "papers for “speculative decoding”" in answer.args["blocks"][0]["text"]["text"]
+    assert "No papers found for “speculativ decodng”" in all_text(answer.args["blocks"])
     assert not button_values(answer.args["blocks"], "search_run")
+
+
+def test_a_match_outside_the_title_is_quoted_with_the_expanded_term(slack):
+    _, body = slack.command("steganography", user_id="U_QUOTE")
+    first = first_hit_text(body["blocks"])
+    assert "Steganography" in first.split("\n")[0] and "\n> " not in first  # title match: no quote
+    _, body = slack.command("differential privacy", user_id="U_QUOTE")
+    first = first_hit_text(body["blocks"])
+    assert "Whistleblowers" in first.split("\n")[0]
+    quote = first.split("\n> ", 1)[1]
+    assert "*差分隐私*" in quote  # the Chinese summary, the translation in bold
 
 
 def test_nothing_found_says_so_with_a_hint(slack):

@@ -367,6 +367,7 @@ def render_help(lang: str) -> Message:
     blocks = [
         section(t("help.title", lang)),
         section(t("help.body", lang)),
+        section(t("help.search", lang)),
         section(t("subscribe.help_hint", lang)),
         section(t("library.help", lang)),
         context(t("help.buttons", lang)),
@@ -384,7 +385,8 @@ def render_hit(
     """
     paper = hit.paper
     lines = [_title_line(paper, lang, prefix=f"{number}. "), _other_title(paper, lang), _meta_line(paper, lang)]
-    snippet = render_snippet(hit.snippet)
+    # The quote shows only a match outside the titles (Hit.shows_snippet).
+    snippet = render_snippet(hit.snippet) if hit.shows_snippet() else ""
     # An English reader gets the abstract's lead rather than a Chinese summary's snippet;
     # a match in the abstract itself shows as the snippet, highlighted.
     # So does a Chinese reader of a paper that only arXiv knows (no Chinese summary).
@@ -475,7 +477,8 @@ def render_results(
     blocks: list[dict] = [section(head)]
     suggestion = _suggestion_to_offer(result) if like is None else None
     if suggestion:
-        notes.append(t("search.suggestion_prompt", lang, suggestion=escape(truncate(suggestion, 200))))
+        # The hits are already the corrected query's: say so once, and offer the text as typed.
+        notes.append(t("search.showing_for", lang, suggestion=escape(truncate(suggestion, 200)), query=query_label))
     if notes:
         blocks.append(context(*notes))
     state = {**page_state(result, lang, like=like), "p": result.page}
@@ -487,7 +490,7 @@ def render_results(
     nav = page_buttons(result, lang, like=like)
     if suggestion:
         nav = nav or actions(block_id="pages")
-        nav["elements"].append(suggestion_button(suggestion, lang))
+        nav["elements"].append(search_instead_button(result.query, lang))
     if nav:
         blocks.append(divider())
         blocks.append(nav)
@@ -531,6 +534,12 @@ def _suggestion_to_offer(result: SearchResult) -> str | None:
     if not suggestion or suggestion.casefold() == result.query.strip().casefold():
         return None
     return suggestion
+
+
+def search_instead_button(query: str, lang: str) -> dict:
+    """A button that runs `query` as typed, without spelling correction (`x`: exact)."""
+    label = t("button.search_instead", lang, query=truncate(query, 40))
+    return button(label, "search_run", {"q": query, "l": lang, "x": 1})
 
 
 def suggestion_button(suggestion: str, lang: str) -> dict:

@@ -192,14 +192,18 @@ def _clip_query(text: str, lang: str) -> tuple[str, str]:
     return text[:MAX_QUERY_CHARS], t("search.query_too_long", lang, limit=MAX_QUERY_CHARS)
 
 
-def answer_search(corpus, text: str, lang: str, *, page: int = 1, shareable: bool = True, saved=frozenset()) -> Reply:
+def answer_search(
+    corpus, text: str, lang: str, *, page: int = 1, shareable: bool = True, saved=frozenset(), correct: bool = True
+) -> Reply:
     """Search and render one page; a page past the end (a stale Next) shows the last one.
 
-    `saved`: the reader's saved paper ids, marked on their Save buttons."""
+    `saved`: the reader's saved paper ids, marked on their Save buttons. `correct=False`:
+    the text as typed, no spelling correction ("Search instead for").
+    """
     query, note = _clip_query(text, lang)
-    result = corpus.search(query, page=max(1, page), per_page=PER_PAGE)
+    result = corpus.search(query, page=max(1, page), per_page=PER_PAGE, lang=lang, correct=correct)
     if not result.hits and result.total and result.page > result.pages:
-        result = corpus.search(query, page=result.pages, per_page=PER_PAGE)
+        result = corpus.search(query, page=result.pages, per_page=PER_PAGE, lang=lang, correct=correct)
     message = render_results(result, lang, shareable=shareable, note=note, saved=saved)
     return Reply(message, lang=lang, result=result)
 
@@ -302,7 +306,8 @@ def answer_action(corpus, user_id: str, action_id: str, value: dict, *, shareabl
         reply.replace = True
         return reply
     if action_id in ("search_run", "home_example"):
-        reply = answer_search(corpus, str(value.get("q", "")), lang, shareable=shareable, saved=saved)
+        exact = bool(value.get("x"))
+        reply = answer_search(corpus, str(value.get("q", "")), lang, shareable=shareable, saved=saved, correct=not exact)
         reply.replace = action_id == "search_run"
         return reply
     logger.warning("unknown action %r", action_id)

