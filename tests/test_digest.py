@@ -191,7 +191,7 @@ def test_chinese_row_puts_the_chinese_title_first_and_counts_authors_the_chinese
     assert "Sparse Attention研究第42号：模型42的缩放定律" in lines[0] and lines[1].startswith("Sparse Attention Study Number 42")
     assert lines[2] == "Alice Zhang42, Bob Li, Carol Wang 等 5 人 · 清华大学；北京大学第42实验室 · _ICLR 2026 Workshop_"
     assert lines[3].startswith("> AI 总结：本文研究")
-    assert [o["text"]["text"] for o in render_digest_paper(paper, "zh", 1)["accessory"]["options"]] == ["收藏", "详情", "项目主页", "相似论文"]
+    assert [o["text"]["text"] for o in render_digest_paper(paper, "zh", 1)["accessory"]["options"]] == ["收藏", "详情", "相似论文", "项目主页"]
 
 
 def test_papers_are_grouped_by_venue_then_feed(corpus150):
@@ -286,3 +286,20 @@ def test_a_digest_keeps_links_in_comments_and_markup_inert():
     assert zh[-1] == "> AI 总结：代码见<https://github.com/x/my_repo>，欢迎使用。"
     links = [o for o in render_digest_paper(paper, "en", 1)["accessory"]["options"] if "url" in o]
     assert [(o["text"]["text"], o["url"]) for o in links] == [("Project", "https://example.org/a_b")]  # Comments' URL
+
+
+def test_a_row_with_many_links_keeps_its_actions_and_offers_arxiv_and_code(corpus150):
+    from dataclasses import replace
+
+    from bot.models import ArxivRecord
+
+    paper = corpus150.new_papers(after_seq=0, limit=1)[0]
+    paper = replace(
+        paper,
+        urls=["https://example.org/p", "https://github.com/x/y"],  # as the listing parser finds them in Comments
+        arxiv=ArxivRecord(arxiv_id="2612.00001", version=2),
+    )
+    options = render_digest_paper(paper, "en", 1)["accessory"]["options"]
+    assert len(options) == 5  # Slack's limit
+    assert [o["text"]["text"] for o in options] == ["Save", "Details", "More like this", "arXiv", "Code"]
+    assert options[3]["url"] == "https://arxiv.org/abs/2612.00001" and options[4]["url"] == "https://github.com/x/y"

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import bibtexparser
+import pytest
 from slack_helpers import all_text, button_values
 
 from bot.slack.blocks import check_blocks, check_view, decode_value
@@ -315,3 +316,23 @@ def test_save_from_a_personal_digest_row_in_a_dm_saves_for_that_reader(slack, fa
     assert note.args["response_type"] == "ephemeral" and f"Saved *{chosen.title_en[:20]}" in note.args["text"]
     assert seed_corpus.library.saved_ids(user) == {chosen.id}
     assert save_buttons(note.args["blocks"])  # with a way to take it back
+
+
+def test_save_on_a_card_everyone_sees_never_unsaves(slack, fake_slack, seed_corpus):
+    """A shared card or a digest row always says Save: a second click keeps the save."""
+    channel, user = "C_SAVETWICE", "U_SAVETWICE"
+    post = post_share(slack, fake_slack, "ParisKV", user_id="U_SOMEONE2", channel_id=channel)
+    (value,) = button_values(post.args["blocks"], "paper_save")
+    for n in (1, 2):
+        slack.click("paper_save", value, user_id=user, channel_id=channel, ephemeral=False)
+        note = fake_slack.wait_for("response", n)[-1]
+        assert seed_corpus.library.saved_ids(user) == {decode_value(value)["id"]}
+    assert "already in your saved papers" in note.args["text"]
+    assert [e["text"]["text"] for e in save_buttons(note.args["blocks"])] == ["Remove"]  # the way to unsave
+
+
+@pytest.mark.parametrize("text", ["export foo", "export csl json", "导出 foo"])
+def test_export_with_an_unknown_format_explains_the_formats(slack, text):
+    _, body = slack.command(text, user_id="U_EXPFMT")
+    shown = all_text(body["blocks"])
+    assert "/papers export bibtex" in shown and "hit" not in json.dumps(body)  # usage, not a search

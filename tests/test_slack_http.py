@@ -290,6 +290,9 @@ def test_details_clicked_in_home_arrives_by_dm(slack, fake_slack):
     (post,) = fake_slack.wait_for("chat.postMessage")
     assert fake_slack.calls_to("conversations.open")[0].args["users"] == "U_HOME3"
     assert post.args["channel"] == "DU_HOME3"
+    actions = [e["action_id"] for b in post.args["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    assert "paper_details" not in actions and "paper_share" not in actions  # no channel to share into from Home
+    assert "paper_save" in actions
 
 
 def test_a_dm_is_a_search(slack, fake_slack):

@@ -548,8 +548,11 @@ def suggestion_button(suggestion: str, lang: str) -> dict:
     return button(label, "search_run", {"q": suggestion, "l": lang}, style="primary")
 
 
-def render_card(paper: Paper, lang: str, *, full: bool = True, shared_by: str | None = None, saved: bool = False) -> Message:
+def render_card(
+    paper: Paper, lang: str, *, full: bool = True, shared_by: str | None = None, saved: bool = False, shareable: bool = True
+) -> Message:
     """A paper's card. `full`: both titles, all authors and affiliations, summary, links.
+    `shareable=False` where a Share would reach nobody (App Home, a DM).
 
     Shared cards (full=False, `shared_by` set) are shorter: they land in a channel, so
     they never show anyone's saved state. `saved` marks a private card's Save button.
@@ -616,7 +619,9 @@ def render_card(paper: Paper, lang: str, *, full: bool = True, shared_by: str | 
             facts.append(f"DOI {paper.arxiv.doi}")
         blocks.append(context("arXiv " + " · ".join(escape(f) for f in facts if f)))
     state = {"m": "details"} if full and not shared_by else None
-    blocks.append(paper_buttons(paper, lang, shareable=not shared_by, details=not full, saved=saved and not shared_by, save_state=state))
+    blocks.append(
+        paper_buttons(paper, lang, shareable=shareable and not shared_by, details=not full, saved=saved and not shared_by, save_state=state)
+    )
     text = escape(truncate(paper.title(lang), 280))
     if shared_by:
         text = f"{t('card.shared_by', lang, user_id=shared_by)}: {text}"

@@ -219,11 +219,12 @@ def answer_more_like(corpus, paper_id: str, lang: str, *, page: int = 1, shareab
     return Reply(render_results(result, lang, like=paper, shareable=shareable, saved=saved), lang=lang, result=result)
 
 
-def answer_details(corpus, paper_id: str, lang: str, *, saved=frozenset()) -> Reply:
+def answer_details(corpus, paper_id: str, lang: str, *, saved=frozenset(), shareable: bool = True) -> Reply:
+    """The whole card; `shareable=False` where there is no channel to share into (Home, a DM)."""
     paper = corpus.get(paper_id)
     if paper is None:
         return notice("card.paper_not_found", lang)
-    return Reply(render_card(paper, lang, full=True, saved=paper.id in saved), lang=lang)
+    return Reply(render_card(paper, lang, full=True, saved=paper.id in saved, shareable=shareable), lang=lang)
 
 
 def share_reply(paper: Paper, user_id: str, lang: str) -> Reply:
@@ -291,7 +292,7 @@ def answer_action(corpus, user_id: str, action_id: str, value: dict, *, shareabl
         return answer_save_click(corpus, user_id, value, lang, shareable=shareable, card_channel_id=card_channel_id)
     saved = corpus.library.saved_ids(user_id)
     if action_id == "paper_details":
-        return answer_details(corpus, paper_id, lang, saved=saved)
+        return answer_details(corpus, paper_id, lang, saved=saved, shareable=shareable)
     if action_id == "paper_more":
         return answer_more_like(corpus, paper_id, lang, shareable=shareable, saved=saved)
     if action_id in ("results_next", "results_prev"):

@@ -201,9 +201,10 @@ def one_line_summary(paper: Paper, limit: int = SUMMARY_CHARS) -> str:
     return truncate(text, limit)
 
 
-MENU_ENTRIES: list[str] = ["save", "details", "links", "more"]
-"""The digest row menu's entries, in order. Other features add theirs (`save`, `links`):
-append the name here and a builder to MENU_BUILDERS; Slack shows at most 5 options."""
+MENU_ENTRIES: list[str] = ["save", "details", "more", "links"]
+"""The digest row menu's entries, in order. Slack shows at most 5 options, so the actions
+come first and the links (arXiv, PDF, Code, Project) fill what is left; Details lists
+them all. Another feature appends its name here and a builder to MENU_BUILDERS."""
 
 
 def _action_option(label_key: str, action_id: str) -> Callable[[Paper, str], list[dict]]:
@@ -213,13 +214,15 @@ def _action_option(label_key: str, action_id: str) -> Callable[[Paper, str], lis
     return build
 
 
+MENU_LINK_ORDER = {"arxiv": 0, "code": 1, "project": 2, "pdf": 3}
+"""With two slots left after the actions, a row offers the arXiv page and the code; the PDF
+is one click from the arXiv page (and in Details)."""
+
+
 def _link_options(paper: Paper, lang: str) -> list[dict]:
-    """arXiv / PDF / Code / Project as link options (the menu's URL options open the page)."""
-    return [
-        menu_option(t(f"button.link_{item.kind}", lang), {"a": "link"}, url=item.url)
-        for item in paper_links(paper)
-        if is_linkable(item.url)
-    ]
+    """arXiv / Code / Project / PDF as link options (the menu's URL options open the page)."""
+    links = sorted((item for item in paper_links(paper) if is_linkable(item.url)), key=lambda item: MENU_LINK_ORDER.get(item.kind, 9))
+    return [menu_option(t(f"button.link_{item.kind}", lang), {"a": "link"}, url=item.url) for item in links]
 
 
 MENU_BUILDERS: dict[str, Callable[[Paper, str], list[dict]]] = {

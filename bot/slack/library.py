@@ -56,8 +56,8 @@ def is_library_command(word: str, rest: str) -> bool:
     rest = rest.strip().lower()
     if word in TOP_WORDS:
         return not rest or rest in PERIOD_WORDS
-    if word in EXPORT_WORDS:
-        return not rest or normalize_format(rest) is not None
+    if word in EXPORT_WORDS:  # `export foo` is a format mistyped (usage), not a search for foo
+        return not rest or normalize_format(rest) is not None or len(rest.split()) <= 2
     return True
 
 
@@ -128,19 +128,25 @@ def answer_save_click(corpus, user_id: str, value: dict, lang: str, *, shareable
     if paper is None:
         return notice("card.paper_not_found", lang)
     library: Library = corpus.library
-    now_saved = library.toggle(user_id, paper.id, channel_id=card_channel_id)
     mode, page = value.get("m"), _page(value.get("p"))
+    if mode is None:
+        # A card that can't show this reader's state (a share, a digest row's menu, the
+        # channel's top list) always says Save, so a click there means save, never unsave:
+        # a paper already saved stays saved, and the note says so and offers Remove.
+        already = not library.save(user_id, paper.id, channel_id=card_channel_id)
+        return _reply(render_saved_note(paper, lang, saved=True, already=already), lang)
+    now_saved = library.toggle(user_id, paper.id, channel_id=card_channel_id)
     if mode == "search":
         reply = answer_search(corpus, str(value.get("q", "")), lang, page=page, shareable=shareable, saved=library.saved_ids(user_id))
     elif mode == "more":
         reply = answer_more_like(corpus, str(value.get("k", "")), lang, page=page, shareable=shareable, saved=library.saved_ids(user_id))
     elif mode == "details":
-        reply = answer_details(corpus, paper.id, lang, saved={paper.id} if now_saved else set())
+        reply = answer_details(corpus, paper.id, lang, saved={paper.id} if now_saved else set(), shareable=shareable)
     elif mode == "saved":
         reply = answer_saved(corpus, user_id, str(value.get("q", "")), lang, page=page, shareable=shareable)
     elif mode == "foryou":
         reply = answer_foryou(corpus, user_id, lang, shareable=shareable)
-    else:  # a public card, a note, Home
+    else:  # the note's own Remove / Save again, Home
         reply = _reply(render_saved_note(paper, lang, saved=now_saved), lang)
         reply.replace = mode == "note"
         return reply
