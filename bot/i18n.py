@@ -101,8 +101,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         ),
     },
     "help.buttons": {
-        "en": "Results come with buttons: *Share* posts a paper here, *Details* shows the full card, *More like this* finds similar papers.",
-        "zh": "每条结果都有按钮：*分享* 把论文发到频道，*详情* 显示完整信息，*相似论文* 查找类似的论文。",
+        "en": "Results come with buttons: *Share* posts a paper here, *Details* shows the full card, *More like this* finds similar papers, *Save* keeps it in your reading list, and *arXiv*, *PDF*, *Code* open the paper, its PDF and its code.",
+        "zh": "每条结果都有按钮：*分享* 把论文发到频道，*详情* 显示完整信息，*相似论文* 查找类似的论文，*收藏* 把论文加入你的收藏，*arXiv 页面*、*PDF 全文*、*代码* 分别打开论文页面、PDF 和代码。",
     },
     "help.digests_need_slack": {
         "en": "Daily digests post into Slack channels, so `/papers {word}` works once paperbot is connected to Slack (see the README). Offline, `python -m bot digest` shows what a digest would hold.",
@@ -392,6 +392,7 @@ MESSAGES: dict[str, dict[str, str]] = {
             "`/papers subscribe weekly mon 9am` when it comes: `daily`, `weekdays`, `weekly mon` or days such as `mon wed fri`\n"
             "`/papers subscribe top:5 ...` how many of the most relevant papers open the digest (the rest go in its thread; 10 unless you say)\n"
             "`/papers subscribe notify:empty ...` also post a short note on days without new papers (`notify:none` to stop)\n"
+            "`/papers subscribe order:foryou ...` the order of the papers: `order:new` as they arrive, `order:foryou` by your saves (in a channel: by what it shared and saved), `order:popular` by the channel's reactions\n"
             "Times: `9`, `9am`, `09:30`, `9.30`, `0930`, `21:30`, `9:30pm`, `早上8点`. Zones: `tz:Europe/Berlin`, `tz:UTC+8`, `tz:London`, `tz:北京`; without one, your Slack time zone.\n"
             "Subscribing again here changes the subscription. `/papers subscriptions` lists them, "
             "`/papers unsubscribe [N]` stops one, `/papers digest [en|zh]` previews the next digest (only you see it).\n"
@@ -404,6 +405,7 @@ MESSAGES: dict[str, dict[str, str]] = {
             "`/papers subscribe 每周一 9点` 指定发送的日子：`daily`（每天）、`weekdays`（工作日）、`每周一` 或 `周一 周三 周五`\n"
             "`/papers subscribe top:5 ...` 日报开头列出最相关的几篇（其余在消息串中，默认 10 篇）\n"
             "`/papers subscribe notify:empty ...` 没有新论文时也发一条简短提示（`notify:none` 取消）\n"
+            "`/papers subscribe order:foryou ...` 论文的排序：`order:new` 按收录时间，`order:foryou` 按你的收藏（频道中按本频道的分享与收藏），`order:popular` 按频道成员的回应\n"
             "时间写法：`9`、`9am`、`09:30`、`9.30`、`0930`、`21:30`、`9:30pm`、`早上8点`、`下午3点半`。时区：`tz:Asia/Shanghai`、`tz:UTC+8`、`tz:东京`、`tz:London`；不写则用你在 Slack 中设置的时区。\n"
             "在同一处再次订阅会修改原订阅。`/papers subscriptions` 列出订阅，"
             "`/papers unsubscribe [编号]` 取消订阅，`/papers digest [en|zh]` 预览下一期日报（仅你可见）。\n"
@@ -411,8 +413,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         ),
     },
     "subscribe.help_hint": {
-        "en": "`/papers subscribe [en|zh] [daily|weekdays|weekly mon] [9am] [tz:ZONE] [top:N] [notify:empty] [FILTER]` a paper digest here (in a DM: just for you); `/papers subscriptions` lists them, `/papers unsubscribe [N]` stops one, `/papers digest` previews the next; `/papers subscribe help` explains",
-        "zh": "`/papers subscribe [en|zh] [每天|工作日|每周一] [早上9点] [tz:时区] [top:N] [notify:empty] [筛选条件]` 在这里订阅论文日报（在私信中订阅则只发给你）；`/papers subscriptions` 查看订阅，`/papers unsubscribe [编号]` 取消，`/papers digest` 预览下一期；`/papers subscribe help` 查看说明",
+        "en": "`/papers subscribe [en|zh] [daily|weekdays|weekly mon] [9am] [tz:ZONE] [top:N] [order:foryou] [notify:empty] [FILTER]` a paper digest here (in a DM: just for you); `/papers subscriptions` lists them, `/papers unsubscribe [N]` stops one, `/papers digest` previews the next; `/papers subscribe help` explains",
+        "zh": "`/papers subscribe [en|zh] [每天|工作日|每周一] [早上9点] [tz:时区] [top:N] [order:foryou] [notify:empty] [筛选条件]` 在这里订阅论文日报（在私信中订阅则只发给你）；`/papers subscriptions` 查看订阅，`/papers unsubscribe [编号]` 取消，`/papers digest` 预览下一期；`/papers subscribe help` 查看说明",
     },
     "subscribe.created": {
         "en": "Subscribed {place} to a paper digest {schedule} at *{time}* ({zone}), in {lang_name}{filter_note}. It holds the papers added from now on.",
@@ -647,17 +649,22 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "*{total}* saved papers, newest first · page {page} of {pages}",
         "zh": "你收藏了 *{total}* 篇论文，最新收藏在前 · 第 {page}/{pages} 页",
     },
-    "library.saved_header_one": {
-        "en": "*1* saved paper · page {page} of {pages}",
-        "zh": "你收藏了 *1* 篇论文 · 第 {page}/{pages} 页",
+    "library.saved_header_single": {
+        "en": "*{total}* saved papers, newest first",
+        "zh": "你收藏了 *{total}* 篇论文，最新收藏在前",
     },
+    "library.saved_header_single_one": {"en": "*1* saved paper", "zh": "你收藏了 *1* 篇论文"},
     "library.saved_header_query": {
         "en": "*{total}* of your saved papers match “{query}” · page {page} of {pages}",
         "zh": "你的收藏中有 *{total}* 篇与“{query}”匹配 · 第 {page}/{pages} 页",
     },
-    "library.saved_header_query_one": {
-        "en": "*1* of your saved papers matches “{query}” · page {page} of {pages}",
-        "zh": "你的收藏中有 *1* 篇与“{query}”匹配 · 第 {page}/{pages} 页",
+    "library.saved_header_query_single": {
+        "en": "*{total}* of your saved papers match “{query}”",
+        "zh": "你的收藏中有 *{total}* 篇与“{query}”匹配",
+    },
+    "library.saved_header_query_single_one": {
+        "en": "*1* of your saved papers matches “{query}”",
+        "zh": "你的收藏中有 *1* 篇与“{query}”匹配",
     },
     "library.saved_none": {
         "en": "You haven't saved any papers yet. Click *Save* on any paper, or type `/papers save ParisKV`.",

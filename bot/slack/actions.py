@@ -62,8 +62,8 @@ def register(app, corpus, digests=None) -> None:
                 # Say where it went: from the channel's own page of results that is not obvious.
                 done = Reply(render_notice(t("share.posted_to", reply.lang, channel_id=channel_id)), lang=reply.lang)
                 respond_privately(done, respond=respond, client=client, user_id=user_id, channel_id=channel_id, replace=reply.replace)
-        elif from_home and action_id == "paper_save":
-            publish_home(client, corpus, user_id, lang=reply.lang, digests=digests)
+        elif from_home and action_id == "paper_save":  # keep the search results Home was showing
+            publish_home(client, corpus, user_id, result=reply.result, lang=reply.lang, digests=digests)
         elif action_id == "paper_save" and not reply.replace and _redraw_dm_message(body, corpus, user_id, value, client, reply.lang):
             pass  # a DM message only its reader sees (a personal digest): redrawn in place
         elif from_home and reply.replace and reply.result is not None:

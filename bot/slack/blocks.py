@@ -438,7 +438,7 @@ def save_button(paper: Paper, lang: str, *, saved: bool = False, state: dict | N
     """
     value = {**(state or {}), "id": paper.id, "l": lang}
     if saved:
-        return button(t("button.saved", lang), "paper_save", value, style="primary")
+        return button(t("button.saved", lang), "paper_save", value)  # no style: one primary a message at most
     return button(t("button.save", lang), "paper_save", value)
 
 

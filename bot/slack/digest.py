@@ -8,8 +8,8 @@ where Slack is called, so the offline console (bot/console.py) renders and subsc
 through this module without a Slack library. A digest's first message holds its
 highlights (the top papers by bot.digest.rank_papers); the rest follow as replies in
 its thread, grouped by venue, within 50 blocks and a size budget per message. Each row
-has one overflow menu (`paper_menu`: Details, More like this, and what other features
-add to MENU_ENTRIES), answered by the same action handlers as search results.
+has one overflow menu (`paper_menu`: Save, Details, More like this, then links; see
+MENU_ENTRIES), answered by the same action handlers as search results.
 """
 
 from __future__ import annotations

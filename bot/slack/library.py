@@ -207,6 +207,8 @@ def render_saved(saved, lang: str, *, shareable: bool = True) -> Message:
         text = t("library.saved_none_query", lang, query=query) if saved.query else t("library.saved_none", lang)
         return render_notice(text)
     key = "library.saved_header_query" if saved.query else "library.saved_header"
+    if saved.pages <= 1:
+        key += "_single"  # no "page 1 of 1"
     head = t(key, lang, total=saved.total, query=query, page=saved.page, pages=saved.pages)
     blocks: list[dict] = [section(head), context(t("library.saved_private", lang))]
     state = {"m": "saved", "q": saved.query, "p": saved.page}
