@@ -57,6 +57,7 @@ class Corpus:
         self._sync_lock = threading.Lock()
         self._ready = False
         self._library = None
+        self._library_lock = threading.Lock()  # not _sync_lock: an index sync can hold that for seconds
 
     @classmethod
     def load(cls, settings: Settings, *, writer_procs: int = 1) -> Corpus:
@@ -244,7 +245,7 @@ class Corpus:
             return []
         if not filter_text.strip():
             return self.store.papers_between(after_seq, upto, limit)
-        page = self.index.search(filter_text, min_seq=after_seq, limit=upto - after_seq, expand=False)
+        page = self.index.search(filter_text, min_seq=after_seq, max_seq=upto, limit=upto - after_seq, expand=False, correct=False)
         if page.mode != "all" or page.suggestion is not None:
             return []
         papers = sorted((p for p in self.store.get_many([h.id for h in page.hits]) if p.seq <= upto), key=lambda p: p.seq)
@@ -298,13 +299,18 @@ class Corpus:
 
     @property
     def library(self):
-        """The reading list (saves, votes, rankings) in the same database; made on first use."""
-        with self._sync_lock:
-            if self._library is None:
-                from bot.library import Library
+        """The reading list (saves, votes, rankings) in the same database; made on first use.
 
-                self._library = Library(self)
-            return self._library
+        Its own lock, not `_sync_lock`: an index sync holds that through an upsert or a
+        rebuild, and every slash command reads the library (the reader's saves).
+        """
+        if self._library is None:
+            with self._library_lock:
+                if self._library is None:
+                    from bot.library import Library
+
+                    self._library = Library(self)
+        return self._library
 
     def get_user_lang(self, user_id: str) -> str | None:
         return self.store.get_user_lang(user_id)

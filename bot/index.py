@@ -233,8 +233,13 @@ class PaperIndex:
             # Other threads' searchers stay open until their next search: closing them
             # here could pull a reader from under a search in flight.
             self._ix = _open_checked(self.path)
-            self._inode = _inode(self.path)
-            self._epoch += 1
+            inode = _inode(self.path)
+            if inode is None or inode != self._inode:
+                # Another directory (a rebuild swapped in): pooled searchers and every
+                # cache keyed by epoch start over. The same directory opened again (each
+                # inbox scan's check) keeps them: its segments are the ones they describe.
+                self._epoch += 1
+            self._inode = inode
 
     def close(self) -> None:
         """Close every searcher and the index (at shutdown: searches in flight may fail)."""
@@ -418,6 +423,7 @@ class PaperIndex:
         page: int = 1,
         per_page: int = 5,
         min_seq: int = 0,
+        max_seq: int | None = None,
         limit: int | None = None,
         expand: bool = True,
         correct: bool = True,
@@ -430,14 +436,16 @@ class PaperIndex:
         (translations, aliases, joined/split forms) added after them, so the common
         query costs one search. `expand=False` and `correct=False` take the text
         literally (digest filters; "search instead for"). `min_seq` keeps only papers
-        with seq > min_seq (digests). `limit=N` returns up to N hits on one page instead
+        with seq > min_seq and, given `max_seq`, seq <= max_seq (a digest's range: papers
+        stored meanwhile must not take its slots). `limit=N` returns up to N hits on one page instead
         of paging. `lang` picks the snippet in the reader's language on a tie. Bad input
         never raises: it comes back as a `problem`.
         """
         with self._searcher() as searcher:
             return self._search(
-                searcher, text, page=page, per_page=per_page, min_seq=min_seq, limit=limit, expand=expand, correct=correct, lang=lang
-            )
+                searcher, text, page=page, per_page=per_page, min_seq=min_seq, max_seq=max_seq, limit=limit,
+                expand=expand, correct=correct, lang=lang,
+            )  # fmt: skip
 
     def _search(
         self,
@@ -448,13 +456,14 @@ class PaperIndex:
         per_page: int,
         min_seq: int,
         limit: int | None,
+        max_seq: int | None = None,
         expand: bool = True,
         correct: bool = True,
         lang: str | None = None,
     ) -> IndexPage:
         page, per_page = max(1, int(page)), max(1, min(int(per_page), MAX_PER_PAGE))
         window = (0, max(0, int(limit))) if limit is not None else ((page - 1) * per_page, page * per_page)
-        only = wq.NumericRange("seq", min_seq + 1, None) if min_seq > 0 else None
+        only = wq.NumericRange("seq", min_seq + 1, max_seq) if min_seq > 0 or max_seq is not None else None
         reader = searcher.reader()
         lexicon = self._lexicon_for(reader) if expand else None
 
@@ -466,7 +475,10 @@ class PaperIndex:
             if literal.query is None:
                 return IndexPage([], 0, "none", problem=literal.problem), literal
             found = self._run(searcher, literal.terms, literal.query, window, only, lang=lang)
-            if lexicon is None or found.total >= window[1]:
+            # Literal hits past this page: the expansions' papers come on later pages. Exactly
+            # filled (no literal hit after this page), they are counted here, so the pager
+            # offers the page they are on (else they could never be reached).
+            if lexicon is None or found.total > window[1]:
                 return found, literal
             wide = build_query(query_text, mode=mode, lexicon=lexicon, expand=True, is_known=is_known)
             if wide.query is None or wide.impossible or wide.query == literal.query:

@@ -129,6 +129,11 @@ class HolderRecord:
             self._write()
 
     def release(self) -> None:
+        """Remove our record: only ours, since the commit that freed the lock may already
+        have let another process's writer take it and write its own."""
+        left = self.read()
+        if left is not None and left["pid"] != os.getpid():
+            return
         with contextlib.suppress(OSError):
             self.path.unlink()
 

@@ -25,7 +25,7 @@ import logging
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 from bot.arxiv import ArxivClient, ArxivError, authors_overlap, normalize_title, plain_title
@@ -409,8 +409,13 @@ class SourceService:
             existing = store.paper_id_for_arxiv(record.arxiv_id) or self._same_paper(record)
             if existing:
                 known[existing] = record
-            else:
-                new_papers.append(feed_paper(record, feed))
+                continue
+            paper = feed_paper(record, feed)
+            if store.get(paper.id) is not None:
+                # The title's id belongs to a stored paper that _same_paper found to be
+                # another one (other authors): merging into it would overwrite its authors.
+                paper = replace(paper, id=paper_id(f"{paper.title_en} arXiv:{record.arxiv_id}"))
+            new_papers.append(paper)
         added = 0
         if new_papers:
             report = self.corpus.ingest_listing(Listing(path=feed, feed=feed, records=[(0, p) for p in new_papers]), sync=False)

@@ -383,3 +383,19 @@ def test_max_numeric_term_is_exact_whatever_the_hint(tmp_path: Path, hint: int) 
     with ix._searcher() as searcher:
         assert max_numeric_term(searcher.reader(), "rev", hint=hint) == 7
     ix.close()
+
+
+def test_reopening_the_same_index_keeps_its_caches_and_a_rebuild_does_not(index: PaperIndex) -> None:
+    index.search("speculativ")  # fills the pooled searcher and the spelling vocabulary
+    epoch = index._epoch
+    index.open()  # what every inbox scan's check does
+    assert index._epoch == epoch and index._vocab
+    index.rebuild(make_paper(n) for n in range(1, 5))  # another directory swapped in
+    assert index._epoch > epoch
+    assert index.state() == (4, 4)
+
+
+def test_a_seq_range_keeps_papers_stored_later_out_of_a_digests_slots(index: PaperIndex) -> None:
+    # A digest covers seq 6..10; papers 11..20 were stored while it was being composed.
+    result = index.search("Finn", min_seq=5, max_seq=10, limit=5)
+    assert sorted(int(h.id[1:]) for h in result.hits) == [6, 7, 8, 9, 10] and result.total == 5

@@ -193,3 +193,16 @@ def test_a_forked_upsert_completes_and_leaves_no_process_behind(tmp_path):
         assert not (tmp_path / "index" / HolderRecord.NAME).exists()
     finally:
         index.close()
+
+
+def test_releasing_leaves_another_writers_record_alone(tmp_path):
+    from bot.locks import HolderRecord
+
+    record = HolderRecord(tmp_path, tmp_path / "LOCK")
+    record.take()
+    record.path.write_text('{"pid": 1, "workers": []}', encoding="utf-8")  # the next writer's, written meanwhile
+    record.release()
+    assert record.read() == {"pid": 1, "workers": []}
+    record.take()
+    record.release()  # our own goes
+    assert record.read() is None

@@ -316,3 +316,13 @@ def test_relevance_set_stays_above_its_floors(index, seeds) -> None:
     assert len(relevance_set.CASES) >= 100
     low = {k: m["hit@5"] for k, m in report["kinds"].items() if m["hit@5"] < FLOORS[k]}
     assert low == {}, [r for r in report["queries"] if r["hit@5"] < 1]
+
+
+def test_papers_found_only_through_expansions_are_reachable_when_literal_hits_fill_a_page(seed_corpus):
+    first = seed_corpus.search("智能体", page=1)
+    literal = [h for h in first.hits if not h.expanded]
+    assert len(first.hits) == 5 and len(literal) == 5  # the literal hits fill page 1 exactly
+    assert first.total > 5 and first.pages >= 2  # so the pager offers the expansions' page
+    second = seed_corpus.search("智能体", page=2)
+    assert second.hits and all(h.expanded for h in second.hits)
+    assert not {h.paper.id for h in first.hits} & {h.paper.id for h in second.hits}

@@ -229,3 +229,19 @@ def test_cli_sources_add_list_poll_remove(tmp_path, fake):
     assert removed.returncode == 0 and "its papers stay" in removed.stdout
     bad = run("add", "icml.txt")
     assert bad.returncode == 1 and "not a feed I can read" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_an_arxiv_entry_with_a_stored_title_but_other_authors_is_another_paper(corpus, fake, clock, tmp_path):
+    ingest(corpus, tmp_path, "listing.txt", "Listing Feed\n\nScaling Laws Revisited\n缩放定律再探\n"
+           "Ann Lee, Bo Wu\nAI总结 重新审视缩放定律。\n")  # fmt: skip
+    fake.add(Entry("2611.00077", "Scaling Laws Revisited", ["Zed Qi", "Xu Yan"], categories=["cs.LG"], abstract="Another one."))
+    feeds = service(corpus, fake, clock)
+    feeds.add("arxiv:cs.LG", added_by="U1")
+    (result,) = feeds.poll_all()
+    assert result.added == 1
+    papers = list(corpus.store.iter_papers())
+    assert len(papers) == 2
+    (listed,) = [p for p in papers if p.title_zh]
+    assert listed.authors == ["Ann Lee", "Bo Wu"] and listed.arxiv is None  # untouched
+    (other,) = [p for p in papers if not p.title_zh]
+    assert other.authors == ["Zed Qi", "Xu Yan"] and other.arxiv.arxiv_id == "2611.00077"
