@@ -30,6 +30,7 @@ from urllib.parse import urlencode
 import feedparser
 
 from bot.fetch import FetchError, fetch
+from bot.listing import FIELD_LIMITS
 from bot.models import ArxivRecord, Paper
 
 logger = logging.getLogger(__name__)
@@ -161,20 +162,29 @@ def _record(entry) -> ArxivRecord | None:
     elif primary:
         categories.remove(primary)
         categories.insert(0, primary)
+    # arXiv's own fields are short (an abstract is at most 1,920 characters); a mirror's may
+    # not be, so they get the listing format's limits (bot.listing.FIELD_LIMITS), clipped.
     return ArxivRecord(
         arxiv_id=match.group(1),
         version=int(match.group(2) or 1),
-        title=" ".join(entry.get("title", "").split()),
-        abstract=" ".join(entry.get("summary", "").split()),
-        authors=[a.get("name", "").strip() for a in entry.get("authors", []) if a.get("name", "").strip()],
+        title=_clipped(entry.get("title", ""), FIELD_LIMITS["title_en"]),
+        abstract=_clipped(entry.get("summary", ""), FIELD_LIMITS["summary"]),
+        authors=[a.get("name", "").strip()[:200] for a in entry.get("authors", [])[:MAX_AUTHORS] if a.get("name", "").strip()],
         primary_category=primary,
         categories=categories,
         published=entry.get("published", ""),
         updated=entry.get("updated", ""),
         doi=entry.get("arxiv_doi", "") or "",
-        comment=" ".join((entry.get("arxiv_comment", "") or "").split()),
-        journal_ref=" ".join((entry.get("arxiv_journal_ref", "") or "").split()),
+        comment=_clipped(entry.get("arxiv_comment", "") or "", FIELD_LIMITS["comments"]),
+        journal_ref=_clipped(entry.get("arxiv_journal_ref", "") or "", FIELD_LIMITS["journal"]),
     )
+
+
+MAX_AUTHORS = 2_000  # collaborations list a few thousand at most
+
+
+def _clipped(text: str, limit: int) -> str:
+    return " ".join(text[: limit * 2].split())[:limit]
 
 
 class RateLimiter:

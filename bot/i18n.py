@@ -181,7 +181,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     "card.label_summary": {"en": "AI summary", "zh": "AI 总结"},
     "card.label_comments": {"en": "Comments", "zh": "备注"},
     "card.label_journal_ref": {"en": "Journal reference", "zh": "期刊引用"},
-    "card.label_links": {"en": "Links", "zh": "链接"},
     "card.label_id": {"en": "Paper id", "zh": "论文编号"},
     "card.authors_more": {"en": "+{count}", "zh": "等 {count} 人"},
     "card.affiliations_more": {"en": "+{count}", "zh": "等 {count} 个机构"},
@@ -205,10 +204,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     "share.not_found": {
         "en": "Nothing matched “{query}”, so I shared nothing. Try `/papers {query}` to look first.",
         "zh": "没有与“{query}”匹配的论文，未分享。可以先用 `/papers {query}` 搜索看看。",
-    },
-    "share.done": {
-        "en": "Shared “{title}” in this channel.",
-        "zh": "已在本频道分享“{title}”。",
     },
     "share.needs_channel": {
         "en": "There's no channel to share into here. Run `/papers share {query}` in a channel instead.",
@@ -294,7 +289,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "home.unsubscribe_confirm_title": {"en": "Stop this digest?", "zh": "取消这份日报？"},
     "home.unsubscribe_confirm_text": {
-        "en": "No more daily digests will be posted there. You can subscribe again any time.",
+        "en": "No more digests will be posted there. You can subscribe again any time.",
         "zh": "之后不会再发送这份日报，随时可以重新订阅。",
     },
     "home.subscriptions_placeholder": {
@@ -308,8 +303,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     "digest.count_one": {"en": "*{count}* new paper", "zh": "*{count}* 篇新论文"},
     "digest.count": {"en": "*{count}* new papers", "zh": "*{count}* 篇新论文"},
     "digest.filter": {"en": "filter: {filter}", "zh": "筛选：{filter}"},
-    "digest.in_thread": {"en": "🧵 continued in the thread ({count} more messages)", "zh": "🧵 其余内容见消息串（另有 {count} 条）"},
-    "digest.in_thread_one": {"en": "🧵 continued in the thread ({count} more message)", "zh": "🧵 其余内容见消息串（另有 {count} 条）"},
     "digest.part": {"en": "{date} · part {part} of {parts}", "zh": "{date} · 第 {part}/{parts} 部分"},
     "digest.notification": {"en": "Paper digest for {date}: {count} new papers", "zh": "{date} 论文日报：{count} 篇新论文"},
     "digest.notification_one": {"en": "Paper digest for {date}: {count} new paper", "zh": "{date} 论文日报：{count} 篇新论文"},
@@ -339,7 +332,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "digest.preview_none": {
         "en": "Nothing new yet for the next digest, due {when}. Papers added before then will be in it.",
-        "zh": "下一期日报将于 {when} 发送，目前还没有新论文；在此之前新增的论文都会收录其中。",
+        "zh": "下一期日报将于 {when}发送，目前还没有新论文；在此之前新增的论文都会收录其中。",
     },
     "digest.preview_paused": {
         "en": "⏸ This digest is paused: {reason}. Nothing is posted until it is resumed. {fix}",
@@ -738,9 +731,17 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Sending your *{count}* saved papers as {format} to your DM with paperbot…",
         "zh": "正在把你收藏的 *{count}* 篇论文以 {format} 格式发到你与 paperbot 的私信……",
     },
+    "library.export_sending_one": {
+        "en": "Sending your *1* saved paper as {format} to your DM with paperbot…",
+        "zh": "正在把你收藏的 *1* 篇论文以 {format} 格式发到你与 paperbot 的私信……",
+    },
     "library.export_comment": {
         "en": "Your *{count}* saved papers as {format}. In Zotero: File › Import…",
         "zh": "你收藏的 *{count}* 篇论文（{format} 格式）。在 Zotero 中选择“文件 › 导入……”即可。",
+    },
+    "library.export_comment_one": {
+        "en": "Your *1* saved paper as {format}. In Zotero: File › Import…",
+        "zh": "你收藏的 *1* 篇论文（{format} 格式）。在 Zotero 中选择“文件 › 导入……”即可。",
     },
     "library.export_failed": {
         "en": "I couldn't send the file: Slack said `{error}`. Try again in a minute.",
@@ -766,7 +767,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "library.order_new_user": {"en": "in the order they arrived", "zh": "按收录时间排序"},
     "library.order_new_channel": {"en": "in the order they arrived", "zh": "按收录时间排序"},
     "library.order_foryou_user": {"en": "ordered by what you saved", "zh": "按你的收藏排序"},
-    "library.order_foryou_channel": {"en": "ordered by what this channel shared and saved", "zh": "按本频道分享和收藏的论文排序"},
+    "library.order_foryou_channel": {"en": "ordered by what this channel shared and saved", "zh": "按本频道的分享与收藏排序"},
     "library.order_popular_user": {"en": "ordered by what you saved", "zh": "按你的收藏排序"},
     "library.order_popular_channel": {"en": "ordered by what this channel values most", "zh": "按本频道最看重的论文排序"},
     "library.order_note": {"en": "Papers come {order}.", "zh": "论文{order}。"},
@@ -900,7 +901,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The other {count} paper:",
         "zh": "其余 {count} 篇论文：",
     },
-    "digest.menu_placeholder": {"en": "More", "zh": "更多"},
     "share.preview": {
         "en": "Post this paper in <#{channel_id}> for everyone?",
         "zh": "要把这篇论文发到频道 <#{channel_id}>，让所有人看到吗？",

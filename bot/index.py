@@ -952,8 +952,12 @@ def _with(found: IndexPage, mode: str, suggestion: str | None, problem: str | No
 
 
 def matched_expansions(stored: dict, expansions: Iterable[tuple[str, tuple[str, ...]]]) -> list[str]:
-    """Return the labels of the lexicon alternatives whose every token is in the stored paper."""
-    tokens = {t.text for name in SNIPPET_FIELDS for t in _ANALYZER(stored.get(name) or "", mode="index")}
+    """Return the labels of the lexicon alternatives whose every token is in the stored paper.
+
+    Like a snippet, only the first SNIPPET_SCAN_CHARS of each field are read: the cost
+    per hit is bounded whatever the stored text.
+    """
+    tokens = {t.text for name in SNIPPET_FIELDS for t in _ANALYZER((stored.get(name) or "")[:SNIPPET_SCAN_CHARS], mode="index")}
     return list(dict.fromkeys(label for label, target in expansions if set(target) <= tokens))
 
 

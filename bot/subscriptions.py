@@ -237,7 +237,7 @@ def check_zone(name: str) -> str | None:
 
 def _zone_error(refusal: ZoneRefusal) -> SubscribeError:
     if refusal.key == "ambiguous":
-        options = ", ".join(f"`tz:{o}`" for o in refusal.options)
+        options = " / ".join(f"`tz:{o}`" for o in refusal.options)  # reads the same in both languages
         return SubscribeError("zone_ambiguous", value=refusal.value, options=options)
     if refusal.key == "offset":
         return SubscribeError("zone_offset", value=refusal.value)

@@ -255,3 +255,13 @@ def test_a_bad_switch_names_the_variable():
 
     with pytest.raises(ConfigError, match="PAPERBOT_ARXIV='maybe' must be on or off"):
         Settings.from_env({"PAPERBOT_ARXIV": "maybe"})
+
+
+def test_a_mirrors_oversized_fields_are_clipped_to_the_listing_limits(arxiv):
+    from bot.listing import FIELD_LIMITS
+
+    arxiv.add(Entry("2612.00111", "Huge " * 500, ["Ann Lee"], abstract="word " * 50_000, comment="c " * 10_000))
+    client = ArxivClient(arxiv.api_url, interval=0.0, backoff=0.01, timeout=5)
+    (record,) = client.by_ids(["2612.00111"]).entries
+    assert len(record.abstract) == FIELD_LIMITS["summary"] and record.abstract.startswith("word word")
+    assert len(record.title) <= FIELD_LIMITS["title_en"] and len(record.comment) <= FIELD_LIMITS["comments"]
