@@ -332,7 +332,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "digest.preview_none": {
         "en": "Nothing new yet for the next digest, due {when}. Papers added before then will be in it.",
-        "zh": "下一期日报将于 {when}发送，目前还没有新论文；在此之前新增的论文都会收录其中。",
+        "zh": "下一期日报将于 {when} 发送，目前还没有新论文；在此之前新增的论文都会收录其中。",
     },
     "digest.preview_paused": {
         "en": "⏸ This digest is paused: {reason}. Nothing is posted until it is resumed. {fix}",
