@@ -373,6 +373,11 @@ class Enricher:
                     self._save(report, found)
             finally:
                 report.requests = self.client.requests - before
+                if report.updated:  # one catch-up for the run, not one per request
+                    try:
+                        self.corpus.ensure_index()
+                    except Exception:  # a busy or broken index: the next inbox scan catches up
+                        logger.exception("could not catch the index up after arXiv enrichment")
             return report
 
     def _save(self, report: EnrichReport, found: dict[str, ArxivRecord | None]) -> None:
@@ -380,7 +385,7 @@ class Enricher:
         report.found += sum(1 for r in found.values() if r)
         report.missing += sum(1 for r in found.values() if r is None)
         report.found_ids += [i for i, r in found.items() if r]
-        report.updated += self.corpus.save_arxiv(found, _iso(self.clock()))
+        report.updated += self.corpus.save_arxiv(found, _iso(self.clock()), sync=False)
 
     def run_background(self) -> EnrichReport | None:
         """One scheduled run: skip while paused after a failure; log a failure once."""

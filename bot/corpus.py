@@ -207,10 +207,15 @@ class Corpus:
         logger.info("first start: ingested %d papers from %s", self.store.state()[0], seeds)
         return reports
 
-    def save_arxiv(self, found: dict, now: str) -> int:
-        """Keep arXiv lookups ({paper id: ArxivRecord or None}); re-index the papers that changed."""
+    def save_arxiv(self, found: dict, now: str, *, sync: bool = True) -> int:
+        """Keep arXiv lookups ({paper id: ArxivRecord or None}); re-index the papers that changed.
+
+        `sync=False` leaves the index to one catch-up after a whole run (the enricher):
+        each upsert commits a segment and rewrites what the index learned (lexicon.json),
+        which every search then reloads.
+        """
         changed = self.store.save_arxiv(found, now)
-        if changed:
+        if changed and sync:
             self._sync_index()
         return changed
 
