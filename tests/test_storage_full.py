@@ -90,6 +90,17 @@ def test_a_full_disk_is_named_and_the_admins_are_told_once(full, fake):
     assert full.corpus.get_user_lang("U_FULL_1") is None  # and nothing half-written
 
 
+def test_save_on_a_full_disk_says_the_storage_is_full(full, fake):
+    fake.reset()
+    paper = full.corpus.newest(1)[0]
+    status, _ = full.sender.click("paper_save", json.dumps({"id": paper.id, "l": "en", "m": "search", "q": "x"}),
+                                  user_id="U_FULL_SAVE", response_url=fake.response_url("save"))  # fmt: skip
+    assert status == 200
+    (answer,) = fake.wait_for("response")
+    assert "storage is full" in answer.args["text"]
+    assert full.corpus.library.saved_ids("U_FULL_SAVE") == set()
+
+
 def test_the_home_language_picker_on_a_full_disk_says_so_in_a_dm(full, fake):
     fake.reset()
     status, _ = full.sender.click("home_lang", {"value": "zh", "text": {"type": "plain_text", "text": "中文"}},

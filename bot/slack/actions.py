@@ -14,7 +14,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot.i18n import t
 from bot.slack.blocks import decode_value, render_notice
-from bot.slack.commands import Reply, answer_action, error_reply, is_dm
+from bot.slack.commands import Reply, answer_action, failure_reply, is_dm
 from bot.slack.delivery import error_code, respond_privately, share_in_channel
 from bot.slack.home import publish_home
 
@@ -28,7 +28,8 @@ BUTTONS = re.compile(
 LINKS = re.compile(r"^link_(arxiv|pdf|code|project)_\d+$")  # URL buttons (blocks.link_buttons)
 
 
-def register(app, corpus, digests=None) -> None:
+def register(app, corpus, digests=None, *, alerts=None) -> None:
+    """Wire the buttons and a digest row's menu; `alerts` tells the admins about a full disk."""
     @app.action(LINKS)
     def on_link(ack):
         # Slack opens the URL itself, and still tells the app, which must ack or the
@@ -52,9 +53,9 @@ def register(app, corpus, digests=None) -> None:
                 corpus, user_id, action_id, value, shareable=not from_home and not is_dm(channel_id),
                 card_channel_id=channel_id if public_card else "",
             )  # fmt: skip
-        except Exception:
+        except Exception as error:  # a Save writes: a full disk is named, and the admins told
             logger.exception("button %s failed for user %s", action_id, user_id)
-            reply = error_reply(value.get("l", "en"))
+            reply = failure_reply(error, value.get("l", "en"), alerts=alerts, client=client)
         if reply.share is not None and channel_id:
             if share_in_channel(
                 reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger, library=corpus.library
@@ -87,9 +88,9 @@ def register(app, corpus, digests=None) -> None:
                 corpus, user_id, action_id, value, shareable=not is_dm(channel_id),
                 card_channel_id=channel_id if public_card else "",
             )  # fmt: skip
-        except Exception:
+        except Exception as error:
             logger.exception("menu %s failed for user %s", action_id, user_id)
-            reply = error_reply(value.get("l", "en"))
+            reply = failure_reply(error, value.get("l", "en"), alerts=alerts, client=client)
         respond_privately(reply, respond=respond, client=client, user_id=user_id, channel_id=channel_id)
 
 

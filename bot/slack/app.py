@@ -73,7 +73,7 @@ def build_app(settings: Settings, corpus, digests=None) -> App:
         uploads.register(app, digests, token=settings.slack_bot_token, alerts=alerts)
         subscribe.register(app, digests)
     commands.register(app, corpus, digests, ack_budget=settings.ack_budget_ms / 1000, alerts=alerts)
-    actions.register(app, corpus, digests)
+    actions.register(app, corpus, digests, alerts=alerts)
     home.register(app, corpus, digests, alerts=alerts)
     library.register(app, corpus)
     return app
