@@ -591,6 +591,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "paperbot is connecting to Slack in Socket Mode",
         "zh": "paperbot 正在以 Socket 模式连接 Slack",
     },
+    "search.command_did_you_mean": {
+        "en": "Searched for the words as typed. Did you mean `/papers {command}`?",
+        "zh": "已按输入的关键词搜索。你是不是想用 `/papers {command}`？",
+    },
     # -- serving (issue 12) --
     "search.searching": {
         "en": ":hourglass_flowing_sand: Searching… the results will appear here in a moment.",

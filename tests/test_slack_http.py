@@ -453,3 +453,20 @@ def test_a_failed_dm_answer_follows_the_saved_language(slack, fake_slack, monkey
     slack.event({"type": "message", "channel_type": "im", "channel": "D_DMERR", "user": "U_DMERR_SAVED", "text": "decoding", "ts": "1.1"})
     (post,) = fake_slack.wait_for("chat.postMessage")
     assert "抱歉" in post.args["text"]
+
+
+def answered(slack, fake_slack, text: str, user_id: str) -> list[dict]:
+    """The blocks a person ends up seeing: the ack's, or the late answer's (a cold first search)."""
+    _, body = slack.command(text, user_id=user_id, response_url=fake_slack.response_url(user_id))
+    if body["blocks"] and "Searching" in all_text(body["blocks"]):
+        return fake_slack.wait_for("response", timeout=30)[-1].args["blocks"]
+    return body["blocks"]
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("subscibe 9am", "/papers subscribe 9am"), ("exprot bibtex", "/papers export bibtex")])
+def test_a_mistyped_command_word_is_searched_and_the_command_offered(slack, fake_slack, typed, meant):
+    assert f"Did you mean `{meant}`?" in all_text(answered(slack, fake_slack, typed, "U_TYPO_CMD"))
+
+
+def test_a_real_search_is_not_taken_for_a_command(slack, fake_slack):
+    assert "Did you mean `/papers" not in all_text(answered(slack, fake_slack, "speculative decoding", "U_TYPO_CMD2"))

@@ -32,6 +32,7 @@ from bot.slack.blocks import (
     Message,
     actions,
     button,
+    context,
     escape_code,
     notification_text,
     render_card,
@@ -164,7 +165,28 @@ def answer_command(corpus, user_id: str, channel_id: str, text: str, *, digests=
 
     if word in LIBRARY_WORDS or (word in LIBRARY_WORDS_IF_ARG and is_library_command(word, rest)):
         return answer_library_command(corpus, user_id, "" if in_dm else channel_id, word, rest, lang)
-    return answer_search(corpus, text, lang, shareable=not in_dm, saved=corpus.library.saved_ids(user_id))
+    reply = answer_search(corpus, text, lang, shareable=not in_dm, saved=corpus.library.saved_ids(user_id))
+    meant = meant_command(word, rest)
+    result = reply.result
+    if meant and result is not None and (result.mode != "all" or result.suggestion or not result.total):
+        # Searched as typed, but the words read like a mistyped command (`subscibe 9am`).
+        note = context(t("search.command_did_you_mean", lang, command=escape_code(" ".join(x for x in (meant, rest) if x)[:100])))
+        reply.message.blocks.insert(1 if reply.message.blocks else 0, note)
+    return reply
+
+
+COMMAND_WORDS = ("subscribe", "unsubscribe", "subscriptions", "digest", "share", "save", "saved", "foryou", "export", "sources", "help", "lang")
+
+
+def meant_command(word: str, rest: str) -> str | None:
+    """The command a first word of 4+ letters is one or two typos away from, else None."""
+    from bot.index import edit_distance
+
+    if len(word) < 4 or not word.isascii() or not word.isalpha():
+        return None
+    near = [(edit_distance(word, command, 3), command) for command in COMMAND_WORDS if command != word]
+    distance, command = min(near)
+    return command if distance <= (1 if len(word) <= 5 else 2) else None
 
 
 def answer_lang(corpus, user_id: str, arg: str, stored: str | None, lang: str) -> Reply:
