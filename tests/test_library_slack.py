@@ -251,6 +251,14 @@ def test_foryou_ranks_by_saves_with_a_reason(slack, fake_slack, seed_corpus):
     assert "like *ParisKV*, which you saved" in all_text(body["blocks"])
     assert "ParisKV:" not in all_text([b for b in body["blocks"] if b.get("block_id", "").startswith("hit:")])
 
+    # Saving one of them: the list stays as it was (For you leaves saved papers out, so a
+    # redraw would drop the row unexplained) and a private note says it was saved.
+    first = save_buttons(body["blocks"])[0]
+    slack.click("paper_save", first["value"], user_id="U_FY")
+    (note,) = fake_slack.wait_for("response")
+    assert note.args["replace_original"] is False and "Saved *" in note.args["text"]
+    assert decode_value(first["value"])["id"] in seed_corpus.library.saved_ids("U_FY")
+
 
 def test_export_typed_in_the_dm_is_uploaded_there_too(slack, fake_slack, seed_corpus):
     user = "U_EXPORT_DM"

@@ -145,7 +145,9 @@ def answer_save_click(corpus, user_id: str, value: dict, lang: str, *, shareable
     elif mode == "saved":
         reply = answer_saved(corpus, user_id, str(value.get("q", "")), lang, page=page, shareable=shareable)
     elif mode == "foryou":
-        reply = answer_foryou(corpus, user_id, lang, shareable=shareable)
+        # For you leaves saved papers out, so a redraw would make the row vanish unexplained:
+        # the list stays as it is, and a private note says what happened, with its undo.
+        return _reply(render_saved_note(paper, lang, saved=now_saved), lang)
     else:  # the note's own Remove / Save again, Home
         reply = _reply(render_saved_note(paper, lang, saved=now_saved), lang)
         reply.replace = mode == "note"
