@@ -788,7 +788,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "listing.field_title_zh": {"en": "Chinese title", "zh": "中文标题"},
     "listing.field_authors": {"en": "author line", "zh": "作者行"},
     "listing.field_affiliations": {"en": "'机构' line", "zh": "“机构”行"},
-    "listing.field_summary": {"en": "'AI总结' summary", "zh": "“AI总结”摘要"},
+    "listing.field_summary": {"en": "'AI总结' summary", "zh": "“AI总结”行"},
     "listing.field_comments": {"en": "'Comments' text", "zh": "Comments 内容"},
     "listing.field_journal": {"en": "'Journal ref' text", "zh": "Journal ref 内容"},
     "inbox.nothing_lost": {
