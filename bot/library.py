@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from bot.analysis import analyze
-from bot.models import Paper
+from bot.models import Paged, Paper
+from bot.store import apply_schema
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS saves (
@@ -99,7 +100,7 @@ def _iso(moment: datetime) -> str:
 
 
 @dataclass
-class SavedPage:
+class SavedPage(Paged):
     """One page of a person's saved papers, newest save first."""
 
     papers: list[Paper]
@@ -108,13 +109,6 @@ class SavedPage:
     per_page: int = SAVED_PER_PAGE
     query: str = ""
 
-    @property
-    def pages(self) -> int:
-        return max(1, -(-self.total // self.per_page))
-
-    @property
-    def has_next(self) -> bool:
-        return self.page < self.pages
 
 
 @dataclass
@@ -275,9 +269,7 @@ class Library:
         self.clock = clock
         self.terms = TermCache()
         with self.store.transaction() as db:
-            for statement in SCHEMA.split(";"):
-                if statement.strip():
-                    db.execute(statement)
+            apply_schema(db, SCHEMA)
 
     def _now(self) -> str:
         return _iso(self.clock())

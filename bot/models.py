@@ -249,8 +249,24 @@ class Hit:
         return bool(self.snippet) and self.snippet_field not in ("title_en", "title_zh")
 
 
+class Paged:
+    """`pages` and `has_next` for anything with `total`, `page` and `per_page` (a result page)."""
+
+    total: int
+    page: int
+    per_page: int
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.per_page))
+
+    @property
+    def has_next(self) -> bool:
+        return self.page < self.pages
+
+
 @dataclass
-class SearchResult:
+class SearchResult(Paged):
     """One page of results and what the search had to do to find them.
 
     `mode` is "all" (every term matched), "any" (fell back to any term) or "none".
@@ -268,10 +284,3 @@ class SearchResult:
     problem: str | None = None
     expanded: list[str] = field(default_factory=list)
 
-    @property
-    def pages(self) -> int:
-        return max(1, -(-self.total // self.per_page))
-
-    @property
-    def has_next(self) -> bool:
-        return self.page < self.pages

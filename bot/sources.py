@@ -33,7 +33,7 @@ from bot.fetch import DEFAULT_MAX_BYTES, FetchError, fetch
 from bot.i18n import t
 from bot.listing import decode_listing, find_urls, find_venue, paper_id, parse_text, venue_label
 from bot.models import ArxivRecord, Listing, Paper
-from bot.store import Store
+from bot.store import Store, apply_schema
 
 logger = logging.getLogger(__name__)
 
@@ -175,15 +175,9 @@ class SourceStore:
     """The sources table, on the Store's connection."""
 
     def __init__(self, store: Store):
-        from bot.store import ensure_columns
-
         self.store = store
         with store.transaction() as db:
-            for statement in SCHEMA.split(";"):
-                if statement.strip():
-                    db.execute(statement)
-            for table, columns in COLUMNS.items():
-                ensure_columns(db, table, columns)
+            apply_schema(db, SCHEMA, COLUMNS)
 
     def all(self) -> list[Source]:
         return [_source(r) for r in self.store.read("SELECT * FROM sources ORDER BY id")]

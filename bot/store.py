@@ -114,6 +114,18 @@ _ARXIV = (
 _ARXIV_JSON = {"authors", "categories"}
 
 
+def apply_schema(db: sqlite3.Connection, schema: str, columns: dict[str, dict[str, str]] | None = None) -> None:
+    """Create what `schema` names if missing, then add the newer `columns` ({table: {name: decl}}).
+
+    Every table owner (the store, subscriptions, the library, feeds) opens its tables so.
+    """
+    for statement in schema.split(";"):
+        if statement.strip():
+            db.execute(statement)
+    for table, wanted in (columns or {}).items():
+        ensure_columns(db, table, wanted)
+
+
 def ensure_columns(db: sqlite3.Connection, table: str, columns: dict[str, str]) -> None:
     """Add each of `columns` that `table` lacks (a store made by an older version); idempotent."""
     present = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
@@ -148,11 +160,7 @@ class Store:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
         with self.transaction() as db:
-            for statement in SCHEMA.split(";"):
-                if statement.strip():
-                    db.execute(statement)
-            for table, columns in COLUMNS.items():
-                ensure_columns(db, table, columns)
+            apply_schema(db, SCHEMA, COLUMNS)
 
     def close(self) -> None:
         with self._lock:

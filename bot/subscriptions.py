@@ -49,7 +49,7 @@ from bot.schedule import (
     parse_zone,
     suggest_time,
 )
-from bot.store import Store, ensure_columns
+from bot.store import Store, apply_schema
 
 Clock = Callable[[], datetime]
 """Returns the current time as an aware datetime (UTC). Injected everywhere, for tests."""
@@ -366,11 +366,7 @@ class SubscriptionStore:
         self.store = store
         self._clock = clock
         with store.transaction() as db:
-            for statement in SCHEMA.split(";"):
-                if statement.strip():
-                    db.execute(statement)
-            for table, columns in COLUMNS.items():
-                ensure_columns(db, table, columns)
+            apply_schema(db, SCHEMA, COLUMNS)
 
     def _now(self) -> str:
         return iso(self._clock())
