@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--limit", type=int, default=5, help="results per page (default 5)")
     search.add_argument("--page", type=int, default=1)
     search.add_argument("--lang", choices=("en", "zh"), help="title language (default: zh for Chinese queries)")
-    search.add_argument("--json", action="store_true", help="print a JSON list of hits")
+    search.add_argument("--json", action="store_true", help="print the page as JSON: total, estimated, page, pages, hits")
 
     show = commands.add_parser("show", help="show one paper by id")
     show.add_argument("id")
@@ -179,7 +179,7 @@ def cmd_search(settings: Settings, args) -> int:
     finally:
         corpus.close()
     if args.json:
-        print(json.dumps([hit.to_dict() for hit in result.hits], ensure_ascii=False, indent=2))
+        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
         return EXIT_OK
     print(format_result(result, lang, bold=sys.stdout.isatty()))
     return EXIT_OK
@@ -194,6 +194,8 @@ def format_result(result: SearchResult, lang: str, *, bold: bool = False) -> str
         lines.append(problem_text(result.problem, lang))
     if result.problem == "query_empty":
         return "\n".join([*lines, t("search.none_hint", lang)])
+    if result.is_past_end:
+        return "\n".join([*lines, t("search.past_end", lang, query=result.query, page=result.page)])
     if not result.hits:
         lines.append(t("search.none", lang, query=result.query))
         if result.suggestion:
@@ -203,7 +205,12 @@ def format_result(result: SearchResult, lang: str, *, bold: bool = False) -> str
         lines.append(t("search.any_terms", lang))
     if result.suggestion and result.suggestion.strip().casefold() != result.query.strip().casefold():
         lines.append(t("search.showing_for", lang, suggestion=result.suggestion, query=result.query))
-    header = t("search.header", lang, total=result.total, query=result.query, page=result.page, pages=result.pages)
+    if result.estimated:
+        from bot.slack.blocks import results_header
+
+        header = results_header(result, lang, query=result.query)
+    else:
+        header = t("search.header", lang, total=result.total, query=result.query, page=result.page, pages=result.pages)
     lines.append(header.replace("*", ""))
     first = (result.page - 1) * result.per_page
     for n, hit in enumerate(result.hits, start=first + 1):

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from bot.config import DataDirError, Settings, ensure_data_dir
-from bot.index import IndexBusy, IndexPage, IndexUnusable, PaperIndex
+from bot.index import MAX_PER_PAGE, IndexBusy, IndexPage, IndexUnusable, PaperIndex
 from bot.lexicon import DICTIONARY
 from bot.listing import decode_listing, parse_path, parse_text
 from bot.models import Hit, IngestReport, Listing, Paper, SearchResult
@@ -257,6 +257,11 @@ class Corpus:
         return papers[:limit] if limit is not None else papers
 
     def _result(self, query: str, page: IndexPage, number: int, per_page: int) -> SearchResult:
+        total, estimated = page.total, page.estimated
+        window = max(1, min(per_page, MAX_PER_PAGE))  # the index's page size
+        if estimated and page.hits and len(page.hits) < window:
+            # A page the matches did not fill is the last: every match is counted now.
+            total, estimated = (max(1, number) - 1) * window + len(page.hits), False
         papers = {p.id: p for p in self.store.get_many([h.id for h in page.hits])}
         hits = [
             Hit(paper=papers[h.id], score=h.score, snippet=h.snippet, snippet_field=h.snippet_field, expanded=h.expanded)
@@ -266,13 +271,14 @@ class Corpus:
         return SearchResult(
             query=query,
             hits=hits,
-            total=page.total,
+            total=total,
             page=number,
             per_page=per_page,
             mode=page.mode,
             suggestion=page.suggestion,
             problem=page.problem,
             expanded=page.expanded,
+            estimated=estimated,
         )
 
     def get(self, paper_id: str) -> Paper | None:

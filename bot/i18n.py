@@ -1077,6 +1077,35 @@ MESSAGES: dict[str, dict[str, str]] = {
             "结果下方的引文只在匹配位置不在标题中时出现，标明匹配到的内容。"
         ),
     },
+    # -- estimated counts (issue 12) --
+    "search.header_estimated": {
+        "en": "About *{total}* papers for “{query}”",
+        "zh": "“{query}”找到约 *{total}* 篇论文",
+    },
+    "search.header_estimated_page": {
+        "en": "About *{total}* papers for “{query}” · page {page}",
+        "zh": "“{query}”找到约 *{total}* 篇论文 · 第 {page} 页",
+    },
+    "search.more_like_header_estimated": {
+        "en": "About *{total}* papers like “{title}”",
+        "zh": "与“{title}”相似的论文约 *{total}* 篇",
+    },
+    "search.more_like_header_estimated_page": {
+        "en": "About *{total}* papers like “{title}” · page {page}",
+        "zh": "与“{title}”相似的论文约 *{total}* 篇 · 第 {page} 页",
+    },
+    "search.past_end": {
+        "en": "That’s all the papers for “{query}”: page {page} is empty. The count was an estimate, and the pages before this one hold every match.",
+        "zh": "“{query}”的论文已全部列出：第 {page} 页没有结果。之前显示的数量是估计值，前面几页已包含全部匹配的论文。",
+    },
+    "search.more_like_past_end": {
+        "en": "That’s all the papers like “{title}”: page {page} is empty. The count was an estimate, and the pages before this one hold every match.",
+        "zh": "与“{title}”相似的论文已全部列出：第 {page} 页没有结果。之前显示的数量是估计值，前面几页已包含全部匹配的论文。",
+    },
+    "subscribe.filter_note_estimated": {
+        "en": ", for papers matching “{filter}” (about {count} in the library match today)",
+        "zh": "，只收录匹配“{filter}”的论文（目前库中约有 {count} 篇匹配）",
+    },
 }
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -1149,3 +1178,20 @@ def problem_text(problem: str, lang: str) -> str:
         if has_message(key):
             return t(key, lang)
     return t("search.query_problem", lang)
+
+
+def format_estimate(total: int, lang: str) -> str:
+    """Return an estimated count rounded to two significant figures, as `lang` writes numbers.
+
+    English groups by thousands ("36,000"); Chinese by 万 and 亿 from 10,000 on, with at
+    most one decimal ("3.6 万", "12 万", "1.2 亿") and digits below ("3,400"). The
+    templates add "about" / "约": an estimate is never shown as if it were exact.
+    """
+    total = max(0, int(total))
+    if total >= 100:
+        step = 10 ** (len(str(total)) - 2)
+        total = (total + step // 2) // step * step
+    if normalize_lang(lang) == "zh" and total >= 10_000:
+        value, unit = (total / 100_000_000, "亿") if total >= 100_000_000 else (total / 10_000, "万")
+        return f"{value:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{total:,}"

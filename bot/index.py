@@ -102,7 +102,9 @@ class IndexPage:
     `suggestion`: when set, the query was corrected from the index's vocabulary and
     the hits are for the corrected text. `problem`: an i18n key for input we had to
     repair or could not use ("query_empty", "query_repaired", "query_truncated",
-    "paper_not_found").
+    "paper_not_found"). `estimated`: `total` is an estimate of the matching papers (above
+    or below the truth), at least the hits up to this page plus one more page when more
+    exist; renderers show it as "about N", never as an exact number.
     """
 
     hits: list[IndexHit]
@@ -111,6 +113,7 @@ class IndexPage:
     suggestion: str | None = None
     problem: str | None = None
     expanded: list[str] = field(default_factory=list)
+    estimated: bool = False
 
 
 def build_schema() -> Schema:
@@ -490,7 +493,9 @@ class PaperIndex:
             )
             if not extra.total:
                 return found, literal
-            page_ = IndexPage(found.hits + extra.hits, literal_total + extra.total, "all", expanded=list(wide.expanded))
+            page_ = IndexPage(
+                found.hits + extra.hits, literal_total + extra.total, "all", expanded=list(wide.expanded), estimated=found.estimated or extra.estimated
+            )
             return page_, literal
 
         found, built = find(text, "all")
@@ -948,7 +953,7 @@ def _inode(path: Path) -> int | None:
 
 
 def _with(found: IndexPage, mode: str, suggestion: str | None, problem: str | None) -> IndexPage:
-    return IndexPage(found.hits, found.total, mode, suggestion, problem, found.expanded)
+    return IndexPage(found.hits, found.total, mode, suggestion, problem, found.expanded, found.estimated)
 
 
 def matched_expansions(stored: dict, expansions: Iterable[tuple[str, tuple[str, ...]]]) -> list[str]:

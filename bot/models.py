@@ -272,6 +272,7 @@ class SearchResult(Paged):
     `mode` is "all" (every term matched), "any" (fell back to any term) or "none".
     `suggestion` is a corrected query from the index's vocabulary, when one exists.
     `problem` names input the parser had to ignore or repair (an i18n message key).
+    `estimated`: `total` is an estimate (shown as "about N"; `pages` is then one too).
     """
 
     query: str
@@ -283,4 +284,34 @@ class SearchResult(Paged):
     suggestion: str | None = None
     problem: str | None = None
     expanded: list[str] = field(default_factory=list)
+    estimated: bool = False
+
+    @property
+    def has_next(self) -> bool:
+        """A short page is the last one, whatever an estimated total says."""
+        if self.estimated and len(self.hits) < self.per_page:
+            return False
+        return super().has_next
+
+    @property
+    def is_past_end(self) -> bool:
+        """An empty page after the first under an estimated total: the estimate ran past the matches."""
+        return self.estimated and not self.hits and self.page > 1
+
+    def to_dict(self) -> dict:
+        """The page for `search --json`: its counts (`estimated` says whether `total` is
+        exact), how it was found, and the hits."""
+        return {
+            "query": self.query,
+            "total": self.total,
+            "estimated": self.estimated,
+            "page": self.page,
+            "per_page": self.per_page,
+            "pages": self.pages,
+            "mode": self.mode,
+            "suggestion": self.suggestion,
+            "problem": self.problem,
+            "expanded": list(self.expanded),
+            "hits": [hit.to_dict() for hit in self.hits],
+        }
 

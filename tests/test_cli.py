@@ -40,7 +40,10 @@ def test_ingest_reports_each_file(seeded):
 
 
 def test_search_json_has_the_documented_fields(seeded):
-    hits = json.loads(run(seeded, "search", "speculative", "decoding", "--json").stdout)
+    page = json.loads(run(seeded, "search", "speculative", "decoding", "--json").stdout)
+    assert page["total"] == len(page["hits"]) and page["estimated"] is False  # the seed corpus is counted exactly
+    assert (page["page"], page["pages"]) == (1, 1)
+    hits = page["hits"]
     assert hits, "expected hits"
     for key in ("id", "title_en", "title_zh", "authors", "affiliations", "venue", "score"):
         assert key in hits[0]
@@ -48,16 +51,16 @@ def test_search_json_has_the_documented_fields(seeded):
 
 
 def test_search_json_lists_what_a_hit_matched_through(seeded):
-    hits = json.loads(run(seeded, "search", "differential", "privacy", "--json").stdout)
+    hits = json.loads(run(seeded, "search", "differential", "privacy", "--json").stdout)["hits"]
     assert hits[0]["title_en"].startswith("Plausible Deniability")
     assert any("隐私" in label for label in hits[0]["expanded"])  # privacy → 隐私, from the dictionary
-    literal = json.loads(run(seeded, "search", "steganography", "--json").stdout)
+    literal = json.loads(run(seeded, "search", "steganography", "--json").stdout)["hits"]
     assert literal[0]["expanded"] == []  # a literal match needs no explanation
 
 
 def test_search_pages_and_limits(seeded):
-    first = json.loads(run(seeded, "search", "learning", "--limit", "3", "--json").stdout)
-    second = json.loads(run(seeded, "search", "learning", "--limit", "3", "--page", "2", "--json").stdout)
+    first = json.loads(run(seeded, "search", "learning", "--limit", "3", "--json").stdout)["hits"]
+    second = json.loads(run(seeded, "search", "learning", "--limit", "3", "--page", "2", "--json").stdout)["hits"]
     assert len(first) == len(second) == 3
     assert not {h["id"] for h in first} & {h["id"] for h in second}
 
@@ -74,7 +77,7 @@ def test_search_with_nothing_to_find_is_not_an_error(seeded):
 
 
 def test_show_and_stats(seeded):
-    [hit] = json.loads(run(seeded, "search", "MineDraft", "--limit", "1", "--json").stdout)
+    [hit] = json.loads(run(seeded, "search", "MineDraft", "--limit", "1", "--json").stdout)["hits"]
     shown = json.loads(run(seeded, "show", hit["id"], "--json").stdout)
     assert shown["title_zh"] == "MineDraft: 批量并行推测解码框架"
     assert "Massachusetts Institute of Technology" in run(seeded, "show", hit["id"][:6]).stdout
@@ -115,7 +118,7 @@ def test_rejections_exit_nonzero_after_storing_the_valid_records(tmp_path):
     assert "c_binary.txt: this is a binary file" in proc.stdout
     stats = json.loads(run(tmp_path, "stats", "--json").stdout)
     assert stats["papers"] == 6  # every record of the 7 but the one that lost its summary
-    hits = json.loads(run(tmp_path, "search", "World", "Action", "Verifier", "--json").stdout)
+    hits = json.loads(run(tmp_path, "search", "World", "Action", "Verifier", "--json").stdout)["hits"]
     assert hits[0]["title_en"].startswith("World Action Verifier")  # the record it ran into survived
 
 

@@ -108,7 +108,7 @@ def test_kill_9_of_ingest_mid_index_leaves_no_workers_and_the_next_start_catches
     assert time.monotonic() - started < 60
 
     search = run_cli(data, "search", "Worker", "Paper", "5199", "--json")
-    assert search.returncode == 0 and json.loads(search.stdout)[0]["title_en"] == "Worker Paper 5199"
+    assert search.returncode == 0 and json.loads(search.stdout)["hits"][0]["title_en"] == "Worker Paper 5199"
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from bot.i18n import other_lang, problem_text, t
+from bot.i18n import format_estimate, other_lang, problem_text, t
 from bot.models import Fragment, Hit, Paper, SearchResult, paper_links
 
 # Block Kit's limits (https://api.slack.com/reference/block-kit/blocks).
@@ -461,17 +461,17 @@ def render_results(
     notes = [note] if note else []
     if result.problem:
         notes.append(problem_text(result.problem, lang))
+    if result.is_past_end:
+        return render_past_end(result, lang, like=like, notes=notes)
     if like is not None:
         title = escape(truncate(like.title(lang), 200))
         if not result.hits:
             return render_notice("\n".join([t("search.more_like_none", lang, title=title), *notes]))
-        key = "search.more_like_header" if result.pages > 1 else "search.more_like_header_single"
-        head = t(key, lang, total=result.total, title=title, page=result.page, pages=result.pages)
+        head = results_header(result, lang, title=title)
     else:
         if not result.hits:
             return render_no_results(result, lang, notes)
-        key = "search.header" if result.pages > 1 else "search.header_single"  # no "page 1 of 1"
-        head = t(key, lang, total=result.total, query=query_label, page=result.page, pages=result.pages)
+        head = results_header(result, lang, query=query_label)
         if result.mode == "any":
             notes.append(t("search.any_terms", lang))
     blocks: list[dict] = [section(head)]
@@ -495,6 +495,35 @@ def render_results(
         blocks.append(divider())
         blocks.append(nav)
     return Message(text=notification_text(head), blocks=blocks[: LIMITS["message_blocks"]])
+
+
+def results_header(result: SearchResult, lang: str, *, query: str = "", title: str | None = None) -> str:
+    """The count line: "*7* papers for “q” · page 1 of 2", or "About *36,000* papers for “q”".
+
+    `title` (already escaped) makes it a "More like this" header. An estimated total is
+    rounded (`format_estimate`) and has no "of N pages": N would be an estimate too.
+    """
+    stem = "search.more_like_header" if title is not None else "search.header"
+    if result.estimated:
+        key = f"{stem}_estimated_page" if result.page > 1 else f"{stem}_estimated"
+        total: int | str = format_estimate(result.total, lang)
+    else:
+        key = stem if result.pages > 1 else f"{stem}_single"  # no "page 1 of 1"
+        total = result.total
+    return t(key, lang, total=total, query=query, title=title or "", page=result.page, pages=result.pages)
+
+
+def render_past_end(result: SearchResult, lang: str, *, like: Paper | None = None, notes: list[str] | None = None) -> Message:
+    """An estimated total promised a page the matches did not reach: say so, and offer the one before."""
+    if like is not None:
+        text = t("search.more_like_past_end", lang, title=escape(truncate(like.title(lang), 200)), page=result.page)
+    else:
+        text = t("search.past_end", lang, query=escape(truncate(result.query, 200)), page=result.page)
+    blocks = [section(text)]
+    if notes:
+        blocks.append(context(*notes))
+    blocks.append(actions(button(t("button.prev", lang), "results_prev", {**page_state(result, lang, like=like), "p": result.page - 1}), block_id="pages"))
+    return Message(text=notification_text(text), blocks=blocks)
 
 
 def page_state(result: SearchResult, lang: str, *, like: Paper | None = None) -> dict:

@@ -11,7 +11,7 @@ import logging
 from datetime import datetime
 
 from bot.digest import Digest, next_run
-from bot.i18n import choose_lang, is_lang, normalize_lang, t
+from bot.i18n import choose_lang, format_estimate, is_lang, normalize_lang, t
 from bot.slack.blocks import (
     Message,
     button,
@@ -147,7 +147,7 @@ def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel
         filter_text, notify = request.filter_text, bool(request.notify_empty)
         days = request.days or DEFAULT_DAYS
         top = request.top or (existing.top if existing else DEFAULT_TOP)
-    matches, suggestion = 0, None
+    matches, suggestion, estimated = 0, None, False
     if filter_text:
         corpus = digests.corpus
         if not corpus.is_ready():
@@ -159,6 +159,7 @@ def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel
         # spelling correction or the any-word fallback would promise papers never sent.
         literal = result.mode == "all" and result.suggestion is None
         matches = result.total if literal else 0
+        estimated = literal and result.estimated
         suggestion = result.suggestion
     blocked = ""
     directory = getattr(digests, "directory", None)
@@ -175,7 +176,7 @@ def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel
     digests.changed(sub.id)
     now = digests.clock()
     place = t("subscribe.place_channel", reader, channel_id=channel_id) if kind == "channel" else t("subscribe.place_dm", reader)
-    filter_note = t("subscribe.filter_note", reader, filter=escape(truncate(filter_text, 200)), count=matches) if filter_text else ""
+    filter_note = render_filter_note(filter_text, matches, reader, estimated=estimated)
     key = "subscribe.created" if created else "subscribe.updated"
     lines = [
         t(key, reader, place=place, schedule=schedule_label(sub.days, reader), time=sub.time_label, zone=zone_label(sub.timezone, reader),
@@ -205,6 +206,16 @@ def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel
     if kind == "channel" and not blocked:
         announce(digests, sub, "subscribe.announce_created" if created else "subscribe.announce_updated", user_id)
     return notice_lines(lines, reader)
+
+
+def render_filter_note(filter_text: str, matches: int, lang: str, *, estimated: bool = False) -> str:
+    """", for papers matching “q” (12 in the library match today)"; "about 36,000" when estimated."""
+    if not filter_text:
+        return ""
+    label = escape(truncate(filter_text, 200))
+    if estimated:
+        return t("subscribe.filter_note_estimated", lang, filter=label, count=format_estimate(matches, lang))
+    return t("subscribe.filter_note", lang, filter=label, count=matches)
 
 
 def _escaped(fmt: dict) -> dict:
