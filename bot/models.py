@@ -299,8 +299,8 @@ class SearchResult(Paged):
         return self.estimated and not self.hits and self.page > 1
 
     def to_dict(self) -> dict:
-        """The page for `search --json`: its counts (`estimated` says whether `total` is
-        exact), how it was found, and the hits."""
+        """The page for `search --json`: its counts (`estimated`: `total`, and so `pages`,
+        are estimates), how it was found, and the hits."""
         return {
             "query": self.query,
             "total": self.total,

@@ -219,12 +219,15 @@ def answer_search(
 ) -> Reply:
     """Search and render one page; a page past the end (a stale Next) shows the last one.
 
+    Under an estimated total the last page is not known: an empty page says so instead
+    (render_past_end) and leads back one page.
+
     `saved`: the reader's saved paper ids, marked on their Save buttons. `correct=False`:
     the text as typed, no spelling correction ("Search instead for").
     """
     query, note = _clip_query(text, lang)
     result = corpus.search(query, page=max(1, page), per_page=PER_PAGE, lang=lang, correct=correct)
-    if not result.hits and result.total and result.page > result.pages:
+    if not result.hits and result.total and result.page > result.pages and not result.estimated:
         result = corpus.search(query, page=result.pages, per_page=PER_PAGE, lang=lang, correct=correct)
     message = render_results(result, lang, shareable=shareable, note=note, saved=saved)
     return Reply(message, lang=lang, result=result)
@@ -236,7 +239,7 @@ def answer_more_like(corpus, paper_id: str, lang: str, *, page: int = 1, shareab
     if paper is None:
         return notice("card.paper_not_found", lang)
     result = corpus.more_like(paper.id, page=max(1, page), per_page=PER_PAGE)
-    if not result.hits and result.total and result.page > result.pages:
+    if not result.hits and result.total and result.page > result.pages and not result.estimated:
         result = corpus.more_like(paper.id, page=result.pages, per_page=PER_PAGE)
     return Reply(render_results(result, lang, like=paper, shareable=shareable, saved=saved), lang=lang, result=result)
 
