@@ -209,7 +209,7 @@ def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel
 
 
 def render_filter_note(filter_text: str, matches: int, lang: str, *, estimated: bool = False) -> str:
-    """", for papers matching “q” (12 in the library match today)"; "about 36,000" when estimated."""
+    """The filter's clause of a subscribe answer: "(12 in the library match today)", or "about 36,000"."""
     if not filter_text:
         return ""
     label = escape(truncate(filter_text, 200))
