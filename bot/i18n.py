@@ -1180,17 +1180,19 @@ def problem_text(problem: str, lang: str) -> str:
     return t("search.query_problem", lang)
 
 
-def format_estimate(total: int, lang: str) -> str:
+def format_estimate(total: int, lang: str, *, at_least: int = 0) -> str:
     """Return an estimated count rounded to two significant figures, as `lang` writes numbers.
 
     English groups by thousands ("36,000"); Chinese by 万 and 亿 from 10,000 on, with at
     most one decimal ("3.6 万", "12 万", "1.2 亿") and digits below ("3,400"). The
     templates add "about" / "约": an estimate is never shown as if it were exact.
+    `at_least` (the papers already shown) rounds up instead of below it.
     """
-    total = max(0, int(total))
+    total = max(0, int(total), int(at_least))
     if total >= 100:
         step = 10 ** (len(str(total)) - 2)
-        total = (total + step // 2) // step * step
+        rounded = (total + step // 2) // step * step
+        total = rounded + step if rounded < at_least else rounded
     if normalize_lang(lang) == "zh" and total >= 10_000:
         value, unit = (total / 100_000_000, "亿") if total >= 100_000_000 else (total / 10_000, "万")
         return f"{value:.1f}".removesuffix(".0") + f" {unit}"

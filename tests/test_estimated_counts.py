@@ -49,6 +49,12 @@ def test_an_estimate_has_two_significant_figures_in_each_languages_way(total, en
     assert (format_estimate(total, "en"), format_estimate(total, "zh")) == (en, zh)
 
 
+def test_an_estimate_is_never_rounded_below_the_papers_already_shown():
+    assert format_estimate(1_049, "en", at_least=1_045) == "1,100"
+    assert format_estimate(104_900, "zh", at_least=104_500) == "11 万"
+    assert format_estimate(36_123, "en", at_least=15) == "36,000"
+
+
 @pytest.mark.parametrize(
     ("lang", "estimated", "page", "expected"),
     [

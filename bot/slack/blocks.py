@@ -506,7 +506,8 @@ def results_header(result: SearchResult, lang: str, *, query: str = "", title: s
     stem = "search.more_like_header" if title is not None else "search.header"
     if result.estimated:
         key = f"{stem}_estimated_page" if result.page > 1 else f"{stem}_estimated"
-        total: int | str = format_estimate(result.total, lang)
+        shown = (result.page - 1) * result.per_page + len(result.hits)
+        total: int | str = format_estimate(result.total, lang, at_least=shown)
     else:
         key = stem if result.pages > 1 else f"{stem}_single"  # no "page 1 of 1"
         total = result.total
