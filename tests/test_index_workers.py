@@ -23,7 +23,7 @@ from bot.listing import parse_text
 from bot.locks import HolderRecord
 
 ROOT = Path(__file__).resolve().parent.parent
-PAPERS = 5200  # above PaperIndex.batch_size (5000): the CLI forks a worker per core for it
+PAPERS = 5200  # above bot.index.FORK_AT (5000): the CLI forks a worker per core for it
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table in /proc")
 
