@@ -211,3 +211,27 @@ def test_pages_of_a_phrase_continue_the_exhaustive_ranking(generated_index):
     with index._searcher() as searcher:
         ids = [searcher.stored_fields(d)["id"] for d, _ in theirs]
     assert [h.id for p in pages for h in p.hits] == ids
+
+
+def test_an_estimated_phrase_count_reaches_the_reader_as_an_estimate(generated_index, monkeypatch, capsys):
+    """From the engine through Corpus.search to Slack's blocks and `search --json`."""
+    import json
+
+    from slack_helpers import all_text
+
+    from bot.cli import main
+    from bot.slack.blocks import render_results
+
+    monkeypatch.setattr(topk, "EXACT_CHECKS", 60)
+    monkeypatch.setattr(topk, "SAMPLE_CHECKS", 80)
+    result = generated_index.search('"language models"')
+    assert result.estimated and result.hits
+    assert "About" in all_text(render_results(result, "en").blocks)
+    assert "约" in all_text(render_results(result, "zh").blocks)
+
+    monkeypatch.setenv("PAPERBOT_DATA_DIR", str(generated_index.settings.data_dir))
+    assert main(["search", '"language models"', "--json"]) == 0
+    page = json.loads(capsys.readouterr().out)
+    assert page["estimated"] is True and page["total"] > len(page["hits"]) > 0
+    assert main(["search", "language models", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["estimated"] is False
