@@ -276,16 +276,21 @@ class _Engine:
         if kind is wq.Term:
             m = self._term(q.fieldname, q.text, seg)
         elif kind is wq.And:
-            m = self._and([self.evaluate(s, seg, required, coordinated) for s in q.subqueries])
+            m = self._and(
+                [self.evaluate(s, seg, required, coordinated) for s in q.subqueries], seg.doccount
+            )
         elif kind is wq.Or:
             m = self._or(
-                [self.evaluate(s, seg, False, coordinated or bool(q.scale)) for s in q.subqueries]
+                [self.evaluate(s, seg, False, coordinated or bool(q.scale)) for s in q.subqueries],
+                seg.doccount,
             )
             if q.scale and m.present:
                 m = _coordinate(m, q.scale)
         elif kind is wq.AndNot:
             m = self._and_not(
-                self.evaluate(q.a, seg, required, coordinated), self.evaluate(q.b, seg, False)
+                self.evaluate(q.a, seg, required, coordinated),
+                self.evaluate(q.b, seg, False),
+                seg.doccount,
             )
         elif kind is wq.Phrase:
             if q.slop != 1:
@@ -330,21 +335,27 @@ class _Engine:
         return idf * ((tf * (K1 + 1)) / (tf + K1 * ((1 - B) + B * fl / avgfl)))
 
     @staticmethod
-    def _and(parts: list[_Match]) -> _Match:
+    def _and(parts: list[_Match], n: int) -> _Match:
+        """Documents in every part, scores summed. Smallest part first: each further part
+        only marks its documents in a bitmap of the segment's `n` (no sorting)."""
         present = sum(p.present for p in parts)
+        parts = sorted(parts, key=lambda p: len(p.ids))
         ids, scores, nterms = parts[0].ids, parts[0].scores, parts[0].nterms
         for part in parts[1:]:
             if not len(ids):
                 break
-            ids, ia, ib = np.intersect1d(ids, part.ids, assume_unique=True, return_indices=True)
-            scores = scores[ia] + part.scores[ib]
-            nterms = nterms[ia] + part.nterms[ib]
+            keep = _marks(part.ids, n)[ids]
+            ids, scores, nterms = ids[keep], scores[keep], nterms[keep]
+            where = np.searchsorted(part.ids, ids)
+            scores = scores + part.scores[where]
+            nterms = nterms + part.nterms[where]
         if not len(ids):
             return _Match(_EMPTY_IDS, _EMPTY_SCORES, np.zeros(0, dtype=np.int32), present)
         return _Match(ids, scores, nterms, present)
 
     @staticmethod
-    def _or(parts: list[_Match]) -> _Match:
+    def _or(parts: list[_Match], n: int) -> _Match:
+        """Documents in any part, scores summed: counted in arrays of the segment's `n`."""
         present = sum(p.present for p in parts)
         parts = [p for p in parts if len(p.ids)]
         if not parts:
@@ -352,20 +363,24 @@ class _Engine:
         if len(parts) == 1:
             return _Match(parts[0].ids, parts[0].scores, parts[0].nterms, present)
         all_ids = np.concatenate([p.ids for p in parts])
-        ids, inverse = np.unique(all_ids, return_inverse=True)
-        scores = np.bincount(
-            inverse, weights=np.concatenate([p.scores for p in parts]), minlength=len(ids)
-        )
-        nterms = np.bincount(
-            inverse, weights=np.concatenate([p.nterms for p in parts]), minlength=len(ids)
-        )
+        all_scores = np.concatenate([p.scores for p in parts])
+        all_terms = np.concatenate([p.nterms for p in parts])
+        if len(all_ids) * 16 < n:  # few matches in a big segment: sorting them is cheaper
+            ids, inverse = np.unique(all_ids, return_inverse=True)
+            scores = np.bincount(inverse, weights=all_scores, minlength=len(ids))
+            nterms = np.bincount(inverse, weights=all_terms, minlength=len(ids))
+        else:
+            counts = np.bincount(all_ids, minlength=n)
+            ids = np.flatnonzero(counts)
+            scores = np.bincount(all_ids, weights=all_scores, minlength=n)[ids]
+            nterms = np.bincount(all_ids, weights=all_terms, minlength=n)[ids]
         return _Match(ids, scores, nterms.astype(np.int32), present)
 
     @staticmethod
-    def _and_not(positive: _Match, negative: _Match) -> _Match:
+    def _and_not(positive: _Match, negative: _Match, n: int) -> _Match:
         if not len(positive.ids) or not len(negative.ids):
             return positive
-        return positive.take(np.isin(positive.ids, negative.ids, assume_unique=True, invert=True))
+        return positive.take(~_marks(negative.ids, n)[positive.ids])
 
     def _phrase(self, q: wq.Phrase, seg: _Segment, lazy: bool) -> _Match:
         fieldname = q.fieldname
@@ -385,7 +400,7 @@ class _Engine:
             parts.append(
                 _Match(postings.ids, self._score(fieldname, btext, field, postings, seg), present=1)
             )
-        m = self._and(parts)
+        m = self._and(parts, seg.doccount)
         if len(m.ids) and len(words) > 1:
             check = (words, [np.searchsorted(w.ids, m.ids) for w in words], m.ids)
             if lazy:
@@ -425,6 +440,13 @@ class _Engine:
             if i >= len(cand) or cand[i] != local or not _in_sequence(check, i):
                 return False
         return True
+
+
+def _marks(ids: np.ndarray, n: int) -> np.ndarray:
+    """A bitmap of a segment's `n` documents, set at `ids`."""
+    marks = np.zeros(n, dtype=bool)
+    marks[ids] = True
+    return marks
 
 
 def _in_sequence(check, i: int) -> bool:
@@ -480,12 +502,12 @@ def _search(searcher, q, *, limit, cache, segment_key, filter, mask) -> TopK:
             continue
         if filter is not None:
             allowed = _plain(engine, filter, seg)
-            m = m.take(np.isin(m.ids, allowed.ids, assume_unique=True))
+            m = m.take(_marks(allowed.ids, seg.doccount)[m.ids])
         if mask is not None and len(m.ids):
-            m = engine._and_not(m, _plain(engine, mask, seg))
+            m = engine._and_not(m, _plain(engine, mask, seg), seg.doccount)
         deleted = seg.live()
         if deleted is not None and len(m.ids):
-            m = m.take(np.isin(m.ids, deleted, assume_unique=True, invert=True))
+            m = m.take(~_marks(deleted, seg.doccount)[m.ids])
         if not len(m.ids):
             continue
         ids_parts.append(m.ids + offset)
