@@ -37,6 +37,7 @@ from bot.lexicon import DICTIONARY, Lexicon, TermLearner, load_alias_groups
 from bot.locks import HolderRecord, die_with_parent
 from bot.models import Fragment, Paper
 from bot.query import TEXT_FIELD, build_query, iter_words, suggest_query
+from bot.segments import PaperWriter
 from bot.typos import PinyinVocabulary, correct_chinese
 
 logger = logging.getLogger(__name__)
@@ -409,7 +410,7 @@ class PaperIndex:
         if procs > 1:
             writer = _Workers(ix, procs=procs, multisegment=True, on_worker=record.add_worker if record else None, **kwargs)
         else:
-            writer = ix.writer(**kwargs)
+            writer = PaperWriter(ix, **kwargs)
         if record is not None:
             record.take()
         return writer
@@ -796,7 +797,21 @@ class _Worker(SubWriterTask):
         if self.lock_fd is not None:
             with suppress(OSError):
                 os.close(self.lock_fd)
-        super().run()
+        # Whoosh's SubWriterTask.run with our PaperWriter (bot/segments.py) for its SegmentWriter.
+        ix = self.storage.open_index(self.indexname)
+        writer = self.writer = PaperWriter(ix, _lk=False, **self.kwargs)
+        while self.running:
+            job = self.jobqueue.get()
+            if job is None:
+                break
+            self._process_file(*job)
+        if not self.running:
+            writer.cancel()
+            return
+        assert self.multisegment, "our workers always write their own segment"
+        fieldnames = writer.pool.fieldnames
+        segment = writer._finalize_segment()
+        self.resultqueue.put((None, fieldnames, segment), timeout=5)
 
 
 class _Workers(MpWriter):
