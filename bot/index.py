@@ -48,6 +48,8 @@ INDEX_NAME = "papers_v4"  # v3: the English abstract from arXiv (issue 9); v4: b
 LOCK_FILE = f"{INDEX_NAME}_WRITELOCK"  # Whoosh's name for the write lock of INDEX_NAME
 LEXICON_FILE = "lexicon.json"  # what the index learned from its papers' parallel text
 TINY_SEGMENT_DOCS = 1000  # segments smaller than this are merged on the next upsert
+SEGMENT_DOCS = 50_000  # papers a worker puts in one segment during a bulk write
+LIMIT_MB = 4096  # the writers' posting pool: a bulk segment's postings fit in it (see bench/RESULTS.md)
 MAX_IDLE_SEARCHERS = 8  # more concurrent searches than this open and close their own
 SNIPPET_CHARS = 200
 SNIPPET_SCAN_CHARS = 10_000  # a snippet is looked for in this much of a field (build_snippet)
@@ -165,7 +167,9 @@ def paper_document(paper: Paper) -> dict:
         feed=parts["feed"],
         seq=paper.seq,
         rev=paper.rev,
-        spell="\n".join(parts[name] for name in ("title_en", "authors", "affil_en", "summary", "abstract", "comments")),
+        # Sections only so their analysis is shared with `text` (bot/analysis.py caches them):
+        # `spell` keeps no positions or boosts, so its terms are what "\n".join would give.
+        spell=join_sections((1.0, parts[name]) for name in ("title_en", "authors", "affil_en", "summary", "abstract", "comments")),
     )
     if paper.year is not None:
         doc["year"] = paper.year
@@ -200,8 +204,9 @@ class PaperIndex:
         *,
         writer_timeout: float = 10.0,
         procs: int = 1,
-        limitmb: int = 512,
+        limitmb: int = LIMIT_MB,
         batch_size: int = 5000,
+        segment_docs: int = SEGMENT_DOCS,
         aliases_path: Path | None = None,
     ):
         self.path = Path(path)
@@ -210,6 +215,9 @@ class PaperIndex:
         self.procs = procs
         self.limitmb = limitmb
         self.batch_size = max(1, batch_size)
+        # A bulk write commits once per `segment_docs` papers a worker: few, large segments
+        # (a query pays ~0.3 ms a segment per term), each held in memory until its commit.
+        self.commit_docs = max(self.batch_size, segment_docs * max(1, procs))
         self._ix: whoosh.index.Index | None = None
         self._inode: int | None = None
         self._epoch = 0  # bumped whenever a different directory is swapped in
@@ -279,10 +287,9 @@ class PaperIndex:
     def rebuild(self, papers: Iterable[Paper]) -> int:
         """Build a fresh index from `papers` beside the old one, then swap it in.
 
-        One commit per `batch_size` papers, each its own segment: per-document commits
-        are orders of magnitude slower, and one huge commit overflows Whoosh's in-memory
-        posting pool, whose spill-and-merge made 20k papers build at 360/s instead of
-        560/s. Searches keep using the old index until the swap, and other processes
+        One commit per `commit_docs` papers (one segment a worker): per-document commits
+        are orders of magnitude slower, and each commit forks workers, rewrites the
+        lexicon and leaves segments every search pays for. Searches keep using the old index until the swap, and other processes
         notice the swap because the directory's inode changes.
         """
         with self._write_lock:
@@ -308,7 +315,7 @@ class PaperIndex:
                         learner.observe(paper)
                         writer.add_document(**paper_document(paper))
                         count += 1
-                        if count % self.batch_size == 0:
+                        if count % self.commit_docs == 0:
                             writer.commit(merge=False)
                             writer = self._writer(ix)
                 except BaseException:
@@ -331,7 +338,7 @@ class PaperIndex:
     def upsert(self, papers: Iterable[Paper]) -> int:
         """Add or replace `papers` by id; return how many were written.
 
-        Commits every `batch_size` papers, like rebuild(): give papers in rev order (as
+        Commits every `commit_docs` papers, like rebuild(): give papers in rev order (as
         Store.iter_papers does) and an interrupted upsert leaves the index consistent up
         to some rev, which state() reports and the corpus catches up from.
         Raises IndexBusy if another process holds the write lock past `writer_timeout`.
@@ -340,7 +347,7 @@ class PaperIndex:
         batch: dict[str, Paper] = {}
         for paper in papers:
             batch[paper.id] = paper  # Whoosh cannot replace a doc added in the same commit
-            if len(batch) >= self.batch_size:
+            if len(batch) >= self.commit_docs:
                 written += self._upsert_batch(batch)
                 batch = {}
         if batch:

@@ -46,6 +46,35 @@ class TermPool(PostingPool):
         if self.currentsize > self.limit:
             self.save()
 
+    def add_field(self, fieldname: str, docnum: int, items, fieldboost: float, scorable: bool) -> int:
+        """Add one document's postings of one field (`field.index()` items); return its length.
+
+        What SegmentWriter.add_document does with each posting, without a call and a
+        tuple per posting.
+        """
+        terms, unsorted = self.terms, self.unsorted
+        length = size = 0
+        for tbytes, freq, weight, vbytes in items:
+            if scorable:
+                length += freq
+            key = (fieldname, tbytes)
+            lists = terms.get(key)
+            if lists is None:
+                lists = terms[key] = ([], [], [])
+                size += 120 + len(fieldname) + 2 * len(tbytes)
+            elif docnum < lists[0][-1]:
+                unsorted.add(key)
+            lists[0].append(docnum)
+            lists[1].append(weight * fieldboost)
+            lists[2].append(vbytes)
+            size += 70 + len(vbytes or b"")
+        if size:
+            self.fieldnames.add(fieldname)
+        self.currentsize += size
+        if self.currentsize > self.limit:
+            self.save()
+        return length
+
     def _sorted(self):
         for key in sorted(self.terms):
             fieldname, tbytes = key
@@ -92,6 +121,34 @@ class PaperWriter(SegmentWriter):
     def __init__(self, ix, **kwargs):
         super().__init__(ix, **kwargs)
         self.pool = TermPool(self._tempstorage, self.newsegment, limitmb=kwargs.get("limitmb", 128))
+
+    def add_document(self, **fields):
+        # Whoosh's SegmentWriter.add_document, with the postings handed to the pool per field.
+        self._check_state()
+        perdocwriter, schema, docnum, pool = self.perdocwriter, self.schema, self.docnum, self.pool
+        docboost = self._doc_boost(fields)
+        fieldnames = sorted(name for name in fields if not name.startswith("_"))
+        self._check_fields(schema, fieldnames)
+        perdocwriter.start_doc(docnum)
+        for fieldname in fieldnames:
+            value = fields.get(fieldname)
+            if value is None:
+                continue
+            field = schema[fieldname]
+            length = 0
+            if field.indexed:
+                boost = self._field_boost(fields, fieldname, docboost)
+                length = pool.add_field(fieldname, docnum, field.index(value), boost, field.scorable)
+            if field.separate_spelling() or field.vector:
+                raise NotImplementedError("PaperWriter writes no separate spelling field or term vectors")
+            stored = fields.get(f"_stored_{fieldname}", value)
+            perdocwriter.add_field(fieldname, field, stored if field.stored else None, length)
+            column = field.column_type
+            if column and stored is not None:
+                perdocwriter.add_column_value(fieldname, column, field.to_column_value(stored))
+        perdocwriter.finish_doc()
+        self._added = True
+        self.docnum += 1
 
     def _flush_segment(self):
         self.perdocwriter.close()

@@ -183,7 +183,7 @@ def test_a_forked_upsert_completes_and_leaves_no_process_behind(tmp_path):
     from bot.index import PaperIndex
 
     papers = [p for _, p in parse_text(listing("Forked", 0, 120), "forked.txt").records]
-    index = PaperIndex(tmp_path / "index", procs=2, batch_size=50)
+    index = PaperIndex(tmp_path / "index", procs=2, batch_size=50, segment_docs=25)
     index.rebuild([])
     try:
         assert index.upsert(p for p in papers) == 120  # batches of 50, 50 (forked) and 20
