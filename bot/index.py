@@ -288,9 +288,9 @@ class PaperIndex:
         """Build a fresh index from `papers` beside the old one, then swap it in.
 
         One commit per `commit_docs` papers (one segment a worker): per-document commits
-        are orders of magnitude slower, and each commit forks workers, rewrites the
-        lexicon and leaves segments every search pays for. Searches keep using the old index until the swap, and other processes
-        notice the swap because the directory's inode changes.
+        are orders of magnitude slower, and each commit forks workers and leaves a
+        segment every search pays for. Searches keep using the old index until the swap,
+        and other processes notice the swap because the directory's inode changes.
         """
         with self._write_lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
