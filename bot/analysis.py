@@ -198,36 +198,67 @@ class BilingualTokenizer(Tokenizer):
         pos = start_pos
         subwords = mode != "query"
         for boost, section in sections:
-            text, offsets = normalize_text(section)
-            for match in _RUN.finditer(text):
-                han = match.group(1)
-                if han is not None and not self.chinese:
-                    continue
-                base = match.start()
-                if han is None:
-                    word = match.group(2)
-                    if _CAMEL.search(word):
-                        pieces: tuple[tuple[str, int, int, int], ...] = split_camel(word, whole=subwords)
-                    else:
-                        pieces = ((word, 0, len(word), 0),)
-                else:
-                    pieces = segment_chinese(fold_han(han), subwords)
-                for word, start, end, word_index in pieces:
-                    token.text = word
-                    token.boost = boost
-                    token.stopped = False
-                    if keeporiginal:
-                        token.original = word
-                    if positions:
-                        token.pos = pos + word_index
-                    if chars:
-                        s, e = base + start, base + end
-                        if offsets is not None:
-                            s, e = offsets[s], offsets[e]
-                        token.startchar, token.endchar = start_char + s, start_char + e
-                    yield token
-                pos += pieces[-1][3] + 1
-            pos += SECTION_GAP
+            words, width = tokenize_section(section, self.chinese, subwords)
+            for word, start, end, position in words:
+                token.text = word
+                token.boost = boost
+                token.stopped = False
+                if keeporiginal:
+                    token.original = word
+                if positions:
+                    token.pos = pos + position
+                if chars:
+                    token.startchar, token.endchar = start_char + start, start_char + end
+                yield token
+            pos += width + SECTION_GAP
+
+
+CACHED_SECTION_CHARS = 2000  # longer sections (a long summary) are tokenized each time, not kept
+
+
+def tokenize_section(section: str, chinese: bool = True, subwords: bool = True) -> tuple[tuple[tuple[str, int, int, int], ...], int]:
+    """Return (word, startchar, endchar, position) for each word of one section, and its width in positions.
+
+    Offsets are into `section` as given (NFKC is undone), positions start at 0. One
+    paper's sections are analyzed two or three times (the catch-all `text` field, their
+    own field, the spelling field), and feeds, venues and affiliations recur across
+    papers: short sections are cached.
+
+    >>> tokenize_section("ＫＶ上下文")
+    ((('KV', 0, 2, 0), ('上下', 2, 4, 1), ('下文', 3, 5, 1), ('上下文', 2, 5, 1)), 2)
+    """
+    if len(section) <= CACHED_SECTION_CHARS:
+        return _tokenize_cached(section, chinese, subwords)
+    return _tokenize(section, chinese, subwords)
+
+
+def _tokenize(section: str, chinese: bool, subwords: bool) -> tuple[tuple[tuple[str, int, int, int], ...], int]:
+    text, offsets = normalize_text(section)
+    out = []
+    pos = 0
+    for match in _RUN.finditer(text):
+        han = match.group(1)
+        if han is not None and not chinese:
+            continue
+        base = match.start()
+        if han is None:
+            word = match.group(2)
+            if _CAMEL.search(word):
+                pieces: tuple[tuple[str, int, int, int], ...] = split_camel(word, whole=subwords)
+            else:
+                pieces = ((word, 0, len(word), 0),)
+        else:
+            pieces = segment_chinese(fold_han(han), subwords)
+        for word, start, end, word_index in pieces:
+            s, e = base + start, base + end
+            if offsets is not None:
+                s, e = offsets[s], offsets[e]
+            out.append((word, s, e, pos + word_index))
+        pos += pieces[-1][3] + 1
+    return tuple(out), pos
+
+
+_tokenize_cached = lru_cache(maxsize=8192)(_tokenize)
 
 
 class FoldFilter(Filter):
@@ -312,13 +343,107 @@ def stem_word(word: str) -> str:
     return stem(word)
 
 
+class BilingualAnalyzer(CompositeAnalyzer):
+    """Our tokenizer and filters, with a fast path for what indexing asks of them.
+
+    Whoosh runs a pipeline as one generator per stage, and the same words go through
+    it again and again (every paper has "learning" in it). Indexing (mode "index",
+    positions or none, no character offsets) instead takes each section's words from
+    `tokenize_section` and each word's fate from a per-word cache of the filters' verdict,
+    and yields exactly the tokens the pipeline would (tests/test_analysis.py compares
+    them). Anything else (queries, snippets' offsets) runs the pipeline itself.
+    """
+
+    def __init__(self, *composables):
+        super().__init__(*composables)
+        self._words: dict[str, tuple[str | None, bool]] = {}
+
+    def __getstate__(self):
+        return {"items": self.items}  # the cache is not part of the schema Whoosh pickles
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._words = {}
+
+    def __call__(
+        self, value, positions=False, chars=False, keeporiginal=False, removestops=True, start_pos=0,
+        start_char=0, tokenize=True, mode="", no_morph=False, **kwargs,
+    ):  # fmt: skip
+        tokenizer = self.items[0]
+        if (
+            mode != "index" or chars or keeporiginal or not removestops or start_pos or not tokenize or no_morph
+            or (positions and not tokenizer.chinese) or not _is_fast(self.items)
+        ):  # fmt: skip
+            return super().__call__(
+                value, positions=positions, chars=chars, keeporiginal=keeporiginal, removestops=removestops,
+                start_pos=start_pos, start_char=start_char, tokenize=tokenize, mode=mode, no_morph=no_morph, **kwargs,
+            )  # fmt: skip
+        return self._index_tokens(value, positions, Token(positions, chars, removestops=removestops, mode=mode, **kwargs))
+
+    def _index_tokens(self, value: str, positions: bool, token: Token) -> Iterator[Token]:
+        sections = split_sections(value) if value.startswith(_SECTION) else ((1.0, value),)
+        words, verdict = self._words, self._verdict
+        han_too = self.items[0].chinese
+        pos = 0
+        shift = 0  # positions of stopwords removed so far (StopFilter)
+        for boost, section in sections:
+            tokens, width = tokenize_section(section, True, True)
+            stopped_at = None
+            for word, _, _, position in tokens:
+                found = words.get(word)
+                if found is None:
+                    found = words[word] = verdict(word, han_too)
+                text, stopped = found
+                if stopped:
+                    if position != stopped_at:
+                        shift += 1
+                        stopped_at = position
+                    continue
+                if text is None:
+                    continue
+                token.text = text
+                token.boost = boost
+                token.stopped = False
+                if positions:
+                    token.pos = pos + position - shift
+                yield token
+            pos += width + SECTION_GAP
+        if len(words) > 500_000:  # a vocabulary this large is mostly noise: start over
+            words.clear()
+
+    def _verdict(self, word: str, han_too: bool) -> tuple[str | None, bool]:
+        """What the filters make of one word: (its text, or None if dropped; stopped?)."""
+        if not han_too and is_han(word[0]):
+            return None, False  # a tokenizer without Chinese never yields it
+        text = word
+        for item in self.items[1:]:
+            if isinstance(item, FoldFilter):
+                text = fold_word(text)
+            elif isinstance(item, StopFilter):
+                if text in item.stops or len(text) > item.maxsize:
+                    return None, True
+            elif isinstance(item, EnglishStemFilter):
+                if text.isascii() and text.isalpha():
+                    text = stem_word(text)
+            elif isinstance(item, SpellableFilter) and not (len(text) >= item.minsize and text.isascii() and text.isalpha()):
+                return None, False
+        return text, False
+
+
+_FAST_FILTERS = ()  # set below, once the filter classes exist
+
+
+def _is_fast(items) -> bool:
+    return isinstance(items[0], BilingualTokenizer) and all(type(item) in _FAST_FILTERS for item in items[1:])
+
+
 def bilingual_analyzer() -> CompositeAnalyzer:
     """Return the analyzer every text field uses, at index and at query time.
 
     >>> [t.text for t in bilingual_analyzer()("Speculative decoding of 大语言模型 in 2026")]
     ['specul', 'decod', '大', '语言', '模型', '2026']
     """
-    return BilingualTokenizer() | FoldFilter() | StopFilter() | EnglishStemFilter()
+    return BilingualAnalyzer(BilingualTokenizer(), FoldFilter(), StopFilter(), EnglishStemFilter())
 
 
 class SpellableFilter(Filter):
@@ -343,7 +468,10 @@ def spelling_analyzer() -> CompositeAnalyzer:
     >>> [t.text for t in spelling_analyzer()("Speculative decoding 投机解码 for LLMs")]
     ['speculative', 'decoding', 'llms']
     """
-    return BilingualTokenizer(chinese=False) | FoldFilter() | StopFilter() | SpellableFilter()
+    return BilingualAnalyzer(BilingualTokenizer(chinese=False), FoldFilter(), StopFilter(), SpellableFilter())
+
+
+_FAST_FILTERS = (FoldFilter, StopFilter, EnglishStemFilter, SpellableFilter)
 
 
 def analyze(text: str, *, mode: str = "query") -> list[str]:

@@ -41,6 +41,7 @@ from bot.lexicon import DICTIONARY, Lexicon, TermLearner, load_alias_groups
 from bot.locks import HolderRecord, die_with_parent
 from bot.models import Fragment, Paper
 from bot.query import TEXT_FIELD, build_query, iter_words, suggest_query
+from bot.segments import PaperWriter
 from bot.typos import PinyinVocabulary, correct_chinese
 
 logger = logging.getLogger(__name__)
@@ -51,8 +52,9 @@ logger = logging.getLogger(__name__)
 INDEX_NAME = "papers_v5"
 LOCK_FILE = f"{INDEX_NAME}_WRITELOCK"  # Whoosh's name for the write lock of INDEX_NAME
 LEXICON_FILE = "lexicon.json"  # what the index learned from its papers' parallel text
-FORK_AT = 5000  # an upsert of this many papers may fork writer processes (procs > 1)
 TINY_SEGMENT_DOCS = 1000  # segments smaller than this are merged on the next upsert
+SEGMENT_DOCS = 50_000  # papers a worker puts in one segment during a bulk write
+LIMIT_MB = 4096  # the writers' posting pool: a bulk segment's postings fit in it (see bench/RESULTS.md)
 MAX_IDLE_SEARCHERS = 8  # more concurrent searches than this open and close their own
 SNIPPET_CHARS = 200
 SNIPPET_SCAN_CHARS = 10_000  # a snippet is looked for in this much of a field (build_snippet)
@@ -173,7 +175,9 @@ def paper_document(paper: Paper) -> dict:
         feed=parts["feed"],
         seq=paper.seq,
         rev=paper.rev,
-        spell="\n".join(parts[name] for name in ("title_en", "authors", "affil_en", "summary", "abstract", "comments")),
+        # Sections only so their analysis is shared with `text` (bot/analysis.py caches them):
+        # `spell` keeps no positions or boosts, so its terms are what "\n".join would give.
+        spell=join_sections((1.0, parts[name]) for name in ("title_en", "authors", "affil_en", "summary", "abstract", "comments")),
     )
     if paper.year is not None:
         doc["year"] = paper.year
@@ -208,8 +212,9 @@ class PaperIndex:
         *,
         writer_timeout: float = 10.0,
         procs: int = 1,
-        limitmb: int = 4096,
-        batch_size: int = 50_000,
+        limitmb: int = LIMIT_MB,
+        batch_size: int = 5000,
+        segment_docs: int = SEGMENT_DOCS,
         aliases_path: Path | None = None,
     ):
         self.path = Path(path)
@@ -218,6 +223,9 @@ class PaperIndex:
         self.procs = procs
         self.limitmb = limitmb
         self.batch_size = max(1, batch_size)
+        # A bulk write commits once per `segment_docs` papers a worker: few, large segments
+        # (a query pays ~0.3 ms a segment per term), each held in memory until its commit.
+        self.commit_docs = max(self.batch_size, segment_docs * max(1, procs))
         self._ix: whoosh.index.Index | None = None
         self._inode: int | None = None
         self._epoch = 0  # bumped whenever a different directory is swapped in
@@ -288,12 +296,10 @@ class PaperIndex:
     def rebuild(self, papers: Iterable[Paper]) -> int:
         """Build a fresh index from `papers` beside the old one, then swap it in.
 
-        One commit per `batch_size` papers (50,000), each its own segment: per-document
-        commits are orders of magnitude slower, and every segment costs each query word a
-        term lookup. With a 4 GB pool (`limitmb`) such a commit never spills to disk: 20k
-        papers in one commit built 1.75x faster than in four (machine loaded alike).
-        Searches keep using the old index until the swap, and other processes notice the
-        swap because the directory's inode changes.
+        One commit per `commit_docs` papers (one segment a worker): per-document commits
+        are orders of magnitude slower, and each commit forks workers and leaves a
+        segment every search pays for. Searches keep using the old index until the swap,
+        and other processes notice the swap because the directory's inode changes.
         """
         with self._write_lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -318,7 +324,7 @@ class PaperIndex:
                         learner.observe(paper)
                         writer.add_document(**paper_document(paper))
                         count += 1
-                        if count % self.batch_size == 0:
+                        if count % self.commit_docs == 0:
                             writer.commit(merge=False)
                             writer = self._writer(ix)
                 except BaseException:
@@ -341,7 +347,7 @@ class PaperIndex:
     def upsert(self, papers: Iterable[Paper]) -> int:
         """Add or replace `papers` by id; return how many were written.
 
-        Commits every `batch_size` papers, like rebuild(): give papers in rev order (as
+        Commits every `commit_docs` papers, like rebuild(): give papers in rev order (as
         Store.iter_papers does) and an interrupted upsert leaves the index consistent up
         to some rev, which state() reports and the corpus catches up from.
         Raises IndexBusy if another process holds the write lock past `writer_timeout`.
@@ -350,7 +356,7 @@ class PaperIndex:
         batch: dict[str, Paper] = {}
         for paper in papers:
             batch[paper.id] = paper  # Whoosh cannot replace a doc added in the same commit
-            if len(batch) >= self.batch_size:
+            if len(batch) >= self.commit_docs:
                 written += self._upsert_batch(batch)
                 batch = {}
         if batch:
@@ -361,7 +367,7 @@ class PaperIndex:
         with self._write_lock:
             ix = self._index()
             record = self._holder_record()
-            large = len(latest) >= min(self.batch_size, FORK_AT)
+            large = len(latest) >= self.batch_size
             try:
                 writer = self._writer(ix, large=large, record=record)
             except LockError:
@@ -425,7 +431,7 @@ class PaperIndex:
         if procs > 1:
             writer = _Workers(ix, procs=procs, multisegment=True, on_worker=record.add_worker if record else None, **kwargs)
         else:
-            writer = ix.writer(**kwargs)
+            writer = PaperWriter(ix, **kwargs)
         if record is not None:
             record.take()
         return writer
@@ -829,7 +835,21 @@ class _Worker(SubWriterTask):
         if self.lock_fd is not None:
             with suppress(OSError):
                 os.close(self.lock_fd)
-        super().run()
+        # Whoosh's SubWriterTask.run with our PaperWriter (bot/segments.py) for its SegmentWriter.
+        ix = self.storage.open_index(self.indexname)
+        writer = self.writer = PaperWriter(ix, _lk=False, **self.kwargs)
+        while self.running:
+            job = self.jobqueue.get()
+            if job is None:
+                break
+            self._process_file(*job)
+        if not self.running:
+            writer.cancel()
+            return
+        assert self.multisegment, "our workers always write their own segment"
+        fieldnames = writer.pool.fieldnames
+        segment = writer._finalize_segment()
+        self.resultqueue.put((None, fieldnames, segment), timeout=5)
 
 
 class _Workers(MpWriter):

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.analysis import (
+    BilingualAnalyzer,
     analyze,
     bilingual_analyzer,
     join_sections,
@@ -123,3 +126,56 @@ def test_spelling_analyzer_keeps_whole_english_words_only() -> None:
 @pytest.mark.parametrize("mode", ["index", "query"])
 def test_analyze_helper_matches_the_pipeline(mode: str) -> None:
     assert analyze("KV缓存 retrieval", mode=mode) == tokens("KV缓存 retrieval", mode)
+
+
+# -- the indexing fast path (BilingualAnalyzer) makes the pipeline's tokens ---------------
+
+_PIECES = [
+    "the", "of", "a", "Learning", "KVCache", "ParisKV", "LLM4Cov", "Québec", "ﬁne-tuning", "ＫＶ", "２０２６",
+    "上下文学习", "的", "大语言模型", "推測解碼", "了", "和", "ab" * 25, "x", "GPT-4o", "；", "，", "\n", " ", "-",
+]  # fmt: skip
+
+
+def _pipeline(analyzer, value: str, **kwargs) -> list[tuple]:
+    """The tokens Whoosh's own composition of the same tokenizer and filters yields."""
+    from whoosh.analysis.analyzers import CompositeAnalyzer
+
+    return [(t.text, t.pos if kwargs.get("positions") else None, t.boost) for t in CompositeAnalyzer.__call__(analyzer, value, **kwargs)]
+
+
+def _fast(analyzer, value: str, **kwargs) -> list[tuple]:
+    return [(t.text, t.pos if kwargs.get("positions") else None, t.boost) for t in analyzer(value, **kwargs)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_PIECES), max_size=12).map("".join), min_size=1, max_size=4), st.booleans())
+def test_the_indexing_fast_path_yields_the_pipelines_tokens(texts: list[str], sectioned: bool) -> None:
+    value = join_sections((float(n + 1), text) for n, text in enumerate(texts)) if sectioned else " ".join(texts)
+    text_analyzer, spell = bilingual_analyzer(), spelling_analyzer()
+    for _ in range(2):  # the second time from the caches
+        assert _fast(text_analyzer, value, mode="index", positions=True) == _pipeline(text_analyzer, value, mode="index", positions=True)
+        assert _fast(text_analyzer, value, mode="index") == _pipeline(text_analyzer, value, mode="index")
+        assert _fast(spell, value, mode="index") == _pipeline(spell, value, mode="index")
+
+
+def test_a_paper_indexes_to_the_same_postings_through_the_fast_path() -> None:
+    from whoosh.analysis.analyzers import CompositeAnalyzer
+
+    from bot.index import build_schema, paper_document
+    from bot.models import Affiliation, Paper
+
+    paper = Paper(
+        id="p1", title_en="Speculative Decoding of the KVCache", title_zh="推測解碼的上下文学习",
+        authors=["José Müller", "Chelsea Finn"], affiliations=[Affiliation("Harvard University", "哈佛大学")],
+        summary_zh="提出一种上下文学习方法，显著降低KV缓存开销。", comments="Accepted at ICML 2026", feeds=["ICML"],
+    )  # fmt: skip
+    doc = paper_document(paper)
+    checked = set()
+    for name, field in build_schema().items():
+        if name in doc and isinstance(field.analyzer, BilingualAnalyzer):
+            fast = list(field.index(doc[name]))
+            slow_analyzer = CompositeAnalyzer(*field.analyzer.items)
+            slow = list(field.format.word_values(doc[name], slow_analyzer, mode="index"))
+            assert sorted(fast) == sorted((w.encode(), f, wt, v) for w, f, wt, v in slow), name
+            checked.add(name)
+    assert checked == {"text", "authors", "affil", "venue", "feed", "spell"}

@@ -290,7 +290,7 @@ def test_snippet_without_matches_falls_back_to_summary_text() -> None:
 
 
 def test_rebuild_in_batches_makes_segments_that_search_as_one(tmp_path: Path) -> None:
-    index = PaperIndex(tmp_path / "index", batch_size=7)
+    index = PaperIndex(tmp_path / "index", batch_size=7, segment_docs=7)
     assert index.rebuild(make_paper(n) for n in range(1, 21)) == 20
     assert len(list((tmp_path / "index").glob("*.pst"))) == 3
     assert index.state() == (20, 20)
@@ -340,7 +340,7 @@ def test_searchers_are_pooled_not_kept_per_thread(index: PaperIndex) -> None:
 
 
 def test_small_upserts_fold_tiny_segments_but_leave_bulk_segments_alone(tmp_path: Path) -> None:
-    index = PaperIndex(tmp_path / "index", batch_size=1000)
+    index = PaperIndex(tmp_path / "index", batch_size=1000, segment_docs=1000)
     index.rebuild([])
     index.upsert(make_paper(n, seq=n, rev=n) for n in range(1, 2201))  # a bulk load: 1000 + 1000 + 200
     bulk = sorted(p.name for p in (tmp_path / "index").glob("*.pst"))
@@ -355,7 +355,7 @@ def test_small_upserts_fold_tiny_segments_but_leave_bulk_segments_alone(tmp_path
 
 @pytest.mark.parametrize("revs", [[5], [1, 2, 3], [7, 300, 65_537, 2**40 + 3, 12], [2**62 + 1, 9]])
 def test_state_finds_the_highest_rev_in_every_segment_without_walking_terms(tmp_path: Path, revs) -> None:
-    ix = PaperIndex(tmp_path / "index", batch_size=2)  # two papers a segment
+    ix = PaperIndex(tmp_path / "index", batch_size=2, segment_docs=2)  # two papers a segment
     ix.rebuild(make_paper(n, rev=rev) for n, rev in enumerate(revs, start=1))
     assert ix.state() == (len(revs), max(revs))
     ix.upsert([make_paper(1, rev=max(revs) + 10)])  # a new segment; the cached ones stay valid

@@ -23,7 +23,7 @@ from bot.listing import parse_text
 from bot.locks import HolderRecord
 
 ROOT = Path(__file__).resolve().parent.parent
-PAPERS = 5200  # above bot.index.FORK_AT (5000): the CLI forks a worker per core for it
+PAPERS = 5200  # above PaperIndex.batch_size (5000): the CLI forks a worker per core for it
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table in /proc")
 
@@ -183,7 +183,7 @@ def test_a_forked_upsert_completes_and_leaves_no_process_behind(tmp_path):
     from bot.index import PaperIndex
 
     papers = [p for _, p in parse_text(listing("Forked", 0, 120), "forked.txt").records]
-    index = PaperIndex(tmp_path / "index", procs=2, batch_size=50)
+    index = PaperIndex(tmp_path / "index", procs=2, batch_size=50, segment_docs=25)
     index.rebuild([])
     try:
         assert index.upsert(p for p in papers) == 120  # batches of 50, 50 (forked) and 20

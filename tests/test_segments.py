@@ -1,0 +1,73 @@
+"""The bulk writer (bot/segments.py) writes the segment Whoosh's own writer writes, byte for byte."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+import whoosh.index
+from whoosh.writing import SegmentWriter
+
+from bot.index import INDEX_NAME, build_schema, merge_tiny_segments, paper_document
+from bot.listing import parse_path
+from bot.segments import PaperWriter
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def seed_papers():
+    papers = {}
+    for path in sorted((REPO / "seeds").iterdir()):
+        for _, paper in parse_path(path).records:
+            papers[paper.id] = paper
+    for n, paper in enumerate(papers.values(), start=1):
+        paper.seq = paper.rev = n
+    return list(papers.values())
+
+
+def segment_files(folder: Path) -> dict[str, str]:
+    """{file name without the random segment id: sha256} of every segment file."""
+    files = {}
+    for path in folder.iterdir():
+        if path.name.startswith(f"{INDEX_NAME}_") and "." in path.name and not path.name.endswith("WRITELOCK"):
+            files[path.name.split(".", 1)[1]] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return files
+
+
+def build(folder: Path, writer_class, papers, **kwargs) -> dict[str, str]:
+    folder.mkdir()
+    ix = whoosh.index.create_in(str(folder), build_schema(), indexname=INDEX_NAME)
+    writer = writer_class(ix, compound=False, **kwargs)
+    for paper in papers:
+        writer.add_document(**paper_document(paper))
+    writer.commit(merge=False)
+    ix.close()
+    return segment_files(folder)
+
+
+@pytest.mark.parametrize("limitmb", [512, 1])  # 1 MB: the pool spills sorted runs to disk
+def test_paper_writer_writes_whooshs_segment(tmp_path: Path, seed_papers, limitmb: int) -> None:
+    expected = build(tmp_path / "whoosh", SegmentWriter, seed_papers, limitmb=512)
+    assert {"pst", "trm", "_stored.col", "_text_len.col"} <= set(expected)
+    assert build(tmp_path / "ours", PaperWriter, seed_papers, limitmb=limitmb) == expected
+
+
+def test_merging_segments_through_the_pool_keeps_every_posting(tmp_path: Path, seed_papers) -> None:
+    # Two small segments, then a third commit folds them in (merge_tiny_segments): the
+    # merged segments' postings reach the pool after the new documents' ones.
+    results = {}
+    for name, writer_class in (("whoosh", SegmentWriter), ("ours", PaperWriter)):
+        folder = tmp_path / name
+        folder.mkdir()
+        ix = whoosh.index.create_in(str(folder), build_schema(), indexname=INDEX_NAME)
+        for part in (seed_papers[:40], seed_papers[40:80], seed_papers[80:]):
+            writer = writer_class(ix, compound=False)
+            for paper in part:
+                writer.add_document(**paper_document(paper))
+            writer.commit(mergetype=merge_tiny_segments)
+        assert len(ix._segments()) == 1
+        ix.close()
+        results[name] = segment_files(folder)
+    assert results["ours"] == results["whoosh"]
