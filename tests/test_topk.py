@@ -43,7 +43,7 @@ JUDGED = [
 
 def _corpus(data_dir: Path, seeds: Path, batch: int) -> Corpus:
     corpus = Corpus.open(Settings(data_dir=data_dir, seeds_dir=seeds))
-    corpus.index.batch_size = batch
+    corpus.index.batch_size = corpus.index.commit_docs = batch  # small segments: several per corpus
     return corpus
 
 
