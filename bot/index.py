@@ -12,6 +12,7 @@ than the query, and Whoosh searchers are not safe to share between threads.
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 import shutil
@@ -262,18 +263,20 @@ class PaperIndex:
         try:
             reader = searcher.reader()
             leaves = [leaf for leaf, _ in reader.leaf_readers()] if not reader.is_atomic() else [reader]
-            max_rev = 0
-            for leaf in leaves:
-                key = _segment_id(leaf)
-                rev = self._segment_revs.get(key) if key is not None else None
-                if rev is None:
-                    rev = max_numeric_term(leaf, "rev", hint=_last_stored(leaf, "rev"))
-                    if key is not None:
-                        self._segment_revs[key] = rev
-                max_rev = max(max_rev, rev)
+            max_rev = max((self._segment_rev(leaf) for leaf in leaves), default=0)
             return searcher.doc_count(), max_rev
         except Exception as exc:  # Whoosh reports damage as any of a dozen types
             raise IndexUnusable(f"cannot read the index at {self.path}: {exc!r}") from exc
+
+    def _segment_rev(self, leaf) -> int:
+        """Return the highest rev in one segment's reader, remembered by segment id."""
+        key = _segment_id(leaf)
+        rev = self._segment_revs.get(key) if key is not None else None
+        if rev is None:
+            rev = max_numeric_term(leaf, "rev", hint=_last_stored(leaf, "rev"))
+            if key is not None:
+                self._segment_revs[key] = rev
+        return rev
 
     def rebuild(self, papers: Iterable[Paper]) -> int:
         """Build a fresh index from `papers` beside the old one, then swap it in.
@@ -531,6 +534,49 @@ class PaperIndex:
         window = ((page - 1) * per_page, page * per_page)
         found = self._run(searcher, terms, wq.Or(clauses), window, None, wq.Term("id", paper_id))
         return _with(found, "any" if found.total else "none", None, None)
+
+    # -- new papers (digests) ---------------------------------------------------------------
+
+    def score_new(self, text: str, *, after_seq: int, upto_seq: int | None = None, aliases: bool = False) -> list[tuple[str, float]]:
+        """Return (id, score) of the papers first stored after `after_seq` that match `text`, best first.
+
+        What search(text, min_seq=after_seq, max_seq=upto_seq, expand=False, correct=False)
+        finds when every term matches, with the same scores (BM25 still uses the whole
+        index's statistics), but only the segments that can hold such papers are read:
+        a paper's seq is at most its rev, and each segment's highest rev is known (see
+        state()). A search walks every match of the filter in the whole index, and its
+        seq range probes every seq term in every segment: a digest at 1M papers took
+        seconds. `aliases=True` lets short names search as the names they stand for, as
+        search() does when it expands (the literal part of its query, no translations).
+        """
+        with self._searcher() as searcher:
+            reader = searcher.reader()
+            lexicon = self._lexicon_for(reader) if aliases else None
+            built = build_query(text, mode="all", lexicon=lexicon, is_known=lambda token: (TEXT_FIELD, token) in reader)
+            if built.query is None:
+                return []
+            recent = self._newer_than(searcher, after_seq)
+            only = wq.NumericRange("seq", after_seq + 1, upto_seq) if after_seq > 0 or upto_seq is not None else None
+            results = recent.search(built.query, limit=None, filter=only, optimize=False)
+            return [(recent.stored_fields(docnum)["id"], float(score or 0.0)) for docnum, score in results.items()]
+
+    def query_problem(self, text: str) -> str | None:
+        """Return the `problem` search(text, expand=False) would report (an i18n key), without searching."""
+        with self._searcher() as searcher:
+            reader = searcher.reader()
+            return build_query(text, mode="all", is_known=lambda token: (TEXT_FIELD, token) in reader).problem
+
+    def _newer_than(self, searcher: Searcher, after_seq: int) -> Searcher:
+        """Return a view of `searcher` that searches only segments holding a rev above `after_seq`.
+
+        The view shares the searcher's readers and statistics (its leaves keep the full
+        searcher as their parent, which is what BM25 asks), so a match scores the same.
+        """
+        if searcher.is_atomic() or after_seq <= 0:
+            return searcher
+        view = copy.copy(searcher)
+        view.subsearchers = [(leaf, offset) for leaf, offset in searcher.leaf_searchers() if self._segment_rev(leaf.reader()) > after_seq]
+        return view
 
     # -- internals ------------------------------------------------------------------------
 
