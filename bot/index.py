@@ -568,9 +568,26 @@ class PaperIndex:
             if built.query is None:
                 return []
             recent = self._newer_than(searcher, after_seq)
-            only = wq.NumericRange("seq", after_seq + 1, upto_seq) if after_seq > 0 or upto_seq is not None else None
-            results = recent.search(built.query, limit=None, filter=only, optimize=False)
-            return [(recent.stored_fields(docnum)["id"], float(score or 0.0)) for docnum, score in results.items()]
+            if after_seq <= 0 and upto_seq is None:
+                results = recent.search(built.query, limit=None, optimize=False)
+                return [(recent.stored_fields(docnum)["id"], float(score or 0.0)) for docnum, score in results.items()]
+            # The seq range as a filter costs a term lookup per seq in every segment searched;
+            # reading each match's stored seq costs a stored-field read per match. The new
+            # segments mostly hold the new papers, so their matches are the cheaper way
+            # unless the segments are much bigger than the range (a freshly rebuilt index).
+            leaves = recent.leaf_searchers()
+            docs = sum(leaf.doc_count_all() for leaf, _ in leaves)
+            top = upto_seq if upto_seq is not None else max((self._segment_rev(leaf.reader()) for leaf, _ in leaves), default=after_seq)
+            if docs > 4 * max(top - after_seq, 1):
+                only = wq.NumericRange("seq", after_seq + 1, upto_seq)
+                results = recent.search(built.query, limit=None, filter=only, optimize=False)
+                return [(recent.stored_fields(docnum)["id"], float(score or 0.0)) for docnum, score in results.items()]
+            found = []
+            for docnum, score in recent.search(built.query, limit=None, optimize=False).items():
+                stored = recent.stored_fields(docnum)
+                if after_seq < stored["seq"] and (upto_seq is None or stored["seq"] <= upto_seq):
+                    found.append((stored["id"], float(score or 0.0)))
+            return found
 
     def query_problem(self, text: str) -> str | None:
         """Return the `problem` search(text, expand=False) would report (an i18n key), without searching."""

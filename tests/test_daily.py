@@ -96,7 +96,7 @@ FILTERS = ["北大", "Sparse Attention", "annealing", "author:Zhang", "清华大
 
 
 @pytest.mark.parametrize("text", FILTERS)
-@pytest.mark.parametrize(("after", "upto"), [(0, None), (60, None), (60, 120), (119, 150), (150, None)])
+@pytest.mark.parametrize(("after", "upto"), [(0, None), (0, 5), (60, None), (60, 120), (100, 101), (119, 150), (150, None)])
 def test_score_new_is_a_seq_range_search_over_the_new_segments(segmented, text: str, after: int, upto: int | None) -> None:
     index = segmented.index
     page = index.search(text, min_seq=after, max_seq=upto, limit=1000, expand=False, correct=False)
