@@ -19,7 +19,9 @@ from bot.digest import relevance_scores
 QUERIES = ["Sparse Attention", "清华大学", "Alice Zhang3", "缩放定律", '"scaling laws"', "Bob Li"]
 
 
-def test_searches_during_an_ingest_never_fail_repeat_a_paper_or_cut_a_page(tmp_path: Path) -> None:
+def test_searches_during_an_ingest_never_fail_repeat_a_paper_or_cut_a_page(tmp_path: Path, monkeypatch) -> None:
+    # Every file is over the tiny size: each is written aside and moved in under the lock.
+    monkeypatch.setattr(bot.index, "TINY_SEGMENT_DOCS", 30)
     corpus = open_corpus(tmp_path / "data")
     for day in range(3):
         ingest(corpus, tmp_path, f"day{day}.txt", listing_text("ICML", 1 + day * 40, 40))
@@ -67,6 +69,36 @@ def test_searches_during_an_ingest_never_fail_repeat_a_paper_or_cut_a_page(tmp_p
     assert seen_after == [60, 60, 60]  # every thread's pooled searcher sees the day's papers
     assert corpus.index.state() == corpus.store.state()
     corpus.close()
+
+
+@pytest.mark.parametrize(
+    ("tiny", "days", "new", "again"),
+    [
+        (30, 40, 30, 10),  # no tiny segment: the day's segment is moved in as written
+        (50, 40, 60, 20),  # a tiny one (the third day) to fold in: written under the lock
+    ],
+)
+def test_a_day_written_aside_searches_exactly_as_one_written_under_the_lock(tmp_path: Path, monkeypatch, tiny, days, new, again) -> None:
+    monkeypatch.setattr(bot.index, "TINY_SEGMENT_DOCS", tiny)
+    corpora = []
+    for name, batch_size in (("aside", 10**6), ("locked", new + again)):  # a full batch is written under the lock
+        corpus = open_corpus(tmp_path / name)
+        corpus.index.batch_size = batch_size
+        for day in range(3):
+            ingest(corpus, tmp_path / name, f"day{day}.txt", listing_text("ICML", 1 + day * days, days))
+        day = listing_text("NeurIPS", 1000, new, topic="Quantum Annealing") + listing_text("NeurIPS", 1, again).split("\n", 1)[1]
+        ingest(corpus, tmp_path / name, "today.txt", day)
+        corpora.append(corpus)
+    aside, locked = corpora
+    assert not list(tmp_path.rglob("*.aside-*"))  # the scratch folders are gone
+    for text in [*QUERIES, "Quantum Annealing", "NeurIPS", "Study Number 7"]:
+        for page in (1, 2):
+            a, b = aside.search(text, page=page), locked.search(text, page=page)
+            assert [(h.paper.id, h.score) for h in a.hits] == [(h.paper.id, h.score) for h in b.hits]
+            assert a.total == b.total
+    assert aside.index.state() == locked.index.state() == aside.store.state()
+    for corpus in corpora:
+        corpus.close()
 
 
 def _write(path: Path, text: str) -> Path:
