@@ -221,8 +221,9 @@ def worker_ingest(data: Path, daily: Path, meta_path: Path, passes: int) -> dict
     after_commit = [(t, ms, text) for t, ms, text in during if t >= last_commit]
     first_typo = next((ms for t, ms, text in sorted(after_commit) if kinds.get(text) == TYPO), None)
 
-    # Every new paper is in the index (its id resolves), and a search finds a sample by title.
-    missing = [t for t in meta["new_titles"] if corpus.index.more_like(paper_id(t), per_page=1).problem == "paper_not_found"]
+    # The index holds what the store holds (checked below), and a search finds a sample of
+    # the new papers by title.
+    missing = []
     for title in meta["new_titles"][:: max(1, len(meta["new_titles"]) // 20)]:
         if paper_id(title) not in [h.paper.id for h in corpus.search(f'"{title}"', per_page=20).hits]:
             missing.append(title)
