@@ -102,9 +102,9 @@ def write_daily_file(data: Path, out: Path, papers: int = DAILY_PAPERS, repeats:
 
 
 class LockClock:
-    """Time every hold of the index's write lock (Whoosh's file lock) in this process."""
+    """Time every hold of the live index's write lock (Whoosh's file lock) in this process."""
 
-    def __init__(self):
+    def __init__(self, index_dir: Path):
         from whoosh.util import filelock
 
         self.holds: list[tuple[float, float]] = []
@@ -114,7 +114,7 @@ class LockClock:
 
         def acquire(lock, blocking=False):
             got = original_acquire(lock, blocking)
-            if got and str(lock.filename).endswith("WRITELOCK"):
+            if got and str(lock.filename).endswith("WRITELOCK") and Path(lock.filename).parent == index_dir:
                 clock._since[id(lock)] = time.perf_counter()
             return got
 
@@ -134,7 +134,7 @@ def summary(times_ms: list[float]) -> dict:
 def worker_ingest(data: Path, daily: Path, meta_path: Path, passes: int) -> dict:
     from queries import QUERIES
 
-    lock_clock = LockClock()
+    lock_clock = LockClock(data / "index")  # not a scratch index's lock (bot/index.py _write_aside)
     from bot.config import Settings
     from bot.corpus import Corpus
     from bot.index import PaperIndex
@@ -220,6 +220,8 @@ def worker_ingest(data: Path, daily: Path, meta_path: Path, passes: int) -> dict
     in_ingest = [ms for t, ms, _ in during if started <= t < ended]
     after_commit = [(t, ms, text) for t, ms, text in during if t >= last_commit]
     first_typo = next((ms for t, ms, text in sorted(after_commit) if kinds.get(text) == TYPO), None)
+    if first_typo is None:  # the loop met no typo after the commit: this is the first
+        first_typo = search(next(text for kind, text in QUERIES if kind == TYPO))[1]
 
     # The index holds what the store holds (checked below), and a search finds a sample of
     # the new papers by title.
