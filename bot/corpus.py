@@ -250,11 +250,13 @@ class Corpus:
             return []
         if not filter_text.strip():
             return self.store.papers_between(after_seq, upto, limit)
-        page = self.index.search(filter_text, min_seq=after_seq, max_seq=upto, limit=upto - after_seq, expand=False, correct=False)
-        if page.mode != "all" or page.suggestion is not None:
-            return []
-        papers = sorted((p for p in self.store.get_many([h.id for h in page.hits]) if p.seq <= upto), key=lambda p: p.seq)
+        found = self.index.score_new(filter_text, after_seq=after_seq, upto_seq=upto)
+        papers = sorted((p for p in self.store.get_many([paper_id for paper_id, _ in found]) if p.seq <= upto), key=lambda p: p.seq)
         return papers[:limit] if limit is not None else papers
+
+    def query_problem(self, text: str) -> str | None:
+        """What a search for `text` taken literally would report as its problem (an i18n key), without searching."""
+        return self.index.query_problem(text)
 
     def _result(self, query: str, page: IndexPage, number: int, per_page: int) -> SearchResult:
         total, estimated = page.total, page.estimated

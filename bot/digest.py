@@ -251,9 +251,20 @@ def compose_digest(
 
 
 def relevance_scores(corpus, filter_text: str, after_seq: int, ids: set[str]) -> dict[str, float]:
-    """Each paper's relevance to the filter (the index's score), for ranking highlights."""
-    page = corpus.index.search(filter_text, min_seq=after_seq, limit=max(len(ids), 1) + 50)
-    return {h.id: float(h.score or 0.0) for h in page.hits if h.id in ids}
+    """Each paper's relevance to the filter (the index's score), for ranking highlights.
+
+    The scores a search for the filter gives the papers after `after_seq` (its best
+    len(ids) + 50), read from the new papers' segments only (PaperIndex.score_new). Only
+    when some of `ids` do not match the filter's words with short names resolved (北大
+    typed as such) does the full search run, which ranks those through its fallbacks.
+    """
+    window = max(len(ids), 1) + 50
+    found = corpus.index.score_new(filter_text, after_seq=after_seq, aliases=True)
+    scores = {paper_id: score for paper_id, score in found[:window] if paper_id in ids}
+    if len(found) <= window and len(scores) < len(ids):
+        page = corpus.index.search(filter_text, min_seq=after_seq, limit=window)
+        return {h.id: float(h.score or 0.0) for h in page.hits if h.id in ids}
+    return scores
 
 
 # -- delivering -------------------------------------------------------------------------------

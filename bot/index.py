@@ -12,6 +12,7 @@ than the query, and Whoosh searchers are not safe to share between threads.
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 import shutil
@@ -280,18 +281,20 @@ class PaperIndex:
         try:
             reader = searcher.reader()
             leaves = [leaf for leaf, _ in reader.leaf_readers()] if not reader.is_atomic() else [reader]
-            max_rev = 0
-            for leaf in leaves:
-                key = _segment_id(leaf)
-                rev = self._segment_revs.get(key) if key is not None else None
-                if rev is None:
-                    rev = max_numeric_term(leaf, "rev", hint=_last_stored(leaf, "rev"))
-                    if key is not None:
-                        self._segment_revs[key] = rev
-                max_rev = max(max_rev, rev)
+            max_rev = max((self._segment_rev(leaf) for leaf in leaves), default=0)
             return searcher.doc_count(), max_rev
         except Exception as exc:  # Whoosh reports damage as any of a dozen types
             raise IndexUnusable(f"cannot read the index at {self.path}: {exc!r}") from exc
+
+    def _segment_rev(self, leaf) -> int:
+        """Return the highest rev in one segment's reader, remembered by segment id."""
+        key = _segment_id(leaf)
+        rev = self._segment_revs.get(key) if key is not None else None
+        if rev is None:
+            rev = max_numeric_term(leaf, "rev", hint=_last_stored(leaf, "rev"))
+            if key is not None:
+                self._segment_revs[key] = rev
+        return rev
 
     def rebuild(self, papers: Iterable[Paper]) -> int:
         """Build a fresh index from `papers` beside the old one, then swap it in.
@@ -364,42 +367,55 @@ class PaperIndex:
         return written
 
     def _upsert_batch(self, latest: dict[str, Paper]) -> int:
+        documents = [paper_document(paper) for paper in latest.values()]  # needs no lock
         with self._write_lock:
             ix = self._index()
             record = self._holder_record()
             large = len(latest) >= self.batch_size
+            # A day's file is analysed and written as a segment of its own beside the
+            # index, before the lock: under it, only the replaced papers are deleted and
+            # the segment joins the index. Written under the lock as before: a batch
+            # smaller than a tiny segment (the next upsert would fold it in anyway), one
+            # that has tiny segments to fold in, and large catch-ups (worker processes).
+            aside = self._write_aside(ix, documents) if len(documents) >= TINY_SEGMENT_DOCS and not large and not self._has_tiny_segments() else None
             try:
-                writer = self._writer(ix, large=large, record=record)
-            except LockError:
-                # Busy: first see whether its holder is gone (then free it), then wait.
-                record.reclaim()
                 try:
-                    writer = self._writer(ix, timeout=self.writer_timeout, large=large, record=record)
-                except LockError as exc:
-                    raise IndexBusy(f"index {self.path} is being written by another process") from exc
-            try:
-                with ix.searcher() as searcher:
-                    # A paper first stored after the newest indexed rev cannot be in the
-                    # index yet: skip the id lookup, which costs one probe per segment.
-                    indexed_rev = self._state(searcher)[1]
-                    for paper in latest.values():
-                        if paper.seq and paper.seq > indexed_rev:
-                            continue
-                        if searcher.document_number(id=paper.id) is not None:
-                            writer.delete_by_term("id", paper.id, searcher=searcher)
-                for paper in latest.values():
-                    writer.add_document(**paper_document(paper))
-            except BaseException:
-                writer.cancel()
-                record.release()
-                raise
-            # Only tiny segments are folded together (an inbox file's worth each): Whoosh's
-            # own merge policy rewrote the whole index on a commit after a bulk load
-            # (52k papers at 444/s instead of 1,267/s).
-            try:
-                writer.commit(mergetype=merge_tiny_segments)
+                    writer = self._writer(ix, large=large, record=record)
+                except LockError:
+                    # Busy: first see whether its holder is gone (then free it), then wait.
+                    record.reclaim()
+                    try:
+                        writer = self._writer(ix, timeout=self.writer_timeout, large=large, record=record)
+                    except LockError as exc:
+                        raise IndexBusy(f"index {self.path} is being written by another process") from exc
+                try:
+                    with ix.searcher() as searcher:
+                        self._delete_replaced(writer, searcher, latest.values())
+                    if aside is None:
+                        mergetype = merge_tiny_segments
+                        for document in documents:
+                            writer.add_document(**document)
+                    else:
+                        # Joins as written. Tiny segments another process committed since
+                        # the check above wait for the next upsert: copying the new segment
+                        # to fold them in would requantize its field lengths (Whoosh keeps
+                        # one byte a length), and so change its scores.
+                        segment = _move_segment(*aside, self.path)
+                        mergetype = lambda writer, segments: [*segments, segment]  # noqa: E731
+                except BaseException:
+                    writer.cancel()
+                    record.release()
+                    raise
+                # Only tiny segments are folded together (an inbox file's worth each): Whoosh's
+                # own merge policy rewrote the whole index on a commit after a bulk load
+                # (52k papers at 444/s instead of 1,267/s).
+                try:
+                    writer.commit(mergetype=mergetype)
+                finally:
+                    record.release()
             finally:
-                record.release()
+                if aside is not None:
+                    shutil.rmtree(aside[0], ignore_errors=True)
             # A replaced paper is counted again: pairs only ever gain evidence between
             # rebuilds, which is what a growing corpus does anyway.
             learner = TermLearner.load(self.path / LEXICON_FILE)
@@ -407,6 +423,55 @@ class PaperIndex:
                 learner.observe(paper)
             learner.save(self.path / LEXICON_FILE)
             return len(latest)
+
+    def _has_tiny_segments(self) -> bool:
+        with self._searcher() as searcher:
+            return any(leaf.reader().doc_count_all() < TINY_SEGMENT_DOCS for leaf, _ in searcher.leaf_searchers())
+
+    def _write_aside(self, ix: whoosh.index.Index, documents: list[dict]) -> tuple[Path, object]:
+        """Write `documents` as the one segment of a scratch index beside this one.
+
+        Return (its folder, the segment). Analysing and writing the postings is nearly
+        all of an upsert's time (~3 s for a daily file of 1,000 papers), and needs no
+        lock: the segment's files are moved into the index under the lock, by name
+        (a segment's files are named after it, not after their folder).
+        """
+        folder = self.path.parent / f".{self.path.name}.aside-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        folder.mkdir()
+        try:
+            scratch = whoosh.index.create_in(str(folder), ix.schema, indexname=INDEX_NAME)
+            writer = self._writer(scratch, large=False)
+            try:
+                for document in documents:
+                    writer.add_document(**document)
+            except BaseException:
+                writer.cancel()
+                raise
+            writer.commit(merge=False)
+            (segment,) = scratch._segments()
+            scratch.close()
+            return folder, segment
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+
+    def _delete_replaced(self, writer, searcher: Searcher, papers: Iterable[Paper]) -> None:
+        """Delete the indexed versions of `papers`, which this commit writes again.
+
+        A paper can only be in a segment holding a rev at or above its seq (its first
+        rev), so it is looked up only in the segments written since it first arrived:
+        none for a paper new to the index, the newest few for one listed again days
+        later; and a term lookup says whether to read its postings at all. Looking every
+        id up in every segment twice (to find it, then to delete it, through Whoosh's
+        query layer) cost ~50 µs a segment: seconds per daily file at 1M (400 segments).
+        """
+        leaves = [(self._segment_rev(leaf.reader()), leaf.reader(), offset) for leaf, offset in searcher.leaf_searchers()]
+        for paper in papers:
+            for rev, reader, offset in leaves:
+                if (paper.seq and rev < paper.seq) or ("id", paper.id) not in reader:
+                    continue
+                for docnum in reader.postings("id", paper.id).all_ids():  # deleted ones are left out
+                    writer.delete_document(offset + docnum)
 
     def _holder_record(self) -> HolderRecord:
         return HolderRecord(self.path, self.path / LOCK_FILE)
@@ -556,6 +621,66 @@ class PaperIndex:
         window = ((page - 1) * per_page, page * per_page)
         found = self._run(searcher, terms, wq.Or(clauses), window, None, wq.Term("id", paper_id))
         return _with(found, "any" if found.total else "none", None, None)
+
+    # -- new papers (digests) ---------------------------------------------------------------
+
+    def score_new(self, text: str, *, after_seq: int, upto_seq: int | None = None, aliases: bool = False) -> list[tuple[str, float]]:
+        """Return (id, score) of the papers first stored after `after_seq` that match `text`, best first.
+
+        What search(text, min_seq=after_seq, max_seq=upto_seq, expand=False, correct=False)
+        finds when every term matches, with the same scores (BM25 still uses the whole
+        index's statistics), but only the segments that can hold such papers are read:
+        a paper's seq is at most its rev, and each segment's highest rev is known (see
+        state()). A search walks every match of the filter in the whole index, and its
+        seq range probes every seq term in every segment: a digest at 1M papers took
+        seconds. `aliases=True` lets short names search as the names they stand for, as
+        search() does when it expands (the literal part of its query, no translations).
+        """
+        with self._searcher() as searcher:
+            reader = searcher.reader()
+            lexicon = self._lexicon_for(reader) if aliases else None
+            built = build_query(text, mode="all", lexicon=lexicon, is_known=lambda token: (TEXT_FIELD, token) in reader)
+            if built.query is None:
+                return []
+            recent = self._newer_than(searcher, after_seq)
+            if after_seq <= 0 and upto_seq is None:
+                results = recent.search(built.query, limit=None, optimize=False)
+                return [(recent.stored_fields(docnum)["id"], float(score or 0.0)) for docnum, score in results.items()]
+            # The seq range as a filter costs a term lookup per seq in every segment searched;
+            # reading each match's stored seq costs a stored-field read per match. The new
+            # segments mostly hold the new papers, so their matches are the cheaper way
+            # unless the segments are much bigger than the range (a freshly rebuilt index).
+            leaves = recent.leaf_searchers()
+            docs = sum(leaf.doc_count_all() for leaf, _ in leaves)
+            top = upto_seq if upto_seq is not None else max((self._segment_rev(leaf.reader()) for leaf, _ in leaves), default=after_seq)
+            if docs > 4 * max(top - after_seq, 1):
+                only = wq.NumericRange("seq", after_seq + 1, upto_seq)
+                results = recent.search(built.query, limit=None, filter=only, optimize=False)
+                return [(recent.stored_fields(docnum)["id"], float(score or 0.0)) for docnum, score in results.items()]
+            found = []
+            for docnum, score in recent.search(built.query, limit=None, optimize=False).items():
+                stored = recent.stored_fields(docnum)
+                if after_seq < stored["seq"] and (upto_seq is None or stored["seq"] <= upto_seq):
+                    found.append((stored["id"], float(score or 0.0)))
+            return found
+
+    def query_problem(self, text: str) -> str | None:
+        """Return the `problem` search(text, expand=False) would report (an i18n key), without searching."""
+        with self._searcher() as searcher:
+            reader = searcher.reader()
+            return build_query(text, mode="all", is_known=lambda token: (TEXT_FIELD, token) in reader).problem
+
+    def _newer_than(self, searcher: Searcher, after_seq: int) -> Searcher:
+        """Return a view of `searcher` that searches only segments holding a rev above `after_seq`.
+
+        The view shares the searcher's readers and statistics (its leaves keep the full
+        searcher as their parent, which is what BM25 asks), so a match scores the same.
+        """
+        if searcher.is_atomic() or after_seq <= 0:
+            return searcher
+        view = copy.copy(searcher)
+        view.subsearchers = [(leaf, offset) for leaf, offset in searcher.leaf_searchers() if self._segment_rev(leaf.reader()) > after_seq]
+        return view
 
     # -- internals ------------------------------------------------------------------------
 
@@ -934,6 +1059,13 @@ def merge_tiny_segments(writer, segments):
         else:
             keep.append(segment)
     return keep
+
+
+def _move_segment(folder: Path, segment, path: Path):
+    """Move one segment's files from `folder` into the index at `path`; return the segment."""
+    for name in segment.list_files(FileStorage(str(folder))):
+        os.replace(folder / name, path / name)
+    return segment
 
 
 def _last_stored(reader, fieldname: str) -> int:

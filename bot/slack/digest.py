@@ -699,9 +699,9 @@ def digest_payload(corpus, *, lang: str = "en", filter_text: str = "", since: in
     from bot.digest import compose_digest
 
     if filter_text:
-        result = corpus.search(filter_text, per_page=1, expand=False)
-        if result.problem in BAD_FILTER_PROBLEMS:
-            raise ValueError(t("subscribe.bad_filter", "en", filter=filter_text, problem=filter_problem_text(result.problem, "en")))
+        problem = corpus.query_problem(filter_text)  # not a search of the whole index: only whether it reads
+        if problem in BAD_FILTER_PROBLEMS:
+            raise ValueError(t("subscribe.bad_filter", "en", filter=filter_text, problem=filter_problem_text(problem, "en")))
     today = clock().astimezone(ZoneInfo(timezone)).date()
     digest = compose_digest(corpus, after_seq=max(0, since), filter_text=filter_text, lang=normalize_lang(lang), local_date=today)
     messages = render_digest(digest) if digest.papers else []
