@@ -92,8 +92,11 @@ class Corpus:
         except IndexBusy as exc:
             logger.warning("%s; serving the index as it is until the next scan catches it up", exc)
         self.ingest_seeds_if_empty()
+        # CC-CEDICT loads in ~1 s (7 s on a loaded machine), once per process. Loaded on a
+        # thread, the first translated searches waited for it past Slack's ack budget and
+        # answered "searching…" instead: so the server is ready only once it is loaded.
+        DICTIONARY.load()
         self._ready = True
-        DICTIONARY.warm()  # ~1 s on a thread, so the first translated search does not wait for it
 
     def close(self) -> None:
         self._ready = False

@@ -355,13 +355,9 @@ class Dictionary:
             self._zh = zh
             return zh
 
-    def warm(self) -> None:
-        """Start loading in a daemon thread (once), so the first search need not wait as long."""
-        with self._lock:
-            if self._zh is not None or getattr(self, "_warming", False):
-                return
-            self._warming = True
-        threading.Thread(target=self._load, name="cedict-load", daemon=True).start()
+    def load(self) -> None:
+        """Load now (once per process), so no search has to wait for it."""
+        self._load()
 
     def english_for(self, word: str) -> list[str]:
         """Return short English glosses of a simplified Chinese word, first sense first."""
