@@ -1154,6 +1154,9 @@ def placeholders(template: str) -> set[str]:
     return set(_PLACEHOLDER.findall(template))
 
 
+_COUNT_FIELDS = frozenset({"count", "total", "pages", "new", "updated", "unchanged", "rejected", "rest", "matches"})
+
+
 def t(key: str, lang: str | None = DEFAULT_LANG, /, **fmt: object) -> str:
     """Return message `key` in `lang` (English when unknown), with `{placeholders}` filled in.
 
@@ -1166,6 +1169,8 @@ def t(key: str, lang: str | None = DEFAULT_LANG, /, **fmt: object) -> str:
     entry = MESSAGES[key]
     lang = normalize_lang(lang)
     template = entry.get(lang) or entry[DEFAULT_LANG]
+    # Counts read as counts in both languages: 36,123 (an estimate comes already written).
+    fmt = {k: f"{v:,}" if k in _COUNT_FIELDS and type(v) is int else v for k, v in fmt.items()}
     text = template.format(**fmt) if fmt else template
     if lang == "zh" and "<" in text:
         text = _MENTION_AFTER_CJK.sub(r" \1", _MENTION_BEFORE_CJK.sub(r"\1 ", text))
@@ -1184,7 +1189,7 @@ def format_estimate(total: int, lang: str, *, at_least: int = 0) -> str:
     """Return an estimated count rounded to two significant figures, as `lang` writes numbers.
 
     English groups by thousands ("36,000"); Chinese by 万 and 亿 from 10,000 on, with at
-    most one decimal ("3.6 万", "12 万", "1.2 亿") and digits below ("3,400"). The
+    most one decimal ("3.6万", "12万", "1.2亿") and digits below ("3,400"). The
     templates add "about" / "约": an estimate is never shown as if it were exact.
     `at_least` (the papers already shown) rounds up instead of below it.
     """
@@ -1195,5 +1200,5 @@ def format_estimate(total: int, lang: str, *, at_least: int = 0) -> str:
         total = rounded + step if rounded < at_least else rounded
     if normalize_lang(lang) == "zh" and total >= 10_000:
         value, unit = (total / 100_000_000, "亿") if total >= 100_000_000 else (total / 10_000, "万")
-        return f"{value:.1f}".removesuffix(".0") + f" {unit}"
+        return f"{value:.1f}".removesuffix(".0") + unit
     return f"{total:,}"

@@ -38,11 +38,11 @@ def page_of(total: int, *, estimated: bool, page: int = 1, shown: int = 5, query
         (7, "7", "7"),
         (149, "150", "150"),
         (3_412, "3,400", "3,400"),
-        (9_960, "10,000", "1 万"),
-        (36_123, "36,000", "3.6 万"),
-        (123_456, "120,000", "12 万"),
-        (1_234_567, "1,200,000", "120 万"),
-        (123_456_789, "120,000,000", "1.2 亿"),
+        (9_960, "10,000", "1万"),
+        (36_123, "36,000", "3.6万"),
+        (123_456, "120,000", "12万"),
+        (1_234_567, "1,200,000", "120万"),
+        (123_456_789, "120,000,000", "1.2亿"),
     ],
 )
 def test_an_estimate_has_two_significant_figures_in_each_languages_way(total, en, zh):
@@ -51,7 +51,7 @@ def test_an_estimate_has_two_significant_figures_in_each_languages_way(total, en
 
 def test_an_estimate_is_never_rounded_below_the_papers_already_shown():
     assert format_estimate(1_049, "en", at_least=1_045) == "1,100"
-    assert format_estimate(104_900, "zh", at_least=104_500) == "11 万"
+    assert format_estimate(104_900, "zh", at_least=104_500) == "11万"
     assert format_estimate(36_123, "en", at_least=15) == "36,000"
 
 
@@ -59,11 +59,11 @@ def test_an_estimate_is_never_rounded_below_the_papers_already_shown():
     ("lang", "estimated", "page", "expected"),
     [
         ("en", True, 1, "About *36,000* papers for “diffusion”"),
-        ("zh", True, 1, "“diffusion”找到约 *3.6 万* 篇论文"),
+        ("zh", True, 1, "“diffusion”找到约 *3.6万* 篇论文"),
         ("en", True, 3, "About *36,000* papers for “diffusion” · page 3"),
-        ("zh", True, 3, "“diffusion”找到约 *3.6 万* 篇论文 · 第 3 页"),
-        ("en", False, 3, "*36123* papers for “diffusion” · page 3 of 7225"),
-        ("zh", False, 3, "“diffusion”共找到 *36123* 篇论文 · 第 3/7225 页"),
+        ("zh", True, 3, "“diffusion”找到约 *3.6万* 篇论文 · 第 3 页"),
+        ("en", False, 3, "*36,123* papers for “diffusion” · page 3 of 7,225"),
+        ("zh", False, 3, "“diffusion”共找到 *36,123* 篇论文 · 第 3/7,225 页"),
     ],
 )
 def test_the_results_header_says_about_only_for_an_estimate(lang, estimated, page, expected):
@@ -72,7 +72,7 @@ def test_the_results_header_says_about_only_for_an_estimate(lang, estimated, pag
     assert [decode_value(v)["p"] for v in button_values(blocks, "results_next")] == [page + 1]
 
 
-@pytest.mark.parametrize(("lang", "expected"), [("en", "About *12,000* papers like “Diffusion Paper 9”"), ("zh", "与“扩散论文9”相似的论文约 *1.2 万* 篇")])
+@pytest.mark.parametrize(("lang", "expected"), [("en", "About *12,000* papers like “Diffusion Paper 9”"), ("zh", "与“扩散论文9”相似的论文约 *1.2万* 篇")])
 def test_more_like_this_says_about_for_an_estimate(lang, expected):
     blocks = render_results(page_of(12_345, estimated=True), lang, like=paper(9)).blocks
     assert blocks[0] == section(expected)
@@ -103,7 +103,7 @@ def test_an_empty_page_past_an_estimate_says_so_and_leads_back(lang, like, expec
     assert decode_value(back)["p"] == 3 and decode_value(back)["m"] == ("more" if like else "search")
 
 
-@pytest.mark.parametrize(("lang", "about", "exact"), [("en", "About *36,000* papers", "*36123* papers"), ("zh", "找到约 *3.6 万* 篇论文", "共找到 *36123* 篇论文")])
+@pytest.mark.parametrize(("lang", "about", "exact"), [("en", "About *36,000* papers", "*36,123* papers"), ("zh", "找到约 *3.6万* 篇论文", "共找到 *36,123* 篇论文")])
 def test_console_and_app_home_show_the_estimate(lang, about, exact):
     for estimated, expected in ((True, about), (False, exact)):
         result = page_of(36_123, estimated=estimated)
@@ -113,7 +113,7 @@ def test_console_and_app_home_show_the_estimate(lang, about, exact):
         assert expected in blocks_to_text(home["blocks"])
 
 
-@pytest.mark.parametrize(("lang", "about", "exact"), [("en", "About 36,000 papers for “diffusion” · page 2", "36123 papers for “diffusion” · page 2 of 7225"), ("zh", "“diffusion”找到约 3.6 万 篇论文 · 第 2 页", "“diffusion”共找到 36123 篇论文 · 第 2/7225 页")])
+@pytest.mark.parametrize(("lang", "about", "exact"), [("en", "About 36,000 papers for “diffusion” · page 2", "36,123 papers for “diffusion” · page 2 of 7,225"), ("zh", "“diffusion”找到约 3.6万 篇论文 · 第 2 页", "“diffusion”共找到 36,123 篇论文 · 第 2/7,225 页")])
 def test_cli_text_and_json_flag_the_estimate(lang, about, exact):
     for estimated, expected in ((True, about), (False, exact)):
         result = page_of(36_123, estimated=estimated, page=2)
@@ -127,9 +127,9 @@ def test_cli_text_and_json_flag_the_estimate(lang, about, exact):
     ("lang", "estimated", "expected"),
     [
         ("en", True, "(about 36,000 in the library match today)"),
-        ("zh", True, "（目前库中约有 3.6 万 篇匹配）"),
-        ("en", False, "(36123 in the library match today)"),
-        ("zh", False, "（目前库中有 36123 篇匹配）"),
+        ("zh", True, "（目前库中约有 3.6万 篇匹配）"),
+        ("en", False, "(36,123 in the library match today)"),
+        ("zh", False, "（目前库中有 36,123 篇匹配）"),
     ],
 )
 def test_a_digest_filters_match_count_is_flagged_too(lang, estimated, expected):

@@ -226,8 +226,9 @@ def test_an_estimated_phrase_count_reaches_the_reader_as_an_estimate(generated_i
     monkeypatch.setattr(topk, "SAMPLE_CHECKS", 80)
     result = generated_index.search('"language models"')
     assert result.estimated and result.hits
-    assert "About" in all_text(render_results(result, "en").blocks)
-    assert "约" in all_text(render_results(result, "zh").blocks)
+    english, chinese = (all_text(render_results(result, lang).blocks) for lang in ("en", "zh"))
+    assert "About" in english and "约" in chinese
+    assert "“language models”" in english and '“"' not in english  # the phrase, not its quotes, is quoted
 
     monkeypatch.setenv("PAPERBOT_DATA_DIR", str(generated_index.settings.data_dir))
     assert main(["search", '"language models"', "--json"]) == 0

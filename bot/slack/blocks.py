@@ -457,7 +457,7 @@ def render_results(
     asking for papers like it). `shareable=False` drops Share (App Home has no channel).
     `saved`: the reader's saved paper ids, shown as "Saved" on their buttons.
     """
-    query_label = escape(truncate(result.query, 200))
+    query_label = escape(truncate(query_label_text(result.query), 200))
     notes = [note] if note else []
     if result.problem:
         notes.append(problem_text(result.problem, lang))
@@ -495,6 +495,15 @@ def render_results(
         blocks.append(divider())
         blocks.append(nav)
     return Message(text=notification_text(head), blocks=blocks[: LIMITS["message_blocks"]])
+
+
+def query_label_text(query: str) -> str:
+    """The query as a header quotes it: a whole-query phrase without its own quotes, so
+    “"language models"” reads “language models”."""
+    stripped = query.strip()
+    if len(stripped) > 2 and stripped[0] == stripped[-1] == '"' and '"' not in stripped[1:-1]:
+        return stripped[1:-1]
+    return query
 
 
 def results_header(result: SearchResult, lang: str, *, query: str = "", title: str | None = None) -> str:
