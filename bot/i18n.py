@@ -600,6 +600,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": ":hourglass_flowing_sand: Searching… the results will appear here in a moment.",
         "zh": ":hourglass_flowing_sand: 正在搜索……结果稍后会显示在这里。",
     },
+    "search.too_slow": {
+        "en": "Sorry, that took too long, so I stopped waiting. Please try again in a moment.",
+        "zh": "抱歉，处理时间过长，已停止等待。请稍后再试。",
+    },
     # -- library: saves, votes, export, for you (issue 10) --
     "button.save": {"en": "Save", "zh": "收藏"},
     "button.saved": {"en": "Saved ✓", "zh": "已收藏 ✓"},

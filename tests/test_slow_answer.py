@@ -69,6 +69,18 @@ def test_a_slow_search_acks_searching_then_delivers_through_the_response_url(slo
     assert any(b.get("block_id", "").startswith("hit:") for b in late.args["blocks"])
 
 
+@pytest.mark.parametrize(("query", "sorry"), [("speculative decoding", "took too long"), ("推测解码", "处理时间过长")])
+def test_an_answer_that_never_comes_replaces_searching_with_an_apology(slow_server, fake_slack, monkeypatch, query, sorry):
+    from bot.slack import commands
+
+    monkeypatch.setattr(commands, "LATE_ANSWER_SECONDS", 0.1)  # the search (DELAY) outlasts it
+    status, ack = slow_server.command(query, user_id="U_HUNG", response_url=fake_slack.response_url("hung"))
+    assert status == 200 and "hourglass" in ack["text"]
+    (late,) = fake_slack.wait_for("response")
+    assert late.args["replace_original"] is True and sorry in all_text(late.args["blocks"])
+    assert not any(b.get("block_id", "").startswith("hit:") for b in late.args["blocks"])
+
+
 def test_a_fast_answer_still_rides_in_the_ack(slow_server, fake_slack):
     status, ack = slow_server.command("help", user_id="U_SLOW_HELP")  # no search: well within budget
     assert status == 200 and "/papers speculative decoding" in all_text(ack["blocks"])

@@ -347,6 +347,9 @@ def _as_int(raw: object, default: int) -> int:
         return default
 
 
+LATE_ANSWER_SECONDS = 25.0  # after "Searching…", how long an answer may take before we give up on it
+
+
 def register(app, corpus, digests=None, *, ack_budget: float = 1.5, alerts=None) -> None:
     """Wire `/papers` into a Bolt app: answer in the ack body; share via the Web API.
 
@@ -384,7 +387,12 @@ def register(app, corpus, digests=None, *, ack_budget: float = 1.5, alerts=None)
         except AnswerTimeout:
             searching = render_notice(t("search.searching", reader_lang(corpus, user_id, text)))
             ack(text=searching.text, blocks=searching.blocks, response_type="ephemeral")
-            reply = pending.result()
+            try:
+                reply = pending.result(timeout=LATE_ANSWER_SECONDS)
+            except AnswerTimeout:
+                # Never leave "Searching…" standing: say it took too long, and to try again.
+                logger.warning("/papers for %s gave no answer within %s s", user_id, LATE_ANSWER_SECONDS)
+                reply = Reply(render_notice(t("search.too_slow", reader_lang(corpus, user_id, text))))
             if reply.share is None:
                 try:
                     respond_privately(reply, respond=respond, client=client, user_id=user_id, channel_id=channel_id, replace=True)
