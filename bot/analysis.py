@@ -261,6 +261,12 @@ def _tokenize(section: str, chinese: bool, subwords: bool) -> tuple[tuple[tuple[
 _tokenize_cached = lru_cache(maxsize=8192)(_tokenize)
 
 
+def forget_sections() -> None:
+    """Drop the cached sections once a write is done: a day's summaries and abstracts
+    (25–40 KB of tokens each) would otherwise stay in the server for good."""
+    _tokenize_cached.cache_clear()
+
+
 class FoldFilter(Filter):
     """Lowercase and strip accents, so Québec, QUEBEC and quebec are one term.
 

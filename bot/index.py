@@ -36,7 +36,13 @@ from whoosh.reading import SegmentReader
 from whoosh.searching import Searcher
 
 from bot import topk
-from bot.analysis import analyze, bilingual_analyzer, join_sections, spelling_analyzer
+from bot.analysis import (
+    analyze,
+    bilingual_analyzer,
+    forget_sections,
+    join_sections,
+    spelling_analyzer,
+)
 from bot.codec import ArrayCodec
 from bot.lexicon import DICTIONARY, Lexicon, TermLearner, load_alias_groups
 from bot.locks import HolderRecord, die_with_parent
@@ -56,6 +62,8 @@ LEXICON_FILE = "lexicon.json"  # what the index learned from its papers' paralle
 TINY_SEGMENT_DOCS = 1000  # segments smaller than this are merged on the next upsert
 SEGMENT_DOCS = 50_000  # papers a worker puts in one segment during a bulk write
 LIMIT_MB = 4096  # the writers' posting pool: a bulk segment's postings fit in it (see bench/RESULTS.md)
+SERVER_SEGMENT_DOCS = 10_000  # in the serving process: ~120 MB of postings before a commit
+SERVER_LIMIT_MB = 512
 MAX_IDLE_SEARCHERS = 8  # more concurrent searches than this open and close their own
 SNIPPET_CHARS = 200
 SNIPPET_SCAN_CHARS = 10_000  # a snippet is looked for in this much of a field (build_snippet)
@@ -213,16 +221,22 @@ class PaperIndex:
         *,
         writer_timeout: float = 10.0,
         procs: int = 1,
-        limitmb: int = LIMIT_MB,
+        limitmb: int | None = None,
         batch_size: int = 5000,
-        segment_docs: int = SEGMENT_DOCS,
+        segment_docs: int | None = None,
         aliases_path: Path | None = None,
     ):
         self.path = Path(path)
         self.aliases_path = aliases_path
         self.writer_timeout = writer_timeout
         self.procs = procs
-        self.limitmb = limitmb
+        # Writer processes (the CLI, procs > 1) hold a bulk segment's postings in memory;
+        # the server (procs == 1) must stay small while it serves (a rebuild after an
+        # upgrade, a big catch-up), so it writes smaller segments with a smaller pool.
+        bulk = procs > 1
+        self.limitmb = limitmb if limitmb is not None else (LIMIT_MB if bulk else SERVER_LIMIT_MB)
+        if segment_docs is None:
+            segment_docs = SEGMENT_DOCS if bulk else SERVER_SEGMENT_DOCS
         self.batch_size = max(1, batch_size)
         # A bulk write commits once per `segment_docs` papers a worker: few, large segments
         # (a query pays ~0.3 ms a segment per term), each held in memory until its commit.
@@ -252,6 +266,7 @@ class PaperIndex:
             # Other threads' searchers stay open until their next search: closing them
             # here could pull a reader from under a search in flight.
             self._ix = _open_checked(self.path)
+            _sweep_scratch(self.path)
             inode = _inode(self.path)
             if inode is None or inode != self._inode:
                 # Another directory (a rebuild swapped in): pooled searchers and every
@@ -345,6 +360,8 @@ class PaperIndex:
             except BaseException:
                 shutil.rmtree(fresh, ignore_errors=True)
                 raise
+            finally:
+                forget_sections()
             return count
 
     def upsert(self, papers: Iterable[Paper]) -> int:
@@ -422,6 +439,7 @@ class PaperIndex:
             for paper in latest.values():
                 learner.observe(paper)
             learner.save(self.path / LEXICON_FILE)
+            forget_sections()
             return len(latest)
 
     def _has_tiny_segments(self) -> bool:
@@ -1003,6 +1021,27 @@ class _Workers(MpWriter):
                 if task.is_alive():
                     task.terminate()
                 task.join(timeout=5)
+
+
+def _sweep_scratch(path: Path) -> None:
+    """Remove scratch folders (`.index.new-*` from rebuild, `.index.aside-*` from upsert)
+    that a killed process left beside the index: named by the pid that made them."""
+    for folder in [*path.parent.glob(f".{path.name}.new-*"), *path.parent.glob(f".{path.name}.aside-*")]:
+        try:
+            pid = int(folder.name.rsplit("-", 2)[-2])
+        except (IndexError, ValueError):
+            continue
+        if pid == os.getpid():
+            continue
+        try:
+            os.kill(pid, 0)
+            continue  # still running: its folder is in use
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue
+        logger.info("removing %s, left by process %d", folder, pid)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _schema_key(schema: Schema) -> list:

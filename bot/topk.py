@@ -69,6 +69,7 @@ class SegmentCache:
     def __init__(self):
         self._lock = threading.Lock()
         self._data: dict[tuple, np.ndarray] = {}
+        self._live: set = set()
 
     def get(self, key: tuple, build) -> np.ndarray:
         with self._lock:
@@ -80,7 +81,11 @@ class SegmentCache:
         return found
 
     def retain(self, segment_ids: set) -> None:
+        """Forget segments not in `segment_ids` (merged away, or from before a swap)."""
         with self._lock:
+            if segment_ids == self._live:
+                return
+            self._live = set(segment_ids)
             for key in [k for k in self._data if k[0] not in segment_ids]:
                 del self._data[key]
 
@@ -212,7 +217,7 @@ class _Segment:
             if reader is not None and reader._count:
                 data = reader._dbfile.get(reader._basepos, reader._count)
                 raw[: reader._count] = np.frombuffer(data, dtype=np.uint8)
-            return _BYTE_TO_LENGTH[raw]
+            return raw  # one byte a document, as Whoosh stores it; decoded for the matches only
 
         return self.engine.cache.get((self.key, "len", fieldname), build)
 
@@ -330,7 +335,7 @@ class _Engine:
         avgfl = searcher.avg_field_length(fieldname) or 1
         B = self.weighting._field_B.get(fieldname, self.weighting.B)
         K1 = self.weighting.K1
-        fl = seg.lengths(fieldname)[postings.ids]
+        fl = _BYTE_TO_LENGTH[seg.lengths(fieldname)[postings.ids]]
         # Whoosh's bm25(), operation for operation, so scores (and ties) match its own.
         return idf * ((tf * (K1 + 1)) / (tf + K1 * ((1 - B) + B * fl / avgfl)))
 
@@ -378,9 +383,12 @@ class _Engine:
 
     @staticmethod
     def _and_not(positive: _Match, negative: _Match, n: int) -> _Match:
+        # Whoosh's coordination counts the excluded side's words among the query's words.
+        present = positive.present + negative.present
         if not len(positive.ids) or not len(negative.ids):
-            return positive
-        return positive.take(~_marks(negative.ids, n)[positive.ids])
+            return _Match(positive.ids, positive.scores, positive.nterms, present)
+        m = positive.take(~_marks(negative.ids, n)[positive.ids])
+        return _Match(m.ids, m.scores, m.nterms, present)
 
     def _phrase(self, q: wq.Phrase, seg: _Segment, lazy: bool) -> _Match:
         fieldname = q.fieldname
@@ -492,6 +500,7 @@ def _search(searcher, q, *, limit, cache, segment_key, filter, mask) -> TopK:
     engine = _Engine(searcher, cache, segment_key)
     reader = searcher.reader()
     leaves = list(reader.leaf_readers()) if not reader.is_atomic() else [(reader, 0)]
+    cache.retain({segment_key(leaf) for leaf, _ in leaves})
     ids_parts, score_parts, pending = [], [], []
     for leaf, offset in leaves:
         if not leaf.doc_count_all():
@@ -569,9 +578,11 @@ def _verified(engine: _Engine, docnums, scores, pending, limit: int) -> TopK:
     if len(rest) and len(rest) <= EXACT_CHECKS:
         total += sum(1 for index in rest if check(int(docnums[index])))
     elif len(rest):
-        sample = random.Random(len(rest)).sample(range(len(rest)), min(SAMPLE_CHECKS, len(rest)))
-        hits = sum(1 for i in sample if check(int(docnums[rest[i]])))
-        total += round(len(rest) * hits / len(sample))
+        # A sample of all the candidates, the same for every page of the query, so the
+        # estimate does not change as the reader pages; never below what was found.
+        sample = random.Random(len(order)).sample(range(len(order)), min(SAMPLE_CHECKS, len(order)))
+        hits = sum(1 for i in sample if check(int(docnums[order[i]])))
+        total = max(total + 1, round(len(order) * hits / len(sample)))
         estimated = True
     return TopK(
         [int(docnums[i]) for i in found], [float(scores[i]) for i in found], total, estimated
