@@ -24,7 +24,7 @@ import sys
 from array import array
 from bisect import bisect_left
 
-from whoosh.codec.whoosh3 import WHOOSH3_HEADER_MAGIC, W3Codec, W3LeafMatcher, W3PostingsWriter
+from whoosh.codec.whoosh3 import W3Codec, W3LeafMatcher, W3PostingsWriter
 from whoosh.matching import ReadTooFar
 from whoosh.system import emptybytes
 from whoosh.util.numeric import length_to_byte
@@ -167,20 +167,3 @@ class ArrayLeafMatcher(W3LeafMatcher):
         self._i = bisect_left(self._ids, targetid, self._i)
         if self._i >= self._blocklength:  # cannot happen for sorted ids; stay safe
             self._next_block()
-
-
-def is_array_postings(dbfile, terminfo) -> bool:
-    """True if `terminfo`'s posting list is in this module's format (not inlined, not Whoosh's)."""
-    if terminfo.is_inlined():
-        return False
-    offset, _ = terminfo.extent()
-    return dbfile.get(offset, 4) == ARRAY_HEADER_MAGIC
-
-
-__all__ = [
-    "ARRAY_HEADER_MAGIC",
-    "WHOOSH3_HEADER_MAGIC",
-    "ArrayCodec",
-    "ArrayLeafMatcher",
-    "is_array_postings",
-]

@@ -1099,12 +1099,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "与“{title}”相似的论文约 *{total}* 篇 · 第 {page} 页",
     },
     "search.past_end": {
-        "en": "That's all the papers for “{query}”: page {page} is empty. The count was an estimate, and the pages before this one hold every match.",
-        "zh": "“{query}”的论文已全部列出：第 {page} 页没有结果。之前显示的数量是估计值，前面几页已包含全部匹配的论文。",
+        "en": "No more papers for “{query}”: page {page} is empty, so the pages before it hold every match (the count was an estimate).",
+        "zh": "与“{query}”匹配的论文已全部列出，第 {page} 页没有结果（之前显示的数量是估计值）。",
     },
     "search.more_like_past_end": {
-        "en": "That's all the papers like “{title}”: page {page} is empty. The count was an estimate, and the pages before this one hold every match.",
-        "zh": "与“{title}”相似的论文已全部列出：第 {page} 页没有结果。之前显示的数量是估计值，前面几页已包含全部匹配的论文。",
+        "en": "No more papers like “{title}”: page {page} is empty, so the pages before it hold every match (the count was an estimate).",
+        "zh": "与“{title}”相似的论文已全部列出，第 {page} 页没有结果（之前显示的数量是估计值）。",
     },
     "subscribe.filter_note_estimated": {
         "en": ", for papers matching “{filter}” (about {count} in the library match today)",

@@ -30,7 +30,7 @@ from pickle import load
 
 import numpy as np
 from whoosh import query as wq
-from whoosh.codec.whoosh3 import W3TermsReader
+from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3TermsReader
 from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25F
 from whoosh.util.numeric import byte_to_length
@@ -212,7 +212,7 @@ class _Segment:
     def lengths(self, fieldname: str) -> np.ndarray:
         def build() -> np.ndarray:
             perdoc = self.leaf._perdoc
-            reader = perdoc._cached_reader(f"_{fieldname}_len", _length_column())
+            reader = perdoc._cached_reader(f"_{fieldname}_len", LENGTHS_COLUMN)
             raw = np.zeros(self.doccount, dtype=np.uint8)
             if reader is not None and reader._count:
                 data = reader._dbfile.get(reader._basepos, reader._count)
@@ -244,12 +244,6 @@ class _Segment:
         if not self.leaf.has_deletions():
             return None
         return np.fromiter(sorted(self.leaf._perdoc.deleted_docs()), dtype=np.int64)
-
-
-def _length_column():
-    from whoosh.codec.whoosh3 import LENGTHS_COLUMN
-
-    return LENGTHS_COLUMN
 
 
 class _Engine:

@@ -88,10 +88,10 @@ def test_a_short_page_under_an_estimate_offers_no_next():
 @pytest.mark.parametrize(
     ("lang", "like", "expected"),
     [
-        ("en", None, "That's all the papers for “diffusion”: page 4 is empty."),
-        ("zh", None, "“diffusion”的论文已全部列出：第 4 页没有结果。"),
-        ("en", paper(9), "That's all the papers like “Diffusion Paper 9”: page 4 is empty."),
-        ("zh", paper(9), "与“扩散论文9”相似的论文已全部列出：第 4 页没有结果。"),
+        ("en", None, "No more papers for “diffusion”: page 4 is empty"),
+        ("zh", None, "与“diffusion”匹配的论文已全部列出，第 4 页没有结果"),
+        ("en", paper(9), "No more papers like “Diffusion Paper 9”: page 4 is empty"),
+        ("zh", paper(9), "与“扩散论文9”相似的论文已全部列出，第 4 页没有结果"),
     ],
 )
 def test_an_empty_page_past_an_estimate_says_so_and_leads_back(lang, like, expected):

@@ -7,12 +7,11 @@ per kind.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from bench_modules import bench_module
 
 from bot.analysis import analyze
 from bot.index import PaperIndex
@@ -30,16 +29,8 @@ from bot.typos import PinyinVocabulary, correct_chinese, sound
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-relevance = _load("relevance", ROOT / "bench" / "relevance.py")
-relevance_set = _load("relevance_set", ROOT / "bench" / "relevance_set.py")
+relevance = bench_module("relevance")
+relevance_set = bench_module("relevance_set")
 
 
 @pytest.fixture(scope="module")

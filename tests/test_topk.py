@@ -10,13 +10,13 @@ their count may be an estimate: it is flagged, and close to the truth.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import os
 import sys
 from pathlib import Path
 
 import pytest
+from bench_modules import bench_module
 from whoosh import query as wq
 
 from bot import topk
@@ -28,17 +28,9 @@ from bot.query import build_query
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-QUERIES = [text for _, text in _load("bench_queries", ROOT / "bench" / "queries.py").QUERIES]
+QUERIES = [text for _, text in bench_module("queries").QUERIES]
 JUDGED = [
-    case[1] for case in _load("bench_relevance_set", ROOT / "bench" / "relevance_set.py").CASES
+    case[1] for case in bench_module("relevance_set").CASES
 ]
 # Shapes the two sets lack: an exclusion inside the any-word fallback's coordinated Or.
 SHAPES = ["model (learn -framework)", "大学 (模型 -方法)", "model (learn -研究) 方法"]
@@ -60,7 +52,7 @@ def seed_index(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def generated_index(tmp_path_factory):
-    generator = _load("bench_corpus", ROOT / "bench" / "corpus.py")
+    generator = bench_module("corpus")
     listings = tmp_path_factory.mktemp("topk-listings")
     generator.generate(3000, listings)
     corpus = _corpus(tmp_path_factory.mktemp("topk-generated"), ROOT / "seeds", 700)
