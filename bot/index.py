@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import gc
 import os
 import shutil
 import threading
@@ -975,6 +976,11 @@ class _Worker(SubWriterTask):
 
     def run(self):
         die_with_parent()
+        # The pool holds millions of postings until the commit, and each of the cyclic
+        # collector's full passes walks them all: 13% of a 20k-paper segment's time.
+        # Nothing this short-lived process builds needs it (reference counting frees
+        # what it drops), and the process ends after its commit.
+        gc.disable()
         if self.lock_fd is not None:
             with suppress(OSError):
                 os.close(self.lock_fd)

@@ -114,25 +114,30 @@ class TermPool(PostingPool):
 
         Kept by term text, per field (one lookup a term); `_all_terms` gives them their
         (field, bytes) keys. UTF-8 keeps code point order, so the order is the same.
+        Documents arrive in docnum order, so each term's list stays sorted. The memory
+        estimate is per term (Whoosh's is per posting; it only decides when to spill).
         """
         table = self.texts.get(fieldname)
         if table is None:
             table = self.texts[fieldname] = {}
             self.fieldnames.add(fieldname)
-        size = 0
-        for text, (weight, value) in terms.items():
+        one = _ONE_POSITION
+        new = 0
+        for text, entry in terms.items():
             lists = table.get(text)
             if lists is None:
                 lists = table[text] = (array("I"), array("d"), [])
-                size += 120 + len(fieldname) + 2 * len(text)
-            elif docnum < lists[0][-1]:
-                self.unsorted.add((fieldname, text.encode("utf-8")))
-            vbytes = encode_positions(value) if positions else pack_uint(value)
+                new += 1
+            if positions:
+                vbytes = one.get(entry[1]) if len(entry) == 2 else None
+                if vbytes is None:
+                    vbytes = encode_positions(entry[1:])
+            else:
+                vbytes = pack_uint(entry[1])
             lists[0].append(docnum)
-            lists[1].append(weight * boost)
+            lists[1].append(entry[0] * boost)
             lists[2].append(vbytes)
-            size += 70 + len(vbytes)
-        self.currentsize += size
+        self.currentsize += 80 * len(terms) + 140 * new
         if self.currentsize > self.limit:
             self.save()
 
