@@ -13,8 +13,8 @@ than the query, and Whoosh searchers are not safe to share between threads.
 from __future__ import annotations
 
 import copy
-import logging
 import gc
+import logging
 import os
 import shutil
 import threading

@@ -45,7 +45,7 @@ def encode_positions(positions: list[int]) -> bytes:
             found = _ONE_POSITION[positions[0]] = pack_uint(1) + dumps(positions, 2)
         return found
     deltas = [positions[0]]
-    deltas.extend(b - a for a, b in zip(positions, positions[1:]))
+    deltas.extend(b - a for a, b in zip(positions, positions[1:], strict=False))
     return pack_uint(len(deltas)) + dumps(deltas, 2)
 
 
@@ -228,9 +228,11 @@ class PaperWriter(SegmentWriter):
             analyzer, kind = getattr(field, "analyzer", None), type(field.format)
             positions = kind is Positions
             direct = None
-            if isinstance(analyzer, BilingualAnalyzer) and kind in (Positions, Frequency) and field.scorable:
-                if analyzer.indexes_directly(positions):
-                    direct = (analyzer, positions, field.format.field_boost)
+            if (
+                isinstance(analyzer, BilingualAnalyzer) and kind in (Positions, Frequency) and field.scorable
+                and analyzer.indexes_directly(positions)
+            ):  # fmt: skip
+                direct = (analyzer, positions, field.format.field_boost)
             self._direct[fieldname] = direct
         return self._direct[fieldname]
 
