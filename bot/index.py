@@ -21,7 +21,6 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable, Iterator
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,7 +49,7 @@ from bot.lexicon import DICTIONARY, Lexicon, TermLearner, load_alias_groups
 from bot.locks import HolderRecord, die_with_parent
 from bot.models import Fragment, Paper
 from bot.query import TEXT_FIELD, build_query, iter_words, suggest_query
-from bot.segments import PaperWriter, write_segment, write_segment_in_child
+from bot.segments import ChildFailed, PaperWriter, write_segment, write_segment_in_child
 from bot.typos import PinyinVocabulary, correct_chinese
 
 logger = logging.getLogger(__name__)
@@ -466,7 +465,7 @@ class PaperIndex:
             if self.procs == 1 and len(documents) >= ASIDE_CHILD_DOCS:
                 try:
                     return folder, write_segment_in_child(*args)
-                except (OSError, BrokenProcessPool) as exc:  # no process to be had: do it here
+                except (OSError, ChildFailed) as exc:  # no child to be had, or it failed: do it here
                     logger.warning("could not write the new papers' segment in a child process (%s); writing it here", exc)
                     shutil.rmtree(folder, ignore_errors=True)
                     folder.mkdir()

@@ -21,10 +21,13 @@ Whoosh's own path. tests/test_segments.py compares the files with Whoosh's write
 
 from __future__ import annotations
 
-import multiprocessing
+import os
+import pickle
+import subprocess
+import sys
 from array import array
-from concurrent.futures import ProcessPoolExecutor
 from heapq import merge
+from pathlib import Path
 from pickle import dumps
 
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN
@@ -329,14 +332,41 @@ def write_segment(folder: str, schema, indexname: str, documents: list[dict], li
     return segment
 
 
+class ChildFailed(Exception):
+    """The child process writing a segment did not finish it."""
+
+
+_CHILD = "from bot.segments import _write_segment_here; _write_segment_here()"
+CHILD_TIMEOUT_S = 900.0
+
+
 def write_segment_in_child(folder: str, schema, indexname: str, documents: list[dict], limitmb: int):
-    """`write_segment` in a process of its own, started fresh (never forked: the caller is
-    the threaded server), which dies with this one.
+    """`write_segment` in a fresh Python process of its own, which dies with this one.
 
     Analysing a day's papers holds the interpreter lock for seconds, and the searches
     running meanwhile waited on it: their p95 doubled. In a child the analysis runs on
-    the other core; what crosses over is the documents and the segment's description.
+    the other core. A plain subprocess (exec'd, so safe from the threaded server, and
+    leaving no multiprocessing helper behind) runs this very copy of the package: the
+    arguments go in on stdin and the segment's description comes back on stdout,
+    pickled. Raises ChildFailed (or OSError if none can be started).
     """
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=die_with_parent) as pool:
-        return pool.submit(write_segment, folder, schema, indexname, documents, limitmb).result()
+    root = str(Path(__file__).resolve().parent.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    payload = pickle.dumps((folder, schema, indexname, documents, limitmb), protocol=pickle.HIGHEST_PROTOCOL)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _CHILD], input=payload, capture_output=True, env=env, timeout=CHILD_TIMEOUT_S, check=False
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise ChildFailed(f"no segment after {CHILD_TIMEOUT_S:.0f} s") from exc
+    if done.returncode != 0:
+        last = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["(nothing on stderr)"]
+        raise ChildFailed(f"exit code {done.returncode}: {last[0][:300]}")
+    return pickle.loads(done.stdout)
+
+
+def _write_segment_here() -> None:
+    """The child's side of write_segment_in_child."""
+    die_with_parent()
+    segment = write_segment(*pickle.load(sys.stdin.buffer))
+    sys.stdout.buffer.write(pickle.dumps(segment, protocol=pickle.HIGHEST_PROTOCOL))
