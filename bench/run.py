@@ -237,6 +237,26 @@ def worker_slack(data: Path) -> None:
     print(json.dumps({"peak_rss_mb": peak_rss_mb()}), flush=True)
 
 
+INGEST_RECORD = "bench-ingest.json"  # beside an ingested data folder: which corpus, and how the ingest went
+
+
+def record_ingest(data: Path, manifest: dict, ingest: dict) -> None:
+    record = {"corpus_sha256": manifest["sha256"], "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), **ingest}
+    (data.parent / f"{data.name}.{INGEST_RECORD}").write_text(json.dumps(record, indent=2), encoding="utf-8")
+
+
+def reused_ingest(data: Path, manifest: dict) -> dict | None:
+    """The recorded ingest of `data` if it was built from this very corpus, else None."""
+    path = data.parent / f"{data.name}.{INGEST_RECORD}"
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if record.get("corpus_sha256") != manifest["sha256"] or not data.is_dir():
+        return None
+    return record
+
+
 def run_worker(kind: str, *args: str) -> dict:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", kind, *args]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -508,7 +528,8 @@ def render_markdown(machine: dict, manifests: dict, results: list[dict], e2e: di
             "|---|---:|---:|---:|---:|---|---:|"]
     for r in results:
         runs = ", ".join(f"{x:.2f}" for x in r["cold_start_runs_s"])
-        out.append(f"| {r['engine']} | {r['papers']:,} | {r['records']:,} | {r['ingest_s']:.1f} | "
+        reused = f" (reused: ingested {r['ingest_reused']})" if r.get("ingest_reused") else ""
+        out.append(f"| {r['engine']} | {r['papers']:,} | {r['records']:,} | {r['ingest_s']:.1f}{reused} | "
                    f"{r['ingest_peak_rss_mb']:.0f} | {runs} | {r['cold_start_rss_mb']:.0f} |")
     largest = sizes[-1] if sizes else None
     by_engine = {r["engine"]: r for r in results if r["papers_target"] == largest}
@@ -554,6 +575,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", default=str(BENCH / "work"), help="generated corpora and data folders")
     parser.add_argument("--skip-e2e", action="store_true", help="skip the Slack end-to-end measurement")
     parser.add_argument("--code", help="benchmark the paperbot package in DIR (a patched copy) instead of this checkout")
+    parser.add_argument(
+        "--reuse", default="",
+        help="engines (comma-separated) whose data folder is kept when its INGEST_RECORD matches the corpus: "
+             "no ingest, its recorded ingest figures are reported as reused (an FTS5 1M ingest takes ~20 min)",
+    )  # fmt: skip
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args, rest = parser.parse_known_args(argv)
     if args.code:  # before anything imports bot; workers inherit the variable
@@ -591,9 +617,15 @@ def main(argv: list[str] | None = None) -> int:
             f"({time.perf_counter() - t0:.1f}s)")
         for engine in engines:
             data = work / "data" / f"{engine}-{n}"
-            ing = run_worker("ingest", engine, str(data), str(corpus_dir))
-            log(f"{engine} {n:,}: ingested {ing['papers']:,} papers in {ing['ingest_s']:.1f}s "
-                f"({ing['papers'] / ing['ingest_s']:,.0f}/s)")
+            ing = reused_ingest(data, manifests[n]) if engine in args.reuse.split(",") else None
+            if ing is None:
+                ing = run_worker("ingest", engine, str(data), str(corpus_dir))
+                record_ingest(data, manifests[n], ing)
+                log(f"{engine} {n:,}: ingested {ing['papers']:,} papers in {ing['ingest_s']:.1f}s "
+                    f"({ing['papers'] / ing['ingest_s']:,.0f}/s)")
+            else:
+                log(f"{engine} {n:,}: reused the data folder ingested {ing['measured']} "
+                    f"({ing['papers'] / ing['ingest_s']:,.0f}/s then)")
             size = dir_mb(data)
             srv = run_worker("serve", engine, str(data), str(args.repeat))
             log(f"{engine} {n:,}: search p50 {srv['search_p50_ms']:.2f} ms, p95 {srv['search_p95_ms']:.2f} ms, "
@@ -614,6 +646,7 @@ def main(argv: list[str] | None = None) -> int:
                 "records": ing["records"],
                 "ingest_s": ing["ingest_s"],
                 "ingest_peak_rss_mb": ing["ingest_peak_rss_mb"],
+                "ingest_reused": ing.get("measured"),
                 "cold_start_runs_s": cold["cold_start_runs_s"],
                 "cold_start_rss_mb": cold["cold_start_rss_mb"],
                 "searches": srv["searches"],

@@ -8,13 +8,51 @@ by term as they arrive (documents come in docnum order, so each term's list is a
 sorted and only the distinct terms are sorted at commit) and reads each field's lengths
 once. The segment it writes is the one Whoosh's writer writes, byte for byte: the same
 postings reach the same codec in the same order.
+
+Most of what was left was per token and per posting: a Token object and a generator
+stage per word, Whoosh's format encoding each posting's positions, and at commit five
+calls per posting through the codec's field writer. So the text fields (our analyzer,
+Positions or Frequency format) take each document's terms straight from
+`BilingualAnalyzer.index_terms`, encoded as the formats encode them, and at commit each
+term's postings go to `ArrayPostingsWriter.add_postings` a block at a time. Anything
+else (another analyzer or format, a pool that spilled to disk, Whoosh's codec) takes
+Whoosh's own path. tests/test_segments.py compares the files with Whoosh's writer's.
 """
 
 from __future__ import annotations
 
+import os
+import pickle
+import subprocess
+import sys
+from array import array
 from heapq import merge
+from pathlib import Path
+from pickle import dumps
 
+from whoosh.codec.whoosh3 import LENGTHS_COLUMN
+from whoosh.formats import Frequency, Positions
+from whoosh.system import pack_uint
+from whoosh.util.numeric import byte_to_length
 from whoosh.writing import PostingPool, SegmentWriter
+
+from .analysis import BilingualAnalyzer
+from .codec import ArrayCodec
+from .locks import die_with_parent
+
+_ONE_POSITION: dict[int, bytes] = {}  # Positions.encode([p]) by p: most postings have one
+
+
+def encode_positions(positions: list[int]) -> bytes:
+    """Whoosh's Positions.encode: the count, then the pickled deltas."""
+    if len(positions) == 1:
+        found = _ONE_POSITION.get(positions[0])
+        if found is None:
+            found = _ONE_POSITION[positions[0]] = pack_uint(1) + dumps(positions, 2)
+        return found
+    deltas = [positions[0]]
+    deltas.extend(b - a for a, b in zip(positions, positions[1:], strict=False))
+    return pack_uint(len(deltas)) + dumps(deltas, 2)
 
 
 class TermPool(PostingPool):
@@ -26,8 +64,9 @@ class TermPool(PostingPool):
 
     def __init__(self, tempstore, segment, limitmb=128, **kwargs):
         super().__init__(tempstore, segment, limitmb=limitmb, **kwargs)
-        self.terms: dict[tuple[str, bytes], tuple[list, list, list]] = {}
+        self.terms: dict[tuple[str, bytes], tuple[array, array, list]] = {}
         self.unsorted: set[tuple[str, bytes]] = set()  # terms whose docnums came out of order
+        self.texts: dict[str, dict[str, tuple[array, array, list]]] = {}  # add_terms': field -> text -> postings
 
     def add(self, item):
         fieldname, tbytes, docnum, weight, vbytes = item
@@ -35,7 +74,7 @@ class TermPool(PostingPool):
         lists = self.terms.get(key)
         if lists is None:
             self.fieldnames.add(fieldname)
-            lists = self.terms[key] = ([], [], [])
+            lists = self.terms[key] = (array("I"), array("d"), [])
             self.currentsize += 120 + len(fieldname) + 2 * len(tbytes)
         elif docnum < lists[0][-1]:  # a merged segment's postings may come after newer ones
             self.unsorted.add(key)
@@ -60,7 +99,7 @@ class TermPool(PostingPool):
             key = (fieldname, tbytes)
             lists = terms.get(key)
             if lists is None:
-                lists = terms[key] = ([], [], [])
+                lists = terms[key] = (array("I"), array("d"), [])
                 size += 120 + len(fieldname) + 2 * len(tbytes)
             elif docnum < lists[0][-1]:
                 unsorted.add(key)
@@ -75,10 +114,60 @@ class TermPool(PostingPool):
             self.save()
         return length
 
+    def add_terms(self, fieldname: str, docnum: int, terms: dict[str, list], positions: bool, boost: float) -> None:
+        """Add one document's `BilingualAnalyzer.index_terms` of one field, encoded as
+        Whoosh's Positions (positions=True) or Frequency format encodes them.
+
+        Kept by term text, per field (one lookup a term); `_all_terms` gives them their
+        (field, bytes) keys. UTF-8 keeps code point order, so the order is the same.
+        Documents arrive in docnum order, so each term's list stays sorted. The memory
+        estimate is per term (Whoosh's is per posting; it only decides when to spill).
+        """
+        table = self.texts.get(fieldname)
+        if table is None:
+            table = self.texts[fieldname] = {}
+            self.fieldnames.add(fieldname)
+        one = _ONE_POSITION
+        new = 0
+        for text, entry in terms.items():
+            lists = table.get(text)
+            if lists is None:
+                lists = table[text] = (array("I"), array("d"), [])
+                new += 1
+            if positions:
+                vbytes = one.get(entry[1]) if len(entry) == 2 else None
+                if vbytes is None:
+                    vbytes = encode_positions(entry[1:])
+            else:
+                vbytes = pack_uint(entry[1])
+            lists[0].append(docnum)
+            lists[1].append(entry[0] * boost)
+            lists[2].append(vbytes)
+        self.currentsize += 80 * len(terms) + 140 * new
+        if self.currentsize > self.limit:
+            self.save()
+
+    def _all_terms(self) -> dict[tuple[str, bytes], tuple]:
+        """Every term's postings by (field, term bytes), `texts` folded into `terms`."""
+        terms = self.terms
+        for fieldname, table in self.texts.items():
+            for text, lists in table.items():
+                key = (fieldname, text.encode("utf-8"))
+                have = terms.get(key)
+                if have is None:
+                    terms[key] = lists
+                else:  # the same term reached both ways (a field given a token list once)
+                    for column, more in zip(have, lists, strict=True):
+                        column.extend(more)
+                    self.unsorted.add(key)
+        self.texts = {}
+        return terms
+
     def _sorted(self):
-        for key in sorted(self.terms):
+        terms = self._all_terms()
+        for key in sorted(terms):
             fieldname, tbytes = key
-            docnums, weights, values = self.terms[key]
+            docnums, weights, values = terms[key]
             rows = zip(docnums, weights, values, strict=True)
             if key in self.unsorted:
                 rows = iter(sorted(rows))
@@ -86,11 +175,11 @@ class TermPool(PostingPool):
                 yield (fieldname, tbytes, docnum, weight, vbytes)
 
     def save(self):
-        if self.terms:
+        if self.terms or self.texts:
             path, f = self._new_run()
             self._write_run(f, self._sorted())
             self._add_run(path)
-            self.terms, self.unsorted = {}, set()
+            self.terms, self.unsorted, self.texts = {}, set(), {}
         self.currentsize = 0
 
     def items(self):
@@ -100,7 +189,12 @@ class TermPool(PostingPool):
 
 
 class _Lengths:
-    """A per-document reader's field lengths, each field read once into a list."""
+    """A per-document reader's field lengths, each field's column read once into a list.
+
+    What Whoosh's `doc_field_length` reports: the byte-quantized length, None for zero,
+    `default` for a field without a length column (asking it per posting cost a seek
+    and a read, and a file-exists check for fields without one).
+    """
 
     def __init__(self, reader, doc_count: int):
         self.reader = reader
@@ -108,11 +202,22 @@ class _Lengths:
         self.fields: dict[str, list] = {}
 
     def doc_field_length(self, docnum, fieldname, default=0):
+        return self.field(fieldname, default)[docnum]
+
+    def field(self, fieldname, default=0) -> list:
+        """Every document's length of `fieldname`."""
         lengths = self.fields.get(fieldname)
         if lengths is None:
-            read = self.reader.doc_field_length
-            lengths = self.fields[fieldname] = [read(d, fieldname, default) for d in range(self.doc_count)]
-        return lengths[docnum]
+            column = self.reader._cached_reader(f"_{fieldname}_len", LENGTHS_COLUMN)
+            if column is None:
+                lengths = [default] * self.doc_count
+            else:
+                lengths = [_BYTE_TO_LENGTH[b] if b else None for b in (column[d] for d in range(self.doc_count))]
+            self.fields[fieldname] = lengths
+        return lengths
+
+
+_BYTE_TO_LENGTH = [byte_to_length(b) for b in range(256)]
 
 
 class PaperWriter(SegmentWriter):
@@ -121,6 +226,21 @@ class PaperWriter(SegmentWriter):
     def __init__(self, ix, **kwargs):
         super().__init__(ix, **kwargs)
         self.pool = TermPool(self._tempstorage, self.newsegment, limitmb=kwargs.get("limitmb", 128))
+        self._direct: dict[str, tuple | None] = {}  # field -> (analyzer, positions?, field boost) or None
+
+    def _direct_path(self, fieldname: str, field) -> tuple | None:
+        """(analyzer, positions?, format boost) if the field's terms can come from index_terms."""
+        if fieldname not in self._direct:
+            analyzer, kind = getattr(field, "analyzer", None), type(field.format)
+            positions = kind is Positions
+            direct = None
+            if (
+                isinstance(analyzer, BilingualAnalyzer) and kind in (Positions, Frequency) and field.scorable
+                and analyzer.indexes_directly(positions)
+            ):  # fmt: skip
+                direct = (analyzer, positions, field.format.field_boost)
+            self._direct[fieldname] = direct
+        return self._direct[fieldname]
 
     def add_document(self, **fields):
         # Whoosh's SegmentWriter.add_document, with the postings handed to the pool per field.
@@ -138,7 +258,16 @@ class PaperWriter(SegmentWriter):
             length = 0
             if field.indexed:
                 boost = self._field_boost(fields, fieldname, docboost)
-                length = pool.add_field(fieldname, docnum, field.index(value), boost, field.scorable)
+                direct = self._direct_path(fieldname, field) if isinstance(value, str) else None
+                if direct is not None:
+                    analyzer, positions, format_boost = direct
+                    length, terms = analyzer.index_terms(value, positions)
+                    if format_boost != 1.0:
+                        for entry in terms.values():
+                            entry[0] *= format_boost
+                    pool.add_terms(fieldname, docnum, terms, positions, boost)
+                else:
+                    length = pool.add_field(fieldname, docnum, field.index(value), boost, field.scorable)
             if field.separate_spelling() or field.vector:
                 raise NotImplementedError("PaperWriter writes no separate spelling field or term vectors")
             stored = fields.get(f"_stored_{fieldname}", value)
@@ -154,7 +283,90 @@ class PaperWriter(SegmentWriter):
         self.perdocwriter.close()
         pdr = self.per_document_reader() if self.codec.length_stats else None
         lengths = _Lengths(pdr, self.docnum) if pdr is not None else None
-        self.fieldwriter.add_postings(self.schema, lengths, self.pool.iter_postings())
+        if isinstance(self.codec, ArrayCodec) and not self.pool.runs:
+            _write_terms(self.fieldwriter, self.schema, lengths, self.pool)
+        else:
+            self.fieldwriter.add_postings(self.schema, lengths, self.pool.iter_postings())
         self.fieldwriter.close()
         if pdr is not None:
             pdr.close()
+
+
+def _write_terms(fieldwriter, schema, lengths: _Lengths | None, pool: TermPool) -> None:
+    """Whoosh's FieldWriter.add_postings over the pool, a term at a time instead of a posting at a time."""
+    field = None
+    terms = pool._all_terms()
+    for key in sorted(terms):
+        fieldname, tbytes = key
+        if fieldname != field:
+            if field is not None:
+                fieldwriter.finish_field()
+            field = fieldname
+            fieldwriter.start_field(fieldname, schema[fieldname])
+            field_lengths = lengths.field(fieldname) if lengths is not None else None
+        docnums, weights, values = terms[key]
+        if key in pool.unsorted:
+            docnums, weights, values = (list(column) for column in zip(*sorted(zip(docnums, weights, values, strict=True)), strict=True))
+        fieldwriter.start_term(tbytes)
+        fieldwriter._postwriter.add_postings(docnums, weights, values, field_lengths)
+        fieldwriter.finish_term()
+    if field is not None:
+        fieldwriter.finish_field()
+
+
+def write_segment(folder: str, schema, indexname: str, documents: list[dict], limitmb: int):
+    """Write `documents` as the one segment of a new index in `folder`; return the segment."""
+    import whoosh.index
+
+    scratch = whoosh.index.create_in(folder, schema, indexname=indexname)
+    writer = PaperWriter(scratch, limitmb=limitmb, compound=False, codec=ArrayCodec())
+    try:
+        for document in documents:
+            writer.add_document(**document)
+    except BaseException:
+        writer.cancel()
+        raise
+    writer.commit(merge=False)
+    (segment,) = scratch._segments()
+    scratch.close()
+    return segment
+
+
+class ChildFailed(Exception):
+    """The child process writing a segment did not finish it."""
+
+
+_CHILD = "from bot.segments import _write_segment_here; _write_segment_here()"
+CHILD_TIMEOUT_S = 900.0
+
+
+def write_segment_in_child(folder: str, schema, indexname: str, documents: list[dict], limitmb: int):
+    """`write_segment` in a fresh Python process of its own, which dies with this one.
+
+    Analysing a day's papers holds the interpreter lock for seconds, and the searches
+    running meanwhile waited on it: their p95 doubled. In a child the analysis runs on
+    the other core. A plain subprocess (exec'd, so safe from the threaded server, and
+    leaving no multiprocessing helper behind) runs this very copy of the package: the
+    arguments go in on stdin and the segment's description comes back on stdout,
+    pickled. Raises ChildFailed (or OSError if none can be started).
+    """
+    root = str(Path(__file__).resolve().parent.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    payload = pickle.dumps((folder, schema, indexname, documents, limitmb), protocol=pickle.HIGHEST_PROTOCOL)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _CHILD], input=payload, capture_output=True, env=env, timeout=CHILD_TIMEOUT_S, check=False
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise ChildFailed(f"no segment after {CHILD_TIMEOUT_S:.0f} s") from exc
+    if done.returncode != 0:
+        last = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["(nothing on stderr)"]
+        raise ChildFailed(f"exit code {done.returncode}: {last[0][:300]}")
+    return pickle.loads(done.stdout)
+
+
+def _write_segment_here() -> None:
+    """The child's side of write_segment_in_child."""
+    die_with_parent()
+    segment = write_segment(*pickle.load(sys.stdin.buffer))
+    sys.stdout.buffer.write(pickle.dumps(segment, protocol=pickle.HIGHEST_PROTOCOL))

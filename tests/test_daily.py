@@ -72,14 +72,20 @@ def test_searches_during_an_ingest_never_fail_repeat_a_paper_or_cut_a_page(tmp_p
 
 
 @pytest.mark.parametrize(
-    ("tiny", "days", "new", "again"),
+    ("tiny", "days", "new", "again", "child"),
     [
-        (30, 40, 30, 10),  # no tiny segment: the day's segment is moved in as written
-        (50, 40, 60, 20),  # a tiny one (the third day) to fold in: written under the lock
+        (30, 40, 30, 10, False),  # no tiny segment: the day's segment is moved in as written
+        (30, 35, 30, 10, True),  # the same, its segment written by a child process (as the server does)
+        (50, 40, 60, 20, False),  # a tiny one (the third day) to fold in: written under the lock
     ],
 )
-def test_a_day_written_aside_searches_exactly_as_one_written_under_the_lock(tmp_path: Path, monkeypatch, tiny, days, new, again) -> None:
+def test_a_day_written_aside_searches_exactly_as_one_written_under_the_lock(tmp_path: Path, monkeypatch, tiny, days, new, again, child) -> None:
     monkeypatch.setattr(bot.index, "TINY_SEGMENT_DOCS", tiny)
+    # The serving process writes a day's segment in a child: only today's file is that big here.
+    monkeypatch.setattr(bot.index, "ASIDE_CHILD_DOCS", new + again if child else 10**9)
+    children = []
+    in_child = bot.index.write_segment_in_child
+    monkeypatch.setattr(bot.index, "write_segment_in_child", lambda *args: children.append(len(args[3])) or in_child(*args))
     corpora = []
     for name, batch_size in (("aside", 10**6), ("locked", new + again)):  # a full batch is written under the lock
         corpus = open_corpus(tmp_path / name)
@@ -90,6 +96,7 @@ def test_a_day_written_aside_searches_exactly_as_one_written_under_the_lock(tmp_
         ingest(corpus, tmp_path / name, "today.txt", day)
         corpora.append(corpus)
     aside, locked = corpora
+    assert children == ([new + again] if child else [])
     assert not list(tmp_path.rglob("*.aside-*"))  # the scratch folders are gone
     for text in [*QUERIES, "Quantum Annealing", "NeurIPS", "Study Number 7"]:
         for page in (1, 2):

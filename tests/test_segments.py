@@ -9,6 +9,7 @@ import pytest
 import whoosh.index
 from whoosh.writing import SegmentWriter
 
+from bot.codec import ArrayCodec
 from bot.index import INDEX_NAME, build_schema, merge_tiny_segments, paper_document
 from bot.listing import parse_path
 from bot.segments import PaperWriter
@@ -48,10 +49,15 @@ def build(folder: Path, writer_class, papers, **kwargs) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("limitmb", [512, 1])  # 1 MB: the pool spills sorted runs to disk
-def test_paper_writer_writes_whooshs_segment(tmp_path: Path, seed_papers, limitmb: int) -> None:
-    expected = build(tmp_path / "whoosh", SegmentWriter, seed_papers, limitmb=512)
+@pytest.mark.parametrize("blocklimit", [1024, 8])  # 8: most terms span several blocks
+def test_paper_writer_writes_whooshs_segment(tmp_path: Path, seed_papers, limitmb: int, blocklimit: int) -> None:
+    # Ours takes each document's terms from index_terms and, when the pool never
+    # spilled, writes each term's postings a block at a time; Whoosh's writer goes
+    # token by token and posting by posting, through the same codec.
+    codec = ArrayCodec(blocklimit=blocklimit)
+    expected = build(tmp_path / "whoosh", SegmentWriter, seed_papers, limitmb=512, codec=codec)
     assert {"pst", "trm", "_stored.col", "_text_len.col"} <= set(expected)
-    assert build(tmp_path / "ours", PaperWriter, seed_papers, limitmb=limitmb) == expected
+    assert build(tmp_path / "ours", PaperWriter, seed_papers, limitmb=limitmb, codec=codec) == expected
 
 
 def test_merging_segments_through_the_pool_keeps_every_posting(tmp_path: Path, seed_papers) -> None:
@@ -63,7 +69,7 @@ def test_merging_segments_through_the_pool_keeps_every_posting(tmp_path: Path, s
         folder.mkdir()
         ix = whoosh.index.create_in(str(folder), build_schema(), indexname=INDEX_NAME)
         for part in (seed_papers[:40], seed_papers[40:80], seed_papers[80:]):
-            writer = writer_class(ix, compound=False)
+            writer = writer_class(ix, compound=False, codec=ArrayCodec(blocklimit=8))
             for paper in part:
                 writer.add_document(**paper_document(paper))
             writer.commit(mergetype=merge_tiny_segments)
