@@ -207,7 +207,9 @@ class TermLearner:
     def __init__(self) -> None:
         self.df_en: Counter[str] = Counter()
         self.df_zh: Counter[str] = Counter()
-        self.co: Counter[tuple[str, str]] = Counter()
+        # English word -> Chinese word -> sentence pairs with both: a dict per English word
+        # saves as one short list, not 600,000 triples at a million papers (4x faster to load).
+        self.co: dict[str, dict[str, int]] = {}
         self.acronyms: Counter[tuple[str, str]] = Counter()
         # An institution is one sentence pair however many papers list it (and counting it
         # once per paper would cost most of the learning time).
@@ -243,16 +245,21 @@ class TermLearner:
         chinese = set(sorted(chinese)[:MAX_TITLE_WORDS])
         self.df_en.update(english)
         self.df_zh.update(chinese)
-        self.co.update((e, z) for e in english for z in chinese)
+        for e in english:
+            row = self.co.get(e)
+            if row is None:
+                row = self.co[e] = {}
+            for z in chinese:
+                row[z] = row.get(z, 0) + 1
 
     def pairs(self) -> list[tuple[str, str, float]]:
         """Return the learned (english, chinese, dice) translations."""
-        return self._pairs_of(self.co.items())
+        return self._pairs_of((e, z, n) for e, row in self.co.items() for z, n in row.items())
 
-    def _pairs_of(self, co: Iterable[tuple[tuple[str, str], int]]) -> list[tuple[str, str, float]]:
+    def _pairs_of(self, co: Iterable[tuple[str, str, int]]) -> list[tuple[str, str, float]]:
         best_en: dict[str, list[tuple[float, str]]] = {}
         best_zh: dict[str, list[tuple[float, str]]] = {}
-        for (e, z), count in co:
+        for e, z, count in co:
             if count < self.MIN_PAIRS:
                 continue
             dice = 2 * count / (self.df_en[e] + self.df_zh[z])
@@ -269,9 +276,9 @@ class TermLearner:
 
     def terms(self) -> LearnedTerms:
         """Return what a Lexicon needs of this learner: translations, acronyms, institutions."""
-        return self._terms_of(self.co.items())
+        return self._terms_of((e, z, n) for e, row in self.co.items() for z, n in row.items())
 
-    def _terms_of(self, co: Iterable[tuple[tuple[str, str], int]]) -> LearnedTerms:
+    def _terms_of(self, co: Iterable[tuple[str, str, int]]) -> LearnedTerms:
         return LearnedTerms(
             tuple(self._pairs_of(co)),
             tuple(key for key, _ in self.acronyms.most_common()),
@@ -279,13 +286,18 @@ class TermLearner:
         )
 
     def to_json(self) -> dict:
-        """The counts, pruned to each English word's strongest candidates (bounded size)."""
-        by_word: dict[str, list[tuple[int, str]]] = {}
-        for (e, z), n in self.co.items():
-            by_word.setdefault(e, []).append((n, z))
-        co = [[e, z, n] for e, found in by_word.items() for n, z in sorted(found, reverse=True)[: self.KEEP_PER_WORD]]
+        """The counts, pruned to each English word's strongest candidates (bounded size).
+
+        Version 2: `co` maps an English word to `[chinese, count, chinese, count, ...]`;
+        version 1 (still read) listed `[english, chinese, count]` triples.
+        """
+        keep = self.KEEP_PER_WORD
+        co = {}
+        for e, row in self.co.items():
+            strongest = sorted(((n, z) for z, n in row.items()), reverse=True)[:keep]
+            co[e] = [x for n, z in strongest for x in (z, n)]
         return {
-            "version": 1,
+            "version": 2,
             "df_en": dict(self.df_en),
             "df_zh": dict(self.df_zh),
             "co": co,
@@ -297,11 +309,16 @@ class TermLearner:
     @classmethod
     def from_json(cls, data: dict) -> TermLearner:
         learner = cls()
-        if data.get("version") != 1:
+        version = data.get("version")
+        if version not in (1, 2):
             return learner
         learner.df_en.update(data.get("df_en", {}))
         learner.df_zh.update(data.get("df_zh", {}))
-        learner.co.update({(e, z): n for e, z, n in data.get("co", [])})
+        if version == 1:  # saved by a paperbot from before 2026-12
+            for e, z, n in data.get("co", []):
+                learner.co.setdefault(e, {})[z] = n
+        else:
+            learner.co = {e: dict(zip(flat[::2], flat[1::2], strict=True)) for e, flat in data.get("co", {}).items()}
         learner.acronyms.update({(a, w): n for a, w, n in data.get("acronyms", [])})
         learner.affiliations.update(data.get("affiliations", []))
         learner.institutions.update({(a, e, z): n for a, e, z, n in data.get("institutions", [])})
@@ -317,7 +334,7 @@ class TermLearner:
         data = self.to_json()
         counts_tmp = _write_temporary(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")))
         # Derived from the pruned counts, as a reader of the counts file would derive them.
-        terms = self._terms_of(((e, z), n) for e, z, n in data["co"])
+        terms = self._terms_of((e, flat[i], flat[i + 1]) for e, flat in data["co"].items() for i in range(0, len(flat), 2))
         terms_tmp = _write_temporary(terms_path(path), terms.to_text(_stamp(os.stat(counts_tmp))))
         os.replace(terms_tmp, terms_path(path))
         os.replace(counts_tmp, path)

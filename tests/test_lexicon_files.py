@@ -32,8 +32,10 @@ def learner_of(papers) -> TermLearner:
 
 
 def save_counts_only(learner: TermLearner, path) -> None:
-    """Write lexicon.json as a paperbot from before terms files did."""
-    path.write_text(json.dumps(learner.to_json(), ensure_ascii=False), encoding="utf-8")
+    """Write lexicon.json as a paperbot from before terms files did: version 1, `co` as triples."""
+    data = learner.to_json()
+    data["version"], data["co"] = 1, [[e, flat[i], flat[i + 1]] for e, flat in data["co"].items() for i in range(0, len(flat), 2)]
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
 
 
 def same_lexicon(a: Lexicon, b: Lexicon) -> bool:
@@ -49,6 +51,20 @@ def test_a_lexicon_saved_before_terms_files_is_upgraded_on_first_load(tmp_path, 
     assert terms_path(path).exists()  # the next start reads the small file
     assert load_terms(path) == terms
     assert same_lexicon(Lexicon(load_alias_groups(), terms), Lexicon(load_alias_groups(), reloaded))
+    assert reloaded.to_json() == learner_of(seeds).to_json()  # version 1 read whole
+
+
+def test_an_upsert_rewrites_a_version_1_file_as_version_2_keeping_its_counts(tmp_path, seeds) -> None:
+    path = tmp_path / LEXICON_FILE
+    save_counts_only(learner_of(seeds[:50]), path)
+    learn_more(path, seeds[50:])
+    assert json.loads(path.read_text(encoding="utf-8"))["version"] == 2
+    expected = TermLearner.from_json(learner_of(seeds[:50]).to_json())  # pruned when first saved, as before
+    for paper in seeds[50:]:
+        expected.observe(paper)
+    assert TermLearner.load(path).to_json() == expected.to_json()
+    assert TermLearner.load(path).df_en == learner_of(seeds).df_en
+    assert load_terms(path) == expected.terms()
 
 
 def test_saved_terms_are_those_of_the_saved_counts(tmp_path, seeds) -> None:
