@@ -333,11 +333,17 @@ class TermLearner:
         """
         data = self.to_json()
         counts_tmp = _write_temporary(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")))
-        # Derived from the pruned counts, as a reader of the counts file would derive them.
-        terms = self._terms_of((e, flat[i], flat[i + 1]) for e, flat in data["co"].items() for i in range(0, len(flat), 2))
-        terms_tmp = _write_temporary(terms_path(path), terms.to_text(_stamp(os.stat(counts_tmp))))
-        os.replace(terms_tmp, terms_path(path))
-        os.replace(counts_tmp, path)
+        terms_tmp = None
+        try:
+            # Derived from the pruned counts, as a reader of the counts file would derive them.
+            terms = self._terms_of((e, flat[i], flat[i + 1]) for e, flat in data["co"].items() for i in range(0, len(flat), 2))
+            terms_tmp = _write_temporary(terms_path(path), terms.to_text(_stamp(os.stat(counts_tmp))))
+            os.replace(terms_tmp, terms_path(path))
+            os.replace(counts_tmp, path)
+        finally:  # renamed already, or a failed save's leftovers
+            for tmp in (counts_tmp, terms_tmp):
+                if tmp is not None:
+                    tmp.unlink(missing_ok=True)
 
     @classmethod
     def load(cls, path: Path) -> TermLearner:
@@ -449,7 +455,11 @@ def _stamp(stat: os.stat_result) -> list[int]:
 def _write_temporary(path: Path, text: str) -> Path:
     """Write `text` to a temporary file beside `path` (for os.replace) and return it."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # a full disk leaves no half file behind
+        raise
     return tmp
 
 

@@ -86,6 +86,18 @@ def test_terms_of_other_counts_or_damaged_ones_are_derived_again(tmp_path, seeds
     assert json.loads(terms_path(path).read_text(encoding="utf-8"))["pairs"]  # repaired
 
 
+def test_a_failed_save_leaves_the_old_files_and_no_temporary_ones(tmp_path, seeds) -> None:
+    path = tmp_path / LEXICON_FILE
+    learner_of(seeds[:30]).save(path)
+    before = path.read_bytes()
+    terms_path(path).unlink()
+    terms_path(path).mkdir()  # the terms cannot be renamed into place
+    with pytest.raises(OSError):
+        learner_of(seeds).save(path)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([LEXICON_FILE, terms_path(path).name])
+
+
 def _learn_in_turn(path, worker: int, rounds: int, start) -> None:
     start.wait()
     for n in range(rounds):
