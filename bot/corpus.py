@@ -97,7 +97,7 @@ class Corpus:
         # answered "searching…" instead: so the server is ready only once it is loaded.
         DICTIONARY.load()
         try:
-            self.index.lexicon()  # what the index learned (16 MB of JSON at 1M papers: ~1.5 s), before the first search
+            self.index.lexicon()  # what the index learned (its small terms file: ~10 ms), before the first search
         except IndexUnusable as exc:  # searches will say the library is not ready, as before
             logger.warning("%s", exc)
         self._ready = True

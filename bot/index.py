@@ -45,7 +45,7 @@ from bot.analysis import (
     spelling_analyzer,
 )
 from bot.codec import ArrayCodec
-from bot.lexicon import DICTIONARY, Lexicon, TermLearner, load_alias_groups
+from bot.lexicon import DICTIONARY, Lexicon, TermLearner, learn_more, load_alias_groups, load_terms
 from bot.locks import HolderRecord, die_with_parent
 from bot.models import Fragment, Paper
 from bot.query import TEXT_FIELD, build_query, iter_words, suggest_query
@@ -437,10 +437,7 @@ class PaperIndex:
                     shutil.rmtree(aside[0], ignore_errors=True)
             # A replaced paper is counted again: pairs only ever gain evidence between
             # rebuilds, which is what a growing corpus does anyway.
-            learner = TermLearner.load(self.path / LEXICON_FILE)
-            for paper in latest.values():
-                learner.observe(paper)
-            learner.save(self.path / LEXICON_FILE)
+            learn_more(self.path / LEXICON_FILE, latest.values())
             forget_sections()
             return len(latest)
 
@@ -784,7 +781,7 @@ class PaperIndex:
         with self._open_lock:
             if self._lexicon_key == key and self._lexicon is not None:
                 return self._lexicon
-        lexicon = Lexicon(load_alias_groups(admin), TermLearner.load(path))
+        lexicon = Lexicon(load_alias_groups(admin), load_terms(path))
         with self._open_lock:
             self._lexicon_key, self._lexicon = key, lexicon
         return lexicon
