@@ -11,7 +11,9 @@ import logging
 import re
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from bot.config import DataDirError, Settings, ensure_data_dir
@@ -47,6 +49,22 @@ def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
     return files
 
 
+@dataclass
+class RebuildProgress:
+    """How far a rebuild of the index from the store has got (see Corpus.rebuilding)."""
+
+    total: int
+    started: float  # time.monotonic()
+    done: int = 0
+
+    def seconds_left(self, now: float | None = None) -> float | None:
+        """An estimate once there is something to go on (a few seconds and papers in), else None."""
+        elapsed = (time.monotonic() if now is None else now) - self.started
+        if self.done < 1000 or elapsed < 5 or self.done >= self.total:
+            return None
+        return (self.total - self.done) * elapsed / self.done
+
+
 class Corpus:
     """Papers you can ingest, search and read, backed by SQLite and a Whoosh index."""
 
@@ -56,6 +74,7 @@ class Corpus:
         self.index = index
         self._sync_lock = threading.Lock()
         self._ready = False
+        self._progress: RebuildProgress | None = None
         self._library = None
         self._library_lock = threading.Lock()  # not _sync_lock: an index sync can hold that for seconds
 
@@ -110,6 +129,11 @@ class Corpus:
     def is_ready(self) -> bool:
         return self._ready
 
+    def rebuilding(self) -> RebuildProgress | None:
+        """The rebuild under way in this process (after an upgrade, or of a damaged index), if any:
+        what a request that comes before the corpus is ready is told."""
+        return self._progress
+
     # -- keeping the index in step -----------------------------------------------------
 
     def ensure_index(self) -> str | None:
@@ -143,7 +167,11 @@ class Corpus:
 
     def _rebuild(self, reason: str, level: int = logging.WARNING) -> str:
         logger.log(level, reason)
-        count = self.index.rebuild(self.store.iter_papers())
+        progress = self._progress = RebuildProgress(total=self.store.state()[0], started=time.monotonic())
+        try:
+            count = self.index.rebuild(_counted(self.store.iter_papers(), progress))
+        finally:
+            self._progress = None
         logger.info("index rebuilt: %d papers", count)
         return reason
 
@@ -349,3 +377,9 @@ def _size(path: Path) -> int:
     except OSError:
         return 0
 
+
+
+def _counted(papers: Iterable[Paper], progress: RebuildProgress) -> Iterator[Paper]:
+    for paper in papers:
+        progress.done += 1
+        yield paper

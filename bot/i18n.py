@@ -238,6 +238,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "I'm still loading the library. Please try again in a few seconds.",
         "zh": "论文库仍在加载，请几秒钟后重试。",
     },
+    "error.rebuilding": {
+        "en": "I'm rebuilding the search index from the library: {done} of {total} papers so far ({percent}%). Every paper is safe; please try again in a few minutes.",
+        "zh": "正在根据论文库重建搜索索引：已完成 {done} 篇，共 {total} 篇（{percent}%）。所有论文都完好无损，请过几分钟再试。",
+    },
+    "error.rebuilding_eta": {
+        "en": "I'm rebuilding the search index from the library: {done} of {total} papers so far ({percent}%), about {minutes} min to go. Every paper is safe; please try again then.",
+        "zh": "正在根据论文库重建搜索索引：已完成 {done} 篇，共 {total} 篇（{percent}%），预计还需约 {minutes} 分钟。所有论文都完好无损，请届时再试。",
+    },
     # --- language -----------------------------------------------------------------------
     "lang.set": {
         "en": "Got it: I'll show papers in English first.",
@@ -1158,7 +1166,7 @@ def placeholders(template: str) -> set[str]:
     return set(_PLACEHOLDER.findall(template))
 
 
-_COUNT_FIELDS = frozenset({"count", "total", "pages", "new", "updated", "unchanged", "rejected", "rest", "matches"})
+_COUNT_FIELDS = frozenset({"count", "total", "pages", "new", "updated", "unchanged", "rejected", "rest", "matches", "done"})
 
 
 def t(key: str, lang: str | None = DEFAULT_LANG, /, **fmt: object) -> str:

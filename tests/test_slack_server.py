@@ -73,6 +73,77 @@ def test_healthz_is_503_until_the_corpus_is_ready(slack_settings, fake_slack):
         running.shutdown()
 
 
+def test_while_the_index_is_rebuilt_a_search_is_told_how_far_it_has_got(slack_settings, fake_slack, tmp_path):
+    # A store with papers and no index (an upgrade's new schema, or a damaged index): the
+    # server comes up, and the rebuild in prepare() is held halfway.
+    import threading
+    from dataclasses import replace
+
+    from conftest import REPO
+
+    from bot.corpus import Corpus
+    from bot.listing import parse_path
+
+    settings = replace(slack_settings, data_dir=tmp_path / "data", seeds_dir=REPO / "seeds")
+    corpus = Corpus.load(settings)
+    for path in sorted((REPO / "seeds").iterdir()):
+        corpus.store.ingest_listing(parse_path(path))
+    halfway, go_on = threading.Event(), threading.Event()
+    every_paper = corpus.store.iter_papers
+
+    def held_halfway(*args, **kwargs):
+        for n, paper in enumerate(every_paper(*args, **kwargs)):
+            if n == 40:
+                halfway.set()
+                go_on.wait(30)
+            yield paper
+
+    corpus.store.iter_papers = held_halfway
+    running = start_app_server(settings, corpus)
+    sender = SlackSender(running.url, fake_slack)
+    preparing = threading.Thread(target=corpus.prepare)
+    preparing.start()
+    try:
+        assert halfway.wait(30)
+        status, _ = sender.request("GET", "/healthz")
+        assert status == 503
+        _, answer = sender.command("speculative decoding", user_id="U_REBUILD")
+        assert "rebuilding the search index" in answer["text"] and "40 of 97 papers so far (41%)" in answer["text"]
+        assert "Every paper is safe" in answer["text"]
+        _, answer = sender.command("推测解码", user_id="U_REBUILD_ZH")
+        assert "正在根据论文库重建搜索索引：已完成 40 篇，共 97 篇（41%）" in answer["text"]
+    finally:
+        go_on.set()
+        preparing.join(30)
+        sender.close()
+        running.shutdown()
+    assert corpus.is_ready() and corpus.rebuilding() is None
+    assert corpus.search("speculative decoding").total > 0
+    corpus.close()
+
+
+def test_a_rebuild_long_under_way_says_about_how_long_it_has_left():
+    from bot.corpus import RebuildProgress
+    from bot.slack.commands import not_ready_notice
+
+    class Rebuilding:
+        def __init__(self, progress):
+            self.progress = progress
+
+        def rebuilding(self):
+            return self.progress
+
+    early = RebuildProgress(total=1_000_000, started=100.0, done=500)
+    assert early.seconds_left(now=130.0) is None  # too few papers to go on
+    progress = RebuildProgress(total=1_000_000, started=100.0, done=250_000)
+    assert progress.seconds_left(now=400.0) == pytest.approx(900.0)  # 300 s for a quarter
+    progress.started = time.monotonic() - 300
+    en = not_ready_notice(Rebuilding(progress), "en")
+    zh = not_ready_notice(Rebuilding(progress), "zh")
+    assert "250,000 of 1,000,000 papers so far (25%), about 15 min to go" in json.dumps(en.message.blocks)
+    assert "已完成 250,000 篇，共 1,000,000 篇（25%），预计还需约 15 分钟" in json.dumps(zh.message.blocks, ensure_ascii=False)
+
+
 # -- a handler that fails -------------------------------------------------------------------
 
 

@@ -98,6 +98,19 @@ def notice(key: str, lang: str, **fmt: object) -> Reply:
     return Reply(render_notice(t(key, lang, **fmt)), lang=lang)
 
 
+def not_ready_notice(corpus, lang: str) -> Reply:
+    """What a request that arrives before the corpus is ready is told: how far a rebuild
+    of the index has got, when one is under way (a 1M-paper rebuild takes minutes)."""
+    progress = corpus.rebuilding() if hasattr(corpus, "rebuilding") else None
+    if progress is None or not progress.total:
+        return notice("error.not_ready", lang)
+    fmt = {"done": progress.done, "total": progress.total, "percent": min(99, progress.done * 100 // progress.total)}
+    left = progress.seconds_left()
+    if left is None:
+        return notice("error.rebuilding", lang, **fmt)
+    return notice("error.rebuilding_eta", lang, minutes=max(1, round(left / 60)), **fmt)
+
+
 def error_reply(lang: str) -> Reply:
     """What a user sees when a handler fails: no traceback, a useful sentence."""
     return notice("error.generic", lang)
@@ -157,7 +170,7 @@ def answer_command(corpus, user_id: str, channel_id: str, text: str, *, digests=
     if is_sources_command(word, rest):
         return answer_sources_command(digests, user_id=user_id, rest=rest, lang=lang)
     if not corpus.is_ready():
-        return notice("error.not_ready", lang)
+        return not_ready_notice(corpus, lang)
     in_dm = is_dm(channel_id, channel_name)
     if word in SHARE_WORDS:
         return answer_share(corpus, user_id, "" if in_dm else channel_id, rest, lang)
@@ -295,7 +308,7 @@ def answer_action(corpus, user_id: str, action_id: str, value: dict, *, shareabl
     stored = corpus.get_user_lang(user_id)
     lang = normalize_lang(stored or value.get("l") or detect_lang(str(value.get("q", ""))))
     if not corpus.is_ready():
-        return notice("error.not_ready", lang)
+        return not_ready_notice(corpus, lang)
     paper_id = str(value.get("id", ""))
     page = _as_int(value.get("p"), 1)
     if action_id == "share_cancel":

@@ -22,7 +22,14 @@ from bot.slack.blocks import (
     section,
     truncate,
 )
-from bot.slack.commands import LIST_WORDS, PREVIEW_WORDS, SUBSCRIBE_WORDS, UNSUBSCRIBE_WORDS, is_dm
+from bot.slack.commands import (
+    LIST_WORDS,
+    PREVIEW_WORDS,
+    SUBSCRIBE_WORDS,
+    UNSUBSCRIBE_WORDS,
+    is_dm,
+    not_ready_notice,
+)
 from bot.slack.digest import (
     BAD_FILTER_PROBLEMS,
     Digests,
@@ -151,7 +158,7 @@ def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel
     if filter_text:
         corpus = digests.corpus
         if not corpus.is_ready():
-            return notice("error.not_ready", reader)
+            return not_ready_notice(corpus, reader)
         result = corpus.search(filter_text, per_page=1, expand=False)
         if result.problem in BAD_FILTER_PROBLEMS:
             return notice("subscribe.bad_filter", reader, filter=escape(truncate(filter_text, 200)), problem=filter_problem_text(result.problem, reader))
@@ -304,7 +311,7 @@ def answer_unsubscribe(digests: Digests, *, user_id: str, channel_id: str, chann
 def answer_preview(digests: Digests, *, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str):
     """`/papers digest [en|zh]`: privately, what this place's next digest would hold now,
     in the reader's language unless they name one."""
-    from bot.slack.commands import Reply, notice
+    from bot.slack.commands import Reply
 
     kind, place_id = _place_kind(user_id, channel_id, channel_name)
     sub = digests.subscriptions.for_place(kind, place_id)
@@ -313,7 +320,7 @@ def answer_preview(digests: Digests, *, user_id: str, channel_id: str, channel_n
     corpus = digests.corpus
     lang = asked or lang  # the person's language, not the digest's (`/papers digest zh` asks for one)
     if not corpus.is_ready():
-        return notice("error.not_ready", lang)
+        return not_ready_notice(corpus, lang)
     notes = [t("digest.preview_ignored", lang, ignored=escape(truncate(arg, 100)))] if arg and not asked else []
     now = digests.clock()
     if sub is None:
