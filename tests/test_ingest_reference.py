@@ -8,22 +8,28 @@ matches, format characters past U+FFFF, unbalanced parentheses, broken records).
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import re
+import sqlite3
 from pathlib import Path
 
 import pytest
 from bench_modules import bench_module
 
 from bot import listing
+from bot import store as store_module
 from bot.listing import parse_path, parse_text
+from bot.models import Affiliation, ArxivRecord, IngestReport, Listing, Paper
+from bot.store import _CONTENT, Store
 
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 
 EDGE_CASES = """Edge Feed
 Fast Widgets for Everyone\u200b
 人人可用的快速部件\U000e0001
-Ada Lovelace,\u00a0Alan Turing\u3000and Grace Hopper
-机构 * Lab A（甲（一）实验室） ； Lab B (乙；丙) ； Lab C（未闭合 ； Lab D） ； ) Lab E ； Lab F（己）） 纠错
+Ada Lovelace,\u00a0Alan Turing\u3000and Grace "Amazing" Hopper\\Jr \U0001f600 \x7f
+机构 * Lab "A"\\（甲（一）实验室） ； Lab B (乙；丙) ； Lab C（未闭合 ； Lab D） ； ) Lab E ； Lab F（己）） 纠错
 AI总结 提出快速部件。
 Comments Accepted at \u212aDD 2024 and NeurIP\u017f 2025; extends our AAAI paper
 
@@ -155,3 +161,155 @@ def test_venue_lookup_matches_the_reference(text, monkeypatch):
 @pytest.mark.parametrize("text", ["A（甲；乙） ； B", "A ) ; B ( ; C", "（（；））；x", "plain ; split；here", "no marks"])
 def test_affiliation_split_matches_the_reference(text):
     assert listing._split_outside_parentheses(text) == reference_split_outside_parentheses(text)
+
+
+# -- storing -----------------------------------------------------------------------------
+
+
+def reference_to_row(paper: Paper) -> tuple:
+    data = reference_to_dict(paper)
+    return tuple(json.dumps(data[c], ensure_ascii=False) if c in store_module._JSON else data[c] for c in _CONTENT)
+
+
+def reference_to_dict(paper: Paper) -> dict:
+    data = dataclasses.asdict(paper)
+    record = paper.arxiv
+    data.update(
+        arxiv_id=record.arxiv_id if record else "",
+        abs_url=record.abs_url if record else "",
+        pdf_url=record.pdf_url if record else "",
+        abstract_en=paper.abstract_en,
+        categories=list(record.categories) if record else [],
+        published=record.published if record else "",
+    )
+    return data
+
+
+class ReferenceStore(Store):
+    """The store with ingest_listing as it was: a SELECT and an INSERT per paper, asdict rows."""
+
+    def ingest_listing(self, listing: Listing) -> IngestReport:
+        report = IngestReport(path=listing.path, feed=listing.feed, errors=list(listing.errors))
+        now = self._clock()
+        with self.transaction() as db:
+            counter = self._counter(db)
+            for _, paper in listing.records:
+                row = db.execute("SELECT * FROM papers WHERE id = ?", (paper.id,)).fetchone()
+                relisted = bool(row) and db.execute(
+                    "SELECT 1 FROM paper_feeds WHERE paper_id = ? AND feed = ?", (paper.id, listing.feed)
+                ).fetchone() is not None
+                feeds_added = self._add_feeds(db, paper.id, paper.feeds, now) if row else 0
+                if row is None:
+                    counter += 1
+                    db.execute(
+                        f"INSERT INTO papers (id, seq, rev, first_seen, updated_at, {', '.join(_CONTENT)}) "
+                        f"VALUES (?, ?, ?, ?, ?, {', '.join('?' for _ in _CONTENT)})",
+                        (paper.id, counter, counter, now, now, *reference_to_row(paper)),
+                    )
+                    self._add_feeds(db, paper.id, paper.feeds, now)
+                    report.new += 1
+                    continue
+                merged = reference_to_row(paper) if relisted else reference_merge(row, paper)
+                if merged != tuple(row[c] for c in _CONTENT) or feeds_added:
+                    counter += 1
+                    db.execute(
+                        f"UPDATE papers SET rev = ?, updated_at = ?, {', '.join(f'{c} = ?' for c in _CONTENT)} WHERE id = ?",
+                        (counter, now, *merged, paper.id),
+                    )
+                    report.updated += 1
+                else:
+                    report.unchanged += 1
+            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('counter', ?)", (str(counter),))
+            db.execute(
+                "INSERT INTO ingests (path, feed, at, new, updated, unchanged, rejected) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (listing.path, listing.feed, now, report.new, report.updated, report.unchanged, report.rejected),
+            )
+        return report
+
+
+def reference_merge(row, paper: Paper) -> tuple:
+    new = dict(zip(_CONTENT, reference_to_row(paper), strict=True))
+    old = {c: row[c] for c in _CONTENT}
+    merged = {c: old[c] if new[c] in ("", "[]", None) else new[c] for c in _CONTENT}
+    venue_from = new if new["venue_name"] else old
+    merged.update({c: venue_from[c] for c in ("venue", "venue_name", "year", "track")})
+    return tuple(merged[c] for c in _CONTENT)
+
+
+def dump_tables(path: Path) -> dict[str, list[tuple]]:
+    """Every row of every table, rowid included, in rowid order."""
+    db = sqlite3.connect(path)
+    try:
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        return {t: db.execute(f"SELECT rowid, * FROM {t} ORDER BY rowid").fetchall() for t in tables}
+    finally:
+        db.close()
+
+
+def ingest_sequence(store: Store, files: list[Path], tmp_path: Path) -> list[IngestReport]:
+    """Everything ingest meets: new papers, repeats within a file, the same feed again (with a
+    field changed and one cleared), another feed listing stored papers, and broken records."""
+    first = files[-2].read_text(encoding="utf-8")  # a generated file
+    relisted = tmp_path / "relisted.txt"
+    relisted.write_text(first.replace("Accepted at", "Published at", 50).replace("\nComments ", "\nCommentz ", 30), encoding="utf-8")
+    other_feed = tmp_path / "other-feed.txt"
+    other_feed.write_text("Another Feed\n" + first.split("\n", 1)[1][:200_000], encoding="utf-8")
+    twice = tmp_path / "twice.txt"
+    twice.write_text(first[:60_000] + "\n\n" + first.split("\n", 1)[1][:60_000], encoding="utf-8")
+    order = [*files, files[0], relisted, other_feed, twice, tmp_path / "missing.txt"]
+    return [store.ingest_listing(parse_path(path)) for path in order]
+
+
+def test_stored_rows_are_what_the_reference_stores(listing_files, tmp_path):
+    clock = lambda: "2026-06-01T08:00:00+00:00"  # noqa: E731
+    new, old = Store(tmp_path / "new.sqlite3", clock=clock), ReferenceStore(tmp_path / "old.sqlite3", clock=clock)
+    try:
+        new_reports = ingest_sequence(new, listing_files, tmp_path)
+        old_reports = ingest_sequence(old, listing_files, tmp_path)
+    finally:
+        new.close()
+        old.close()
+    assert new_reports == old_reports
+    assert sum(r.updated for r in new_reports) > 100 and sum(r.unchanged for r in new_reports) > 100
+    assert sum(r.rejected for r in new_reports) >= 4
+    new_rows, old_rows = dump_tables(tmp_path / "new.sqlite3"), dump_tables(tmp_path / "old.sqlite3")
+    assert new_rows.keys() == old_rows.keys()
+    for table in new_rows:
+        assert new_rows[table] == old_rows[table], table
+    assert len(new_rows["papers"]) > 1500
+    reopened = Store(tmp_path / "new.sqlite3")
+    try:
+        papers = list(reopened.iter_papers(batch=700))
+        rows = reopened.read("SELECT * FROM papers ORDER BY rev")
+        feeds = {}
+        for paper_id, feed in reopened.read("SELECT paper_id, feed FROM paper_feeds ORDER BY first_seen, feed"):
+            feeds.setdefault(paper_id, []).append(feed)
+        assert papers == [reference_from_row(row, feeds.get(row["id"], [])) for row in rows]
+        ids = [p.id for p in papers[::-7]]
+        assert reopened.get_many(ids) == [p for p in papers[::-7]]
+    finally:
+        reopened.close()
+
+
+def reference_from_row(row, feeds: list[str]) -> Paper:
+    data = {c: row[c] for c in _CONTENT}
+    for c in store_module._JSON:
+        data[c] = json.loads(data[c])
+    data["affiliations"] = [Affiliation(**a) for a in data["affiliations"]]
+    return Paper(id=row["id"], feeds=feeds, first_seen=row["first_seen"], seq=row["seq"], rev=row["rev"], arxiv=None, **data)
+
+
+def test_to_dict_and_rows_are_what_asdict_gives(listing_files, tmp_path):
+    papers = [paper for path in listing_files for _, paper in parse_path(path).records]
+    store = Store(tmp_path / "p.sqlite3")
+    try:
+        store.ingest_listing(parse_path(listing_files[0]))
+        stored = list(store.iter_papers())
+    finally:
+        store.close()
+    record = ArxivRecord("2601.00001", 2, "T", "A", ["X Y"], "cs.LG", ["cs.LG", "cs.AI"], "2026-01-01", "2026-02-01", "10.1/x", "c", "j")
+    papers += [*stored, dataclasses.replace(stored[0], arxiv=record)]
+    for paper in papers:
+        assert paper.to_dict() == reference_to_dict(paper)
+        assert store_module._to_row(paper) == reference_to_row(paper)
+    assert {tuple(sorted(p.to_dict())) for p in papers} == {tuple(sorted(reference_to_dict(papers[-1])))}
