@@ -17,8 +17,10 @@ from pathlib import Path
 import pytest
 from bench_modules import bench_module
 
-from bot import listing
+from bot import analysis, listing
+from bot import index as index_module
 from bot import store as store_module
+from bot.index import paper_document
 from bot.listing import parse_path, parse_text
 from bot.models import Affiliation, ArxivRecord, IngestReport, Listing, Paper
 from bot.store import _CONTENT, Store
@@ -313,3 +315,19 @@ def test_to_dict_and_rows_are_what_asdict_gives(listing_files, tmp_path):
         assert paper.to_dict() == reference_to_dict(paper)
         assert store_module._to_row(paper) == reference_to_row(paper)
     assert {tuple(sorted(p.to_dict())) for p in papers} == {tuple(sorted(reference_to_dict(papers[-1])))}
+
+
+def reference_join_sections(sections) -> str:
+    clean = str.maketrans(analysis._SECTION + analysis._BOOST_END, "  ")
+    return "".join(f"{analysis._SECTION}{boost:g}{analysis._BOOST_END}{text.translate(clean)}" for boost, text in sections if text)
+
+
+def test_index_documents_are_what_the_reference_builds(listing_files, monkeypatch):
+    papers = [paper for path in listing_files for _, paper in parse_path(path).records]
+    papers[0].summary_zh += " \x1e2\x1f 分隔符"  # the separators themselves, in text
+    documents = [paper_document(p) for p in papers]
+    sections = [(4.0, "a\x1fb"), (1.0, ""), (0.0, "z"), (-0.0, "y"), (2.5, "x\x1e")]
+    joined = analysis.join_sections(sections)
+    monkeypatch.setattr(index_module, "join_sections", reference_join_sections)
+    assert documents == [paper_document(p) for p in papers]
+    assert joined == reference_join_sections(sections)
