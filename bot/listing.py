@@ -291,6 +291,8 @@ def venue_label(name: str, year: int | None, track: str) -> str:
 
 
 def _kind(line: str) -> str:
+    if line[0] not in "A机JjCc":  # what the patterns below can begin with: most lines are plain
+        return "plain"
     if _SUMMARY.match(line):
         return "summary"
     if _AFFILIATIONS.match(line):
