@@ -20,6 +20,8 @@ from bench_modules import bench_module
 from bot import analysis, listing
 from bot import index as index_module
 from bot import store as store_module
+from bot.config import Settings
+from bot.corpus import Corpus, parsed_listings
 from bot.index import paper_document
 from bot.listing import parse_path, parse_text
 from bot.models import Affiliation, ArxivRecord, IngestReport, Listing, Paper
@@ -109,10 +111,23 @@ def reference_split_outside_parentheses(text: str) -> list[str]:
     return parts
 
 
+def reference_kind(line: str) -> str:
+    for kind, pattern in (
+        ("summary", listing._SUMMARY),
+        ("affiliations", listing._AFFILIATIONS),
+        ("journal", listing._JOURNAL),
+        ("comments", listing._COMMENTS),
+    ):
+        if pattern.match(line):
+            return kind
+    return "plain"
+
+
 def reference_parse_text(text: str, path: str, monkeypatch) -> listing.Listing:
     """parse_text with every replaced piece swapped back for its reference."""
     monkeypatch.setattr(listing, "_known_venues", reference_known_venues)
     monkeypatch.setattr(listing, "_split_outside_parentheses", reference_split_outside_parentheses)
+    monkeypatch.setattr(listing, "_kind", reference_kind)
     lines = reference_lines(text)
     feed_line, feed = lines[0]
     result = listing.Listing(path=path, feed=feed)
@@ -158,6 +173,13 @@ def test_venue_lookup_matches_the_reference(text, monkeypatch):
     expected = listing.find_venue(text)
     monkeypatch.setattr(listing, "_known_venues", reference_known_venues)
     assert listing.find_venue(text) == expected
+
+
+@pytest.mark.parametrize(
+    "line", ["comments: x", "COMMENT x", "Commentary", "JOURNAL-REF x", "journal ref", "AI 总结：x", "AI", "机构：A", "机", "Comments", "x"]
+)
+def test_line_kinds_match_the_reference(line):
+    assert listing._kind(line) == reference_kind(line)
 
 
 @pytest.mark.parametrize("text", ["A（甲；乙） ； B", "A ) ; B ( ; C", "（（；））；x", "plain ; split；here", "no marks"])
@@ -331,3 +353,33 @@ def test_index_documents_are_what_the_reference_builds(listing_files, monkeypatc
     monkeypatch.setattr(index_module, "join_sections", reference_join_sections)
     assert documents == [paper_document(p) for p in papers]
     assert joined == reference_join_sections(sections)
+
+
+# -- parsing in worker processes (the CLI) --------------------------------------------
+
+
+def test_worker_processes_parse_what_this_process_parses(listing_files, tmp_path):
+    binary = tmp_path / "binary.txt"
+    binary.write_bytes(b"\x00\x01listing")
+    files = [*listing_files, tmp_path / "missing.txt", binary, tmp_path]
+    with parsed_listings(files, 2) as listings:
+        parsed = list(listings)
+    assert parsed == [parse_path(path) for path in files]
+    assert [len(p.errors) for p in parsed[-3:]] == [1, 1, 1]
+
+
+def test_ingest_paths_stores_the_same_with_parsing_workers(listing_files, tmp_path):
+    """End to end through Corpus.ingest_paths: the same reports and rows either way."""
+    files = [*listing_files[:5], listing_files[-1], tmp_path / "missing.txt"]  # seeds, edge cases, a missing file
+    outcomes = []
+    for writer_procs in (1, 2):
+        data = tmp_path / f"data-{writer_procs}"
+        corpus = Corpus.open(Settings(data_dir=data), writer_procs=writer_procs)
+        corpus.store._clock = lambda: "2026-06-01T08:00:00+00:00"
+        try:
+            reports = corpus.ingest_paths(files)
+        finally:
+            corpus.close()
+        outcomes.append((reports, dump_tables(data / "paperbot.sqlite3")))
+    assert outcomes[0] == outcomes[1]
+    assert sum(r.new for r in outcomes[0][0]) == 100 and outcomes[0][0][-1].errors
