@@ -165,6 +165,10 @@ class Store:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
+        # Bulk ingest inserts at random places in the id indexes, which outgrow SQLite's
+        # default 2 MB page cache: storing 20k new papers into a 100k store took 1.15-1.41 s
+        # CPU, 0.94-1.01 s with 16 MB (pages are allocated as used: up to 16 MB of memory).
+        self._db.execute("PRAGMA cache_size=-16384")
         with self.transaction() as db:
             apply_schema(db, SCHEMA, COLUMNS)
 
