@@ -22,6 +22,7 @@ from bot.config import DataDirError, Settings, ensure_data_dir
 from bot.index import MAX_PER_PAGE, IndexBusy, IndexPage, IndexUnusable, PaperIndex
 from bot.lexicon import DICTIONARY
 from bot.listing import decode_listing, parse_path, parse_text
+from bot.locks import die_with_parent
 from bot.models import Hit, IngestReport, Listing, Paper, SearchResult
 from bot.store import Store
 
@@ -370,7 +371,7 @@ def parsed_listings(files: list[Path], procs: int) -> Iterator[Iterator[Listing]
         yield (parse_path(path) for path in files)
         return
     workers = min(procs, len(files))
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
+    with multiprocessing.get_context("fork").Pool(workers, initializer=die_with_parent) as pool:
 
         def in_order() -> Iterator[Listing]:
             waiting = iter(files)
