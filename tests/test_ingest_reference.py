@@ -383,3 +383,20 @@ def test_ingest_paths_stores_the_same_with_parsing_workers(listing_files, tmp_pa
         outcomes.append((reports, dump_tables(data / "paperbot.sqlite3")))
     assert outcomes[0] == outcomes[1]
     assert sum(r.new for r in outcomes[0][0]) == 100 and outcomes[0][0][-1].errors
+
+
+def test_venues_spelled_with_digits_or_hyphens_are_still_found(monkeypatch):
+    """The fast path keys venues by their leading letters: "ACM-MM" by "acm", "3DV" always tried."""
+    venues = {**listing.VENUES, "3DV": ("International Conference on 3D Vision",), "ACM-MM": ("ACM Multimedia",)}
+    patterns = [
+        (name, re.compile(r"(?<![A-Za-z])(?:" + "|".join(re.escape(n) for n in (name, *aliases)) + r")(?![A-Za-z])", re.I))
+        for name, aliases in venues.items()
+    ]
+    monkeypatch.setattr(listing, "VENUES", venues)
+    monkeypatch.setattr(listing, "_VENUE_PATTERNS", patterns)
+    by_letters, always = listing._venues_by_first_letters()
+    monkeypatch.setattr(listing, "_VENUES_BY_FIRST_LETTERS", by_letters)
+    monkeypatch.setattr(listing, "_VENUES_ALWAYS_TRIED", always)
+    for text in ("Accepted at 3DV 2025", "ACM-MM 2024 oral", "acm multimedia 2023", "at x3DV and ACMX-MM"):
+        assert listing._known_venues(text) == reference_known_venues(text), text
+    assert [name for _, name in listing._known_venues("3DV 2025 and ACM-MM")] == ["3DV", "ACM-MM"]
