@@ -135,8 +135,23 @@ def join_sections(sections: Iterable[tuple[float, str]]) -> str:
     >>> split_sections(join_sections([(4.0, "Title"), (1.0, "summary")]))
     [(4.0, 'Title'), (1.0, 'summary')]
     """
-    clean = str.maketrans(_SECTION + _BOOST_END, "  ")
-    return "".join(f"{_SECTION}{boost:g}{_BOOST_END}{text.translate(clean)}" for boost, text in sections if text)
+    # Built for every paper indexed: str.replace, not str.translate (which maps a non-ASCII
+    # text character by character: half of building the index's documents), and each
+    # boost's header formatted once.
+    parts = []
+    for boost, text in sections:
+        if text:
+            head = _SECTION_HEADS.get(boost)
+            if head is None:
+                head = f"{_SECTION}{boost:g}{_BOOST_END}"
+                if boost and len(_SECTION_HEADS) < 64:  # not -0.0 under 0.0's key
+                    _SECTION_HEADS[boost] = head
+            parts.append(head)
+            parts.append(text.replace(_SECTION, " ").replace(_BOOST_END, " "))
+    return "".join(parts)
+
+
+_SECTION_HEADS: dict[float, str] = {}
 
 
 def split_sections(value: str) -> list[tuple[float, str]]:

@@ -87,7 +87,9 @@ def test_kill_9_of_ingest_mid_index_leaves_no_workers_and_the_next_start_catches
         def forked() -> bool:
             assert proc.poll() is None, "ingest finished before its workers were seen"
             workers[:] = children_of(proc.pid)
-            return bool(workers)
+            # The index's workers, not the ones that parse the files before it: it lists them.
+            holder = HolderRecord(data / "index", data / "index" / LOCK_FILE).read()
+            return bool(workers) and bool(holder and holder["pid"] == proc.pid and holder["workers"])
 
         wait_until(forked, 90, "the ingest to fork its index workers")
         os.kill(proc.pid, signal.SIGKILL)  # the parent only, as `kill -9 PID` does
