@@ -420,7 +420,6 @@ def _size(path: Path) -> int:
         return 0
 
 
-
 def _counted(papers: Iterable[Paper], progress: RebuildProgress) -> Iterator[Paper]:
     for paper in papers:
         progress.done += 1
