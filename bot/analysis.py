@@ -457,7 +457,8 @@ class BilingualAnalyzer(CompositeAnalyzer):
             length += 1
             entry = get(text)
             if entry is None:
-                terms[text] = [boost, pos] if positions else [boost, 1]
+                # 0.0 + boost: Whoosh's sums start at 0.0 (the same bits, even for a -0.0 boost)
+                terms[text] = [0.0 + boost, pos] if positions else [0.0 + boost, 1]
             else:
                 entry[0] += boost
                 if positions:

@@ -28,11 +28,18 @@ indexing, snippets, Block Kit.
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
 import re
 import unicodedata
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from itertools import islice
 from pathlib import Path
 
 from bot.i18n import t
+from bot.locks import die_with_parent
 from bot.models import Affiliation, Listing, ListingError, Paper
 
 _SUMMARY = re.compile(r"^AI\s*总结\s*[:：]?\s*")
@@ -173,6 +180,43 @@ def parse_path(path: str | Path) -> Listing:
     if error:
         return Listing(path=str(path), feed="", errors=[error])
     return parse_text(text, str(path))
+
+
+PARSE_POOL_MIN_FILES = 4
+"""Fewer files than this are parsed in this process: starting workers costs more."""
+
+
+@contextmanager
+def parse_paths(files: list[Path], procs: int) -> Iterator[Iterator[Listing]]:
+    """Yield the files' parsed listings in order: parsed by `procs` forked workers when
+    `procs` > 1 and there are enough files, else here, each as it is asked for.
+
+    Forking is only safe in a process without other threads: `procs` > 1 only comes from
+    the CLI (`writer_procs`), never from the threaded server. The workers keep at most
+    two files each parsed ahead of the caller, so memory stays bounded; leaving the block
+    early (an error storing) stops them.
+    """
+    if procs <= 1 or len(files) < PARSE_POOL_MIN_FILES or "fork" not in multiprocessing.get_all_start_methods():
+        yield (parse_path(path) for path in files)
+        return
+    workers = min(procs, len(files))
+    # concurrent.futures, not multiprocessing.Pool: a worker killed mid-file (out of
+    # memory) raises BrokenProcessPool here instead of leaving .get() waiting for good.
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=die_with_parent)
+    try:
+
+        def in_order() -> Iterator[Listing]:
+            waiting = iter(files)
+            pending = deque(pool.submit(parse_path, path) for path in islice(waiting, 2 * workers))
+            while pending:
+                listing = pending.popleft().result()  # a worker's exception is raised here, as if parsed here
+                for path in islice(waiting, 1):
+                    pending.append(pool.submit(parse_path, path))
+                yield listing
+
+        yield in_order()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def parse_text(text: str, path: str = "<text>") -> Listing:

@@ -34,14 +34,15 @@ logger = logging.getLogger(__name__)
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
-def die_with_parent() -> None:
+def die_with_parent(parent: int | None = None) -> None:
     """In a forked worker: exit as soon as the process that forked it dies, however it dies.
 
     Linux: the kernel sends SIGKILL on the parent's death (prctl PR_SET_PDEATHSIG).
     Elsewhere: a thread that notices the parent change. Either way, a parent that died
-    before this ran is noticed at once.
+    before this ran is noticed at once: `parent`, the pid the child was started by, for
+    a child that ran imports first (by then its parent may already be gone).
     """
-    parent = os.getppid()
+    parent = os.getppid() if parent is None else parent
     armed = False
     if sys.platform.startswith("linux"):
         try:

@@ -337,6 +337,7 @@ class ChildFailed(Exception):
 
 
 _CHILD = "from bot.segments import _write_segment_here; _write_segment_here()"
+PARENT_PID_VARIABLE = "PAPERBOT_PARENT_PID"  # the child dies with this process, even one that died first
 CHILD_TIMEOUT_S = 900.0
 
 
@@ -351,22 +352,31 @@ def write_segment_in_child(folder: str, schema, indexname: str, documents: list[
     pickled. Raises ChildFailed (or OSError if none can be started).
     """
     root = str(Path(__file__).resolve().parent.parent)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    # The child needs no secret: Slack's tokens and signing secret stay in this process.
+    env = {name: value for name, value in os.environ.items() if not name.startswith("SLACK_")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+    env[PARENT_PID_VARIABLE] = str(os.getpid())
     payload = pickle.dumps((folder, schema, indexname, documents, limitmb), protocol=pickle.HIGHEST_PROTOCOL)
     try:
         done = subprocess.run(
-            [sys.executable, "-c", _CHILD], input=payload, capture_output=True, env=env, timeout=CHILD_TIMEOUT_S, check=False
+            # -P: the working directory (maybe another checkout's bot/) is not on the path.
+            [sys.executable, "-P", "-c", _CHILD], input=payload, capture_output=True, env=env, timeout=CHILD_TIMEOUT_S, check=False
         )
     except subprocess.TimeoutExpired as exc:
-        raise ChildFailed(f"no segment after {CHILD_TIMEOUT_S:.0f} s") from exc
+        # Not ChildFailed: doing the same work again here would only double the wait.
+        raise TimeoutError(f"the child writing the new papers' segment had not finished after {CHILD_TIMEOUT_S:.0f} s") from exc
     if done.returncode != 0:
         last = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["(nothing on stderr)"]
-        raise ChildFailed(f"exit code {done.returncode}: {last[0][:300]}")
-    return pickle.loads(done.stdout)
+        how = f"killed by signal {-done.returncode}" if done.returncode < 0 else f"exit code {done.returncode}"
+        raise ChildFailed(f"{how}: {last[0][:300]}")
+    try:
+        return pickle.loads(done.stdout)
+    except Exception as exc:  # a child that printed something else, or was cut short
+        raise ChildFailed(f"its answer could not be read: {exc!r}") from exc
 
 
 def _write_segment_here() -> None:
     """The child's side of write_segment_in_child."""
-    die_with_parent()
+    die_with_parent(int(os.environ.get(PARENT_PID_VARIABLE) or 0) or None)
     segment = write_segment(*pickle.load(sys.stdin.buffer))
     sys.stdout.buffer.write(pickle.dumps(segment, protocol=pickle.HIGHEST_PROTOCOL))

@@ -21,9 +21,9 @@ from bot import analysis, listing
 from bot import index as index_module
 from bot import store as store_module
 from bot.config import Settings
-from bot.corpus import Corpus, parsed_listings
+from bot.corpus import Corpus
 from bot.index import paper_document
-from bot.listing import parse_path, parse_text
+from bot.listing import parse_path, parse_paths, parse_text
 from bot.models import Affiliation, ArxivRecord, IngestReport, Listing, Paper
 from bot.store import _CONTENT, Store
 
@@ -362,7 +362,7 @@ def test_worker_processes_parse_what_this_process_parses(listing_files, tmp_path
     binary = tmp_path / "binary.txt"
     binary.write_bytes(b"\x00\x01listing")
     files = [*listing_files, tmp_path / "missing.txt", binary, tmp_path]
-    with parsed_listings(files, 2) as listings:
+    with parse_paths(files, 2) as listings:
         parsed = list(listings)
     assert parsed == [parse_path(path) for path in files]
     assert [len(p.errors) for p in parsed[-3:]] == [1, 1, 1]
