@@ -8,23 +8,18 @@ step with the store it is brought back from the store, never the other way round
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import re
 import sqlite3
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import islice
 from pathlib import Path
 
 from bot.config import DataDirError, Settings, ensure_data_dir
 from bot.index import MAX_PER_PAGE, IndexBusy, IndexPage, IndexUnusable, PaperIndex
 from bot.lexicon import DICTIONARY
-from bot.listing import decode_listing, parse_path, parse_text
-from bot.locks import die_with_parent
+from bot.listing import decode_listing, parse_paths, parse_text
 from bot.models import Hit, IngestReport, Listing, Paper, SearchResult
 from bot.store import Store
 
@@ -207,7 +202,9 @@ class Corpus:
         if not listing.feed:
             return IngestReport(path=listing.path, errors=list(listing.errors))
         report = self.store.ingest_listing(listing)
-        if sync and (report.new or report.updated):
+        # During a rebuild (it holds the sync lock for minutes) the papers are stored and
+        # the answer comes at once: the rebuild, or the next scan after it, indexes them.
+        if sync and (report.new or report.updated) and self._progress is None:
             self._sync_index()
         return report
 
@@ -222,7 +219,7 @@ class Corpus:
         total, done = sum(sizes), 0
         reports = []
         try:
-            with parsed_listings(files, self.index.procs) as listings:
+            with parse_paths(files, self.index.procs) as listings:
                 for path, size, listing in zip(files, sizes, listings, strict=True):
                     reports.append(self.ingest_listing(listing, sync=False))
                     done += size
@@ -379,38 +376,6 @@ class Corpus:
     def claim_event(self, event_id: str) -> bool:
         """Record that a Slack event is being handled; False if it already was (see Store.claim_event)."""
         return self.store.claim_event(event_id)
-
-
-PARSE_POOL_MIN_FILES = 4
-"""Fewer files than this are parsed in this process: starting workers costs more."""
-
-
-@contextmanager
-def parsed_listings(files: list[Path], procs: int) -> Iterator[Iterator[Listing]]:
-    """Yield the files' parsed listings in order: parsed by `procs` forked workers when
-    `procs` > 1 and there are enough files, else here, each as it is asked for.
-
-    Forking is only safe in a process without other threads: `procs` > 1 only comes from
-    the CLI (`writer_procs`), never from the threaded server. The workers keep at most
-    two files each parsed ahead of the caller, so memory stays bounded; leaving the block
-    early (an error storing) stops them.
-    """
-    if procs <= 1 or len(files) < PARSE_POOL_MIN_FILES or "fork" not in multiprocessing.get_all_start_methods():
-        yield (parse_path(path) for path in files)
-        return
-    workers = min(procs, len(files))
-    with multiprocessing.get_context("fork").Pool(workers, initializer=die_with_parent) as pool:
-
-        def in_order() -> Iterator[Listing]:
-            waiting = iter(files)
-            pending = deque(pool.apply_async(parse_path, (path,)) for path in islice(waiting, 2 * workers))
-            while pending:
-                listing = pending.popleft().get()  # a worker's exception is raised here, as if parsed here
-                for path in islice(waiting, 1):
-                    pending.append(pool.apply_async(parse_path, (path,)))
-                yield listing
-
-        yield in_order()
 
 
 def _size(path: Path) -> int:

@@ -21,7 +21,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,7 +45,15 @@ from bot.analysis import (
     spelling_analyzer,
 )
 from bot.codec import ArrayCodec
-from bot.lexicon import DICTIONARY, Lexicon, TermLearner, learn_more, load_alias_groups, load_terms
+from bot.lexicon import (
+    DICTIONARY,
+    Lexicon,
+    TermLearner,
+    learn_more,
+    learning,
+    load_alias_groups,
+    load_terms,
+)
 from bot.locks import HolderRecord, die_with_parent
 from bot.models import Fragment, Paper
 from bot.query import TEXT_FIELD, build_query, iter_words, suggest_query
@@ -60,6 +68,7 @@ logger = logging.getLogger(__name__)
 INDEX_NAME = "papers_v5"
 LOCK_FILE = f"{INDEX_NAME}_WRITELOCK"  # Whoosh's name for the write lock of INDEX_NAME
 LEXICON_FILE = "lexicon.json"  # what the index learned from its papers' parallel text
+_PROCESS_STARTED = time.time()  # (about) when this process started: see _sweep_scratch
 TINY_SEGMENT_DOCS = 1000  # segments smaller than this are merged on the next upsert
 ASIDE_CHILD_DOCS = 500  # the server writes a segment this big in a child process (see _write_aside)
 SEGMENT_DOCS = 50_000  # papers a worker puts in one segment during a bulk write
@@ -386,60 +395,74 @@ class PaperIndex:
         return written
 
     def _upsert_batch(self, latest: dict[str, Paper]) -> int:
-        documents = [paper_document(paper) for paper in latest.values()]  # needs no lock
+        large = len(latest) >= self.batch_size
+        lexicon = self.path / LEXICON_FILE
         with self._write_lock:
             ix = self._index()
-            record = self._holder_record()
-            large = len(latest) >= self.batch_size
             # A day's file is analysed and written as a segment of its own beside the
             # index, before the lock: under it, only the replaced papers are deleted and
             # the segment joins the index. Written under the lock as before: a batch
             # smaller than a tiny segment (the next upsert would fold it in anyway), one
             # that has tiny segments to fold in, and large catch-ups (worker processes).
-            aside = self._write_aside(ix, documents) if len(documents) >= TINY_SEGMENT_DOCS and not large and not self._has_tiny_segments() else None
+            aside = None
+            if len(latest) >= TINY_SEGMENT_DOCS and not large and not self._has_tiny_segments():
+                aside = self._write_aside(ix, [paper_document(paper) for paper in latest.values()])
             try:
-                try:
-                    writer = self._writer(ix, large=large, record=record)
-                except LockError:
-                    # Busy: first see whether its holder is gone (then free it), then wait.
-                    record.reclaim()
-                    try:
-                        writer = self._writer(ix, timeout=self.writer_timeout, large=large, record=record)
-                    except LockError as exc:
-                        raise IndexBusy(f"index {self.path} is being written by another process") from exc
-                try:
-                    with ix.searcher() as searcher:
-                        self._delete_replaced(writer, searcher, latest.values())
-                    if aside is None:
-                        mergetype = merge_tiny_segments
-                        for document in documents:
-                            writer.add_document(**document)
-                    else:
-                        # Joins as written. Tiny segments another process committed since
-                        # the check above wait for the next upsert: copying the new segment
-                        # to fold them in would requantize its field lengths (Whoosh keeps
-                        # one byte a length), and so change its scores.
-                        segment = _move_segment(*aside, self.path)
-                        mergetype = lambda writer, segments: [*segments, segment]  # noqa: E731
-                except BaseException:
-                    writer.cancel()
-                    record.release()
-                    raise
-                # Only tiny segments are folded together (an inbox file's worth each): Whoosh's
-                # own merge policy rewrote the whole index on a commit after a bulk load
-                # (52k papers at 444/s instead of 1,267/s).
-                try:
-                    writer.commit(mergetype=mergetype)
-                finally:
-                    record.release()
+                # A large batch learns each paper as it hands it to the worker processes,
+                # so this process's share runs while they index (minutes of one core at
+                # 1M when it came after the commit). The lexicon's lock is held meanwhile,
+                # and nothing is saved unless the commit succeeds.
+                with learning(lexicon) if large else nullcontext() as learner:
+                    self._commit_batch(ix, latest, aside, large, learner)
             finally:
                 if aside is not None:
                     shutil.rmtree(aside[0], ignore_errors=True)
             # A replaced paper is counted again: pairs only ever gain evidence between
             # rebuilds, which is what a growing corpus does anyway.
-            learn_more(self.path / LEXICON_FILE, latest.values())
+            if not large:
+                learn_more(lexicon, latest.values())
             forget_sections()
             return len(latest)
+
+    def _commit_batch(self, ix: whoosh.index.Index, latest: dict[str, Paper], aside, large: bool, learner: TermLearner | None) -> None:
+        """Delete the papers' indexed versions, add them (or move their segment in), commit."""
+        record = self._holder_record()
+        try:
+            writer = self._writer(ix, large=large, record=record)
+        except LockError:
+            # Busy: first see whether its holder is gone (then free it), then wait.
+            record.reclaim()
+            try:
+                writer = self._writer(ix, timeout=self.writer_timeout, large=large, record=record)
+            except LockError as exc:
+                raise IndexBusy(f"index {self.path} is being written by another process") from exc
+        try:
+            with ix.searcher() as searcher:
+                self._delete_replaced(writer, searcher, latest.values())
+            if aside is None:
+                mergetype = merge_tiny_segments
+                for paper in latest.values():
+                    writer.add_document(**paper_document(paper))
+                    if learner is not None:
+                        learner.observe(paper)
+            else:
+                # Joins as written. Tiny segments another process committed since
+                # the check above wait for the next upsert: copying the new segment
+                # to fold them in would requantize its field lengths (Whoosh keeps
+                # one byte a length), and so change its scores.
+                segment = _move_segment(*aside, self.path)
+                mergetype = lambda writer, segments: [*segments, segment]  # noqa: E731
+        except BaseException:
+            writer.cancel()
+            record.release()
+            raise
+        # Only tiny segments are folded together (an inbox file's worth each): Whoosh's
+        # own merge policy rewrote the whole index on a commit after a bulk load
+        # (52k papers at 444/s instead of 1,267/s).
+        try:
+            writer.commit(mergetype=mergetype)
+        finally:
+            record.release()
 
     def _has_tiny_segments(self) -> bool:
         with self._searcher() as searcher:
@@ -1035,6 +1058,15 @@ def _sweep_scratch(path: Path) -> None:
         except (IndexError, ValueError):
             continue
         if pid == os.getpid():
+            # Ours, unless it is older than this process: the same pid in an earlier life
+            # (in a container the server is pid 1 on every start).
+            try:
+                if folder.stat().st_mtime >= _PROCESS_STARTED - 1:
+                    continue
+            except OSError:
+                continue
+            logger.info("removing %s, left by an earlier process with this pid", folder)
+            shutil.rmtree(folder, ignore_errors=True)
             continue
         try:
             os.kill(pid, 0)
