@@ -239,12 +239,24 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "论文库仍在加载，请几秒钟后重试。",
     },
     "error.rebuilding": {
-        "en": "I'm rebuilding the search index from the library: {done} of {total} papers so far ({percent}%). Every paper is safe; please try again in a few minutes.",
-        "zh": "正在根据论文库重建搜索索引：已完成 {done} 篇，共 {total} 篇（{percent}%）。所有论文都完好无损，请过几分钟再试。",
+        "en": "I'm rebuilding the search index: {done} of {total} papers done ({percent}%). No papers have been lost; please try again shortly.",
+        "zh": "正在重建搜索索引：已处理 {done} / {total} 篇（{percent}%）。论文没有丢失，请稍后再试。",
     },
     "error.rebuilding_eta": {
-        "en": "I'm rebuilding the search index from the library: {done} of {total} papers so far ({percent}%), about {minutes} min to go. Every paper is safe; please try again then.",
-        "zh": "正在根据论文库重建搜索索引：已完成 {done} 篇，共 {total} 篇（{percent}%），预计还需约 {minutes} 分钟。所有论文都完好无损，请届时再试。",
+        "en": "I'm rebuilding the search index: {done} of {total} papers done ({percent}%), about {minutes} minutes to go. No papers have been lost; please try again then.",
+        "zh": "正在重建搜索索引：已处理 {done} / {total} 篇（{percent}%），预计还需约 {minutes} 分钟。论文没有丢失，请到时再试。",
+    },
+    "error.rebuilding_eta_hours": {
+        "en": "I'm rebuilding the search index: {done} of {total} papers done ({percent}%), about {hours} hours to go. No papers have been lost; please try again then.",
+        "zh": "正在重建搜索索引：已处理 {done} / {total} 篇（{percent}%），预计还需约 {hours} 小时。论文没有丢失，请到时再试。",
+    },
+    "inbox.stored_during_rebuild": {
+        "en": "The search index is being rebuilt right now: these papers are stored, and become searchable when the rebuild finishes.",
+        "zh": "搜索索引正在重建：这些论文已保存，重建完成后即可搜索。",
+    },
+    "error.rebuilding_almost": {
+        "en": "I'm almost done rebuilding the search index ({total} papers). Please try again in a minute.",
+        "zh": "搜索索引即将重建完成（共 {total} 篇），请一分钟后再试。",
     },
     # --- language -----------------------------------------------------------------------
     "lang.set": {

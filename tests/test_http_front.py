@@ -181,6 +181,9 @@ class NotReadyCorpus:
     def is_ready(self):
         return False
 
+    def rebuilding(self):
+        return None
+
 
 def test_the_healthcheck_command_follows_healthz(paperbot_server, slack_settings):
     from bot.config import Settings

@@ -12,6 +12,7 @@ from slack_helpers import BOT_TOKEN, SIGNING_SECRET, SlackSender, sign
 
 from bot.config import Settings
 from bot.logs import RedactSecrets, install_secret_filter
+from bot.slack.home import build_home
 from bot.slack.server import serve, start_app_server
 
 # -- Slack's request signing ---------------------------------------------------------------
@@ -55,6 +56,9 @@ def test_unknown_paths_are_404(slack):
 class NotReadyCorpus:
     def is_ready(self):
         return False
+
+    def rebuilding(self):
+        return None  # loading, not rebuilding
 
     def get_user_lang(self, user_id):
         return None
@@ -108,10 +112,19 @@ def test_while_the_index_is_rebuilt_a_search_is_told_how_far_it_has_got(slack_se
         status, _ = sender.request("GET", "/healthz")
         assert status == 503
         _, answer = sender.command("speculative decoding", user_id="U_REBUILD")
-        assert "rebuilding the search index" in answer["text"] and "40 of 97 papers so far (41%)" in answer["text"]
-        assert "Every paper is safe" in answer["text"]
+        assert "rebuilding the search index: 40 of 97 papers done (41%)" in answer["text"]
+        assert "No papers have been lost" in answer["text"]
         _, answer = sender.command("推测解码", user_id="U_REBUILD_ZH")
-        assert "正在根据论文库重建搜索索引：已完成 40 篇，共 97 篇（41%）" in answer["text"]
+        assert "正在重建搜索索引：已处理 40 / 97 篇（41%）" in answer["text"]
+        # App Home reads the store meanwhile: the count, the newest papers, and the notice.
+        home = json.dumps(build_home(corpus, "U_REBUILD")["blocks"])
+        assert "*97*" in home and "40 of 97 papers done" in home and "The library is empty" not in home
+        # A listing that arrives meanwhile is stored at once (the rebuild holds the index).
+        arrived = [False]
+        upload = threading.Thread(target=lambda: arrived.__setitem__(0, corpus.ingest_bytes("late.txt", LATE_LISTING.encode()).new == 1))
+        upload.start()
+        upload.join(10)
+        assert arrived == [True]
     finally:
         go_on.set()
         preparing.join(30)
@@ -119,7 +132,21 @@ def test_while_the_index_is_rebuilt_a_search_is_told_how_far_it_has_got(slack_se
         running.shutdown()
     assert corpus.is_ready() and corpus.rebuilding() is None
     assert corpus.search("speculative decoding").total > 0
+    assert corpus.index.state() == corpus.store.state()  # the late paper is indexed too
+    assert corpus.search("Late Arrival During Rebuild").total == 1
     corpus.close()
+
+
+LATE_LISTING = """ICML 2026
+
+Late Arrival During Rebuild of the Index
+
+重建索引期间到达的论文
+
+Alice Late
+
+AI总结 一篇在重建期间上传的论文。
+"""
 
 
 def test_a_rebuild_long_under_way_says_about_how_long_it_has_left():
@@ -140,8 +167,16 @@ def test_a_rebuild_long_under_way_says_about_how_long_it_has_left():
     progress.started = time.monotonic() - 300
     en = not_ready_notice(Rebuilding(progress), "en")
     zh = not_ready_notice(Rebuilding(progress), "zh")
-    assert "250,000 of 1,000,000 papers so far (25%), about 15 min to go" in json.dumps(en.message.blocks)
-    assert "已完成 250,000 篇，共 1,000,000 篇（25%），预计还需约 15 分钟" in json.dumps(zh.message.blocks, ensure_ascii=False)
+    assert "250,000 of 1,000,000 papers done (25%), about 15 minutes to go" in json.dumps(en.message.blocks)
+    assert "已处理 250,000 / 1,000,000 篇（25%），预计还需约 15 分钟" in json.dumps(zh.message.blocks, ensure_ascii=False)
+    progress.started = time.monotonic() - 60  # a quarter in a minute: 3 more
+    assert "about 3 minutes to go" in not_ready_notice(Rebuilding(progress), "en").message.text
+    progress.started = time.monotonic() - 3600  # a quarter in an hour: 3 more
+    assert "预计还需约 3 小时" in not_ready_notice(Rebuilding(progress), "zh").message.text
+    progress.done = 999_990  # the last commit and the swap: no count that reads like more to come
+    assert "almost done rebuilding the search index (1,000,000 papers)" in not_ready_notice(Rebuilding(progress), "en").message.text
+    progress.done = 1_000_480  # papers stored meanwhile are read too
+    assert "1,000,480" not in not_ready_notice(Rebuilding(progress), "en").message.text
 
 
 # -- a handler that fails -------------------------------------------------------------------

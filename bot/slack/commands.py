@@ -100,15 +100,26 @@ def notice(key: str, lang: str, **fmt: object) -> Reply:
 
 def not_ready_notice(corpus, lang: str) -> Reply:
     """What a request that arrives before the corpus is ready is told: how far a rebuild
-    of the index has got, when one is under way (a 1M-paper rebuild takes minutes)."""
-    progress = corpus.rebuilding() if hasattr(corpus, "rebuilding") else None
+    of the index has got, when one is under way (the server rebuilds ~10 minutes per
+    100k papers)."""
+    key, fmt = not_ready_message(corpus.rebuilding())
+    return notice(key, lang, **fmt)
+
+
+def not_ready_message(progress) -> tuple[str, dict]:
+    """(i18n key, its fields) for a corpus that is not ready; `progress` is Corpus.rebuilding()."""
     if progress is None or not progress.total:
-        return notice("error.not_ready", lang)
-    fmt = {"done": progress.done, "total": progress.total, "percent": min(99, progress.done * 100 // progress.total)}
+        return "error.not_ready", {}
+    done = min(progress.done, progress.total)  # papers stored meanwhile can be read too
+    fmt = {"done": done, "total": progress.total, "percent": min(99, done * 100 // progress.total)}
     left = progress.seconds_left()
+    if done >= progress.total or (left is not None and left <= 60):
+        return "error.rebuilding_almost", {"total": progress.total}
     if left is None:
-        return notice("error.rebuilding", lang, **fmt)
-    return notice("error.rebuilding_eta", lang, minutes=max(1, round(left / 60)), **fmt)
+        return "error.rebuilding", fmt
+    if left > 90 * 60:
+        return "error.rebuilding_eta_hours", {**fmt, "hours": round(left / 3600)}
+    return "error.rebuilding_eta", {**fmt, "minutes": max(2, round(left / 60))}
 
 
 def error_reply(lang: str) -> Reply:

@@ -33,6 +33,7 @@ from bot.slack.commands import (
     answer_command,
     error_reply,
     failure_reply,
+    not_ready_message,
     reader_lang,
 )
 from bot.slack.delivery import error_code, share_in_channel, tell_user
@@ -84,14 +85,18 @@ def render_home(
     saved_ids: frozenset[str] | set[str] = frozenset(),
     saved_section: list[dict] | None = None,
     sources: list[dict] | None = None,
+    not_ready: str | None = None,
 ) -> dict:
     """The Home tab view. `result`, when given, is shown under the example searches.
 
     `saved_ids` marks the reader's saved papers; `saved_section` is their Saved list.
+    `not_ready`, while the index is loading or being rebuilt, says so under the intro
+    (the store, and so the count and the newest papers, can be read meanwhile).
     """
     blocks: list[dict] = [
         header(t("home.title", lang)),
         section(t("home.intro", lang, count=paper_count)),
+        *([section(not_ready)] if not_ready else []),
         language_picker(lang, lang_is_set),
         divider(),
         section(t("home.search_how", lang)),
@@ -129,19 +134,27 @@ def render_home(
 def build_home(corpus, user_id: str, *, result: SearchResult | None = None, lang: str | None = None, digests=None) -> dict:
     stored = corpus.get_user_lang(user_id)
     lang = normalize_lang(lang) if lang else choose_lang(stored, "")
-    stats = corpus.stats() if corpus.is_ready() else {}
-    newest = corpus.newest(NEWEST_SHOWN) if corpus.is_ready() else []
+    ready = corpus.is_ready()
+    # While the index is rebuilt the store is readable: the count and the newest papers
+    # come from it, and the notice says how far the rebuild has got.
+    paper_count = int(corpus.stats().get("papers", 0)) if ready else corpus.store.state()[0]
+    newest = corpus.newest(NEWEST_SHOWN)
+    not_ready = None
+    if not ready:
+        key, fmt = not_ready_message(corpus.rebuilding())
+        not_ready = t(key, lang, **fmt)
     return render_home(
         user_id,
         lang,
         newest=newest,
-        paper_count=int(stats.get("papers", 0)),
+        paper_count=paper_count,
         lang_is_set=bool(stored),
         result=result,
         subscriptions=_digest_section(digests, user_id, lang),
         saved_ids=corpus.library.saved_ids(user_id) if corpus.is_ready() else frozenset(),
         saved_section=_saved_section(corpus, user_id, lang),
         sources=_sources_section(digests, user_id, lang),
+        not_ready=not_ready,
     )
 
 

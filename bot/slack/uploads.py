@@ -144,7 +144,10 @@ def handle_listing_upload(digests: Digests, client, event: dict, *, token: str, 
             continue
         logger.info("upload from %s: %s: %d new, %d updated, %d unchanged, %d rejected",
                     user_id, name, report.new, report.updated, report.unchanged, report.rejected)  # fmt: skip
-        replies.append(format_upload_report(report, name, lang))
+        reply = format_upload_report(report, name, lang)
+        if (report.new or report.updated) and corpus.rebuilding() is not None:
+            reply += "\n" + t("inbox.stored_during_rebuild", lang)
+        replies.append(reply)
     for text in replies:
         blocks = [section(truncate(text, LIMITS["section_text"]))]
         try:
