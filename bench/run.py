@@ -221,6 +221,10 @@ def worker_slack(data: Path) -> None:
     from bot.corpus import Corpus
     from bot.slack.server import start_app_server
 
+    try:
+        from bot.slack.server import settle_after_loading
+    except ImportError:  # code from before it existed (bench/serve_ab.py, --code)
+        settle_after_loading = None
     logging.basicConfig(level=logging.WARNING)
     api = _FakeWebApi()
     settings = Settings(
@@ -230,6 +234,8 @@ def worker_slack(data: Path) -> None:
         slack_api_base_url=api.url,
     )
     corpus = Corpus.open(settings)
+    if settle_after_loading is not None:
+        settle_after_loading()  # as serve() does once the corpus is ready
     running = start_app_server(settings, corpus)
     print(json.dumps({"port": running.port}), flush=True)
     sys.stdin.readline()
@@ -240,16 +246,20 @@ def worker_slack(data: Path) -> None:
 INGEST_RECORD = "bench-ingest.json"  # beside an ingested data folder: which corpus, and how the ingest went
 
 
+def ingest_record_path(data: Path) -> Path:
+    return data.parent / f"{data.name}.{INGEST_RECORD}"
+
+
 def record_ingest(data: Path, manifest: dict, ingest: dict) -> None:
+    """Written only after an ingest completed (the record goes before one starts)."""
     record = {"corpus_sha256": manifest["sha256"], "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), **ingest}
-    (data.parent / f"{data.name}.{INGEST_RECORD}").write_text(json.dumps(record, indent=2), encoding="utf-8")
+    ingest_record_path(data).write_text(json.dumps(record, indent=2), encoding="utf-8")
 
 
 def reused_ingest(data: Path, manifest: dict) -> dict | None:
     """The recorded ingest of `data` if it was built from this very corpus, else None."""
-    path = data.parent / f"{data.name}.{INGEST_RECORD}"
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
+        record = json.loads(ingest_record_path(data).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if record.get("corpus_sha256") != manifest["sha256"] or not data.is_dir():
@@ -619,6 +629,7 @@ def main(argv: list[str] | None = None) -> int:
             data = work / "data" / f"{engine}-{n}"
             ing = reused_ingest(data, manifests[n]) if engine in args.reuse.split(",") else None
             if ing is None:
+                ingest_record_path(data).unlink(missing_ok=True)  # a half-done ingest must not look reusable
                 ing = run_worker("ingest", engine, str(data), str(corpus_dir))
                 record_ingest(data, manifests[n], ing)
                 log(f"{engine} {n:,}: ingested {ing['papers']:,} papers in {ing['ingest_s']:.1f}s "
