@@ -221,10 +221,6 @@ def worker_slack(data: Path) -> None:
     from bot.corpus import Corpus
     from bot.slack.server import start_app_server
 
-    try:
-        from bot.slack.server import settle_after_loading
-    except ImportError:  # code from before it existed (bench/serve_ab.py, --code)
-        settle_after_loading = None
     logging.basicConfig(level=logging.WARNING)
     api = _FakeWebApi()
     settings = Settings(
@@ -234,8 +230,6 @@ def worker_slack(data: Path) -> None:
         slack_api_base_url=api.url,
     )
     corpus = Corpus.open(settings)
-    if settle_after_loading is not None:
-        settle_after_loading()  # as serve() does once the corpus is ready
     running = start_app_server(settings, corpus)
     print(json.dumps({"port": running.port}), flush=True)
     sys.stdin.readline()

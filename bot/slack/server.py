@@ -18,7 +18,6 @@ up and bound meanwhile, so it doubles as readiness; there is no separate /readyz
 
 from __future__ import annotations
 
-import gc
 import io
 import json
 import logging
@@ -374,21 +373,8 @@ def serve(settings: Settings, corpus, *, stdin: TextIO | None = None, stdout: Te
 def _start(corpus, digests) -> None:
     """Prepare the corpus (index check, seeds on first start), then start the scheduler."""
     corpus.prepare()
-    settle_after_loading()
     digests.start()
 
-
-def settle_after_loading() -> None:
-    """Leave what start-up loaded out of the cyclic garbage collector's full passes.
-
-    The server holds millions of long-lived objects (CC-CEDICT, pypinyin's tables, the
-    index's caches), and each full collection walked them all while a request waited:
-    at 1M papers the slowest /papers answers took over a second. gc.freeze() moves them
-    to a generation the collector skips (after one collection, so no garbage is kept);
-    what requests allocate is collected as before.
-    """
-    gc.collect()
-    gc.freeze()
 
 
 def _run_app(settings: Settings, corpus, app: App, stdout: TextIO, on_bound: Callable[[], None]) -> int:
