@@ -229,7 +229,10 @@ def worker_slack(data: Path) -> None:
         slack_signing_secret=SIGNING_SECRET,
         slack_api_base_url=api.url,
     )
-    corpus = Corpus.open(settings)
+    # As serve() does: load, then prepare (the dictionary and typo vocabularies loaded
+    # before the server is ready), so the first requests meet the server users meet.
+    corpus = Corpus.load(settings)
+    corpus.prepare()
     running = start_app_server(settings, corpus)
     print(json.dumps({"port": running.port}), flush=True)
     sys.stdin.readline()

@@ -117,6 +117,7 @@ class Corpus:
         DICTIONARY.load()
         try:
             self.index.lexicon()  # what the index learned (its small terms file: ~10 ms), before the first search
+            self.index.warm()  # the typo vocabularies (~2 s at 1M papers)
         except IndexUnusable as exc:  # searches will say the library is not ready, as before
             logger.warning("%s", exc)
         self._ready = True

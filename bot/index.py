@@ -780,10 +780,7 @@ class PaperIndex:
         with self._open_lock:
             if self._pinyin_key == key and self._pinyin is not None:
                 return self._pinyin
-        vocabulary = PinyinVocabulary.from_words(
-            (term.decode("utf-8") if isinstance(term, bytes) else term for term in reader.lexicon(TEXT_FIELD)),
-            lambda w: reader.doc_frequency(TEXT_FIELD, w),
-        )
+        vocabulary = PinyinVocabulary.from_words(_han_terms(reader), lambda w: reader.doc_frequency(TEXT_FIELD, w))
         with self._open_lock:
             self._pinyin_key, self._pinyin = key, vocabulary
         return vocabulary
@@ -808,6 +805,15 @@ class PaperIndex:
         with self._open_lock:
             self._lexicon_key, self._lexicon = key, lexicon
         return lexicon
+
+    def warm(self) -> None:
+        """Build the typo vocabularies (English words, Chinese words by pinyin) now: the
+        server does it before it says it is ready. Built at the first typo instead, they
+        cost that request 2-6 s at 1M papers, and held the interpreter from the others."""
+        with self._searcher() as searcher:
+            reader = searcher.reader()
+            self._vocabulary(reader)
+            self._pinyin_for(reader)
 
     def lexicon(self) -> Lexicon:
         """The lexicon searches expand with (for the CLI and tests)."""
@@ -1047,6 +1053,19 @@ class _Workers(MpWriter):
                 if task.is_alive():
                     task.terminate()
                 task.join(timeout=5)
+
+
+def _han_terms(reader) -> Iterator[str]:
+    """The text field's terms from the first Han character on (UTF-8 keeps code point
+    order): the Chinese words, without walking the English ones before them (330,000
+    terms at 1M papers, 2 s, for 3,000 Chinese ones)."""
+    for fieldname, term in reader.terms_from(TEXT_FIELD, _FIRST_HAN):
+        if fieldname != TEXT_FIELD:
+            return
+        yield term.decode("utf-8") if isinstance(term, bytes) else term
+
+
+_FIRST_HAN = "\u3400"  # CJK Extension A: the lowest code point bot/typos.py takes for Han
 
 
 def _sweep_scratch(path: Path) -> None:

@@ -317,3 +317,32 @@ def test_papers_found_only_through_expansions_are_reachable_when_literal_hits_fi
     second = seed_corpus.search("智能体", page=2)
     assert second.hits and all(h.expanded for h in second.hits)
     assert not {h.paper.id for h in first.hits} & {h.paper.id for h in second.hits}
+
+
+def test_the_pinyin_vocabulary_reads_the_chinese_terms_only_and_misses_none(index: PaperIndex) -> None:
+    from bot.index import TEXT_FIELD, _han_terms
+
+    with index._searcher() as searcher:
+        reader = searcher.reader()
+        every_term = (t.decode("utf-8") if isinstance(t, bytes) else t for t in reader.lexicon(TEXT_FIELD))
+        frequency = lambda w: reader.doc_frequency(TEXT_FIELD, w)  # noqa: E731
+        han = list(_han_terms(reader))
+        assert han and all(term >= "\u3400" for term in han)
+        assert PinyinVocabulary.from_words(han, frequency).by_sound == PinyinVocabulary.from_words(every_term, frequency).by_sound
+
+
+def test_the_server_builds_the_typo_vocabularies_before_it_is_ready(tmp_path: Path) -> None:
+    from bot.config import Settings
+    from bot.corpus import Corpus
+
+    corpus = Corpus.load(Settings(data_dir=tmp_path / "data", seeds_dir=Path(__file__).resolve().parent.parent / "seeds"))
+    try:
+        assert corpus.index._pinyin is None and not corpus.index._vocab
+        corpus.prepare()
+        assert corpus.is_ready()
+        assert corpus.index._pinyin is not None and corpus.index._pinyin.by_sound  # no first typo pays for them
+        assert any(words for words in corpus.index._vocab.values())
+        built = corpus.index._pinyin
+        assert corpus.search("推测截码").suggestion == "推测解码" and corpus.index._pinyin is built  # used as built
+    finally:
+        corpus.close()
