@@ -435,19 +435,10 @@ def learn_more(path: Path, papers: Iterable[Paper]) -> None:
     Without the lock, two processes upserting at once each save their own load plus their
     own papers, and the second save drops the first one's papers.
     """
-    with learning(path) as learner:
-        for paper in papers:
-            learner.observe(paper)
-
-
-@contextlib.contextmanager
-def learning(path: Path) -> Iterator[TermLearner]:
-    """The learner saved at `path`, loaded under its file lock, saved when the block ends
-    without an error: `learn_more` in steps, so a bulk write can observe each paper while
-    its worker processes index the ones before (it was minutes of one core at 1M)."""
     with _locked(path.with_name(f".{path.name}.lock")):
         learner = TermLearner.load(path)
-        yield learner
+        for paper in papers:
+            learner.observe(paper)
         learner.save(path)
 
 

@@ -123,7 +123,7 @@ def test_processes_learning_at_once_keep_each_others_papers(tmp_path) -> None:
     assert load_terms(path) == learned.terms()
 
 
-@pytest.mark.parametrize("batch_size", [5000, 10])  # 10: a large batch, learnt while it is written
+@pytest.mark.parametrize("batch_size", [5000, 10])  # 10: a large batch (the bulk path)
 def test_the_index_serves_the_terms_of_its_counts_after_rebuild_and_upsert(tmp_path, seeds, batch_size) -> None:
     index = PaperIndex(tmp_path / "index", batch_size=batch_size)
     try:
@@ -136,19 +136,3 @@ def test_the_index_serves_the_terms_of_its_counts_after_rebuild_and_upsert(tmp_p
     finally:
         index.close()
 
-
-def test_learning_saves_only_when_its_block_succeeds(tmp_path, seeds) -> None:
-    from bot.lexicon import learning
-
-    path = tmp_path / LEXICON_FILE
-    learn_more(path, seeds[:30])
-    before = path.read_bytes()
-    with pytest.raises(RuntimeError), learning(path) as learner:
-        for paper in seeds[30:]:
-            learner.observe(paper)
-        raise RuntimeError("the commit failed")
-    assert path.read_bytes() == before  # the papers of a failed write were not learnt
-    with learning(path) as learner:
-        for paper in seeds[30:]:
-            learner.observe(paper)
-    assert sum(TermLearner.load(path).df_en.values()) == sum(learner_of(seeds).df_en.values())
