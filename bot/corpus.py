@@ -174,6 +174,13 @@ class Corpus:
         finally:
             self._progress = None
         logger.info("index rebuilt: %d papers", count)
+        # Papers stored while it ran (an upload, the inbox) after its last read: index them now.
+        _, index_rev = self.index.state()
+        if index_rev < self.store.state()[1]:
+            try:
+                self.index.upsert(self.store.iter_papers(since_rev=index_rev))
+            except IndexBusy as exc:
+                logger.warning("%s; the papers stored during the rebuild are indexed at the next scan", exc)
         return reason
 
     def reindex(self) -> int:

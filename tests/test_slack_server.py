@@ -137,6 +137,33 @@ def test_while_the_index_is_rebuilt_a_search_is_told_how_far_it_has_got(slack_se
     corpus.close()
 
 
+def test_a_paper_stored_after_the_rebuilds_last_read_is_indexed_when_it_ends(slack_settings, tmp_path):
+    from dataclasses import replace
+
+    from conftest import REPO
+
+    from bot.corpus import Corpus
+    from bot.listing import parse_path, parse_text
+
+    corpus = Corpus.load(replace(slack_settings, data_dir=tmp_path / "data", seeds_dir=REPO / "seeds"))
+    for path in sorted((REPO / "seeds").iterdir()):
+        corpus.store.ingest_listing(parse_path(path))
+    every_paper = corpus.store.iter_papers
+
+    def then_an_upload(*args, **kwargs):
+        yield from every_paper(*args, **kwargs)
+        if not args and not kwargs:  # the rebuild's read is done; an upload lands now
+            corpus.store.ingest_listing(parse_text(LATE_LISTING, "late.txt"))
+
+    corpus.store.iter_papers = then_an_upload
+    try:
+        corpus.prepare()
+        assert corpus.index.state() == corpus.store.state()
+        assert corpus.search("Late Arrival During Rebuild").total == 1
+    finally:
+        corpus.close()
+
+
 LATE_LISTING = """ICML 2026
 
 Late Arrival During Rebuild of the Index
