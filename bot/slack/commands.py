@@ -100,8 +100,7 @@ def notice(key: str, lang: str, **fmt: object) -> Reply:
 
 def not_ready_notice(corpus, lang: str) -> Reply:
     """What a request that arrives before the corpus is ready is told: how far a rebuild
-    of the index has got, when one is under way (the server rebuilds ~10 minutes per
-    100k papers)."""
+    of the index has got, when one is under way (minutes at 1M papers)."""
     key, fmt = not_ready_message(corpus.rebuilding())
     return notice(key, lang, **fmt)
 
