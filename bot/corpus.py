@@ -14,14 +14,15 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from bot.config import DataDirError, Settings, ensure_data_dir
-from bot.index import MAX_PER_PAGE, IndexBusy, IndexPage, IndexUnusable, PaperIndex
+from bot.index import MAX_PER_PAGE, IndexBusy, IndexPage, IndexUnusable, PaperIndex, StoredPapers
 from bot.lexicon import DICTIONARY
 from bot.listing import decode_listing, parse_paths, parse_text
 from bot.models import Hit, IngestReport, Listing, Paper, SearchResult
-from bot.store import Store
+from bot.store import Store, read_papers
 
 logger = logging.getLogger(__name__)
 
@@ -157,7 +158,7 @@ class Corpus:
                     f"index out of date ({index_count} docs at rev {index_rev}, store has {count} at rev {rev}); rebuilding"
                 )
             if index_rev < rev:
-                changed = self.index.upsert(self.store.iter_papers(since_rev=index_rev))
+                changed = self._catch_up(index_rev)
                 index_count, _ = self.index.state()
                 if index_count != count:
                     return self._rebuild(f"index count {index_count} != store count {count} after catching up; rebuilding")
@@ -178,7 +179,7 @@ class Corpus:
         _, index_rev = self.index.state()
         if index_rev < self.store.state()[1]:
             try:
-                self.index.upsert(self.store.iter_papers(since_rev=index_rev))
+                self._catch_up(index_rev)
             except IndexBusy as exc:
                 logger.warning("%s; the papers stored during the rebuild are indexed at the next scan", exc)
         return reason
@@ -199,9 +200,28 @@ class Corpus:
         with self._sync_lock:
             _, index_rev = self.index.state()
             try:
-                self.index.upsert(self.store.iter_papers(since_rev=index_rev))
+                self._catch_up(index_rev)
             except IndexBusy as exc:
                 logger.warning("%s; the index will catch up from the store later", exc)
+
+    def _catch_up(self, index_rev: int) -> int:
+        """Index the papers changed after `index_rev`; return how many.
+
+        A backlog of a batch or more, where worker processes may be forked (the CLI), is
+        written by workers that each read their share from the store (StoredPapers).
+        """
+        index = self.index
+        backlog = self.store.count_since(index_rev) if index.procs > 1 else 0
+        if backlog >= index.batch_size:
+            size = index.share_size(backlog)
+            return index.upsert_stored(
+                StoredPapers(
+                    ranges=self.store.rev_ranges(since_rev=index_rev, size=size),
+                    read=partial(read_papers, self.store.path),
+                    keys=lambda after, upto: self.store.paper_keys(since_rev=after, upto_rev=upto),
+                )
+            )
+        return index.upsert(self.store.iter_papers(since_rev=index_rev))
 
     # -- ingest ------------------------------------------------------------------------
 

@@ -16,11 +16,14 @@ import copy
 import gc
 import logging
 import os
+import pickle
+import queue
 import shutil
+import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +52,7 @@ from bot.lexicon import (
     DICTIONARY,
     Lexicon,
     TermLearner,
+    absorb_shares,
     learn_more,
     load_alias_groups,
     load_terms,
@@ -100,6 +104,27 @@ SECTION_WEIGHTS = (
     ("feed", 0.5),
 )
 MAX_PER_PAGE = 100
+
+
+@dataclass(frozen=True)
+class StoredPapers:
+    """A bulk write's papers, read where they are stored by each worker process itself.
+
+    `ranges` cut them into (after_rev, upto_rev] shares in rev order; `read(after, upto)`
+    yields one share's papers in a forked worker (it must open its own connection, and
+    be picklable: a module function or a partial of one); `keys(after, upto)` gives
+    their (id, seq), for deleting the versions they replace. Feeding the workers
+    documents from this process instead (Whoosh's MpWriter pickles each one) kept this
+    process reading, building and pickling while the workers waited.
+    """
+
+    ranges: list[tuple[int, int]]
+    read: Callable[[int, int], Iterable[Paper]]
+    keys: Callable[[int, int], list[tuple[str, int]]]
+
+
+class WorkerFailed(Exception):
+    """An index worker process died before handing back its segment."""
 
 
 class IndexUnusable(Exception):
@@ -250,6 +275,7 @@ class PaperIndex:
         self.batch_size = max(1, batch_size)
         # A bulk write commits once per `segment_docs` papers a worker: few, large segments
         # (a query pays ~0.3 ms a segment per term), each held in memory until its commit.
+        self.segment_docs = segment_docs
         self.commit_docs = max(self.batch_size, segment_docs * max(1, procs))
         self._ix: whoosh.index.Index | None = None
         self._inode: int | None = None
@@ -393,6 +419,45 @@ class PaperIndex:
             written += self._upsert_batch(batch)
         return written
 
+    def share_size(self, backlog: int) -> int:
+        """Papers a share of `backlog` holds in upsert_stored: commits of `procs` equal
+        shares of at most `segment_docs` each (equal, so no worker waits on another)."""
+        per_commit = self.segment_docs * max(1, self.procs)
+        shares = max(1, self.procs) * max(1, -(-backlog // per_commit))
+        return max(1, -(-backlog // shares))
+
+    def upsert_stored(self, papers: StoredPapers) -> int:
+        """upsert() for a backlog of whole segments (`segment_docs` papers a share), with
+        worker processes (`procs` > 1) that read their shares from the store themselves
+        and count what the lexicon learns from them; return how many were written.
+
+        One commit per `procs` shares, in rev order, so an interrupted write leaves the
+        index consistent up to some rev, as upsert() does.
+        """
+        written = 0
+        for start in range(0, len(papers.ranges), self.procs):
+            written += self._upsert_shares(papers, papers.ranges[start : start + self.procs])
+        return written
+
+    def _upsert_shares(self, papers: StoredPapers, shares: list[tuple[int, int]]) -> int:
+        replaced = [key for after, upto in shares for key in papers.keys(after, upto)]
+        with self._write_lock:
+            ix = self._index()
+            scratch = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.learn-{os.getpid()}-", dir=self.path.parent))
+            try:
+                counts = [scratch / f"{i}.pickle" for i in range(len(shares))]
+
+                def add(writer) -> Callable:
+                    for (after, upto), out in zip(shares, counts, strict=True):
+                        writer.add_share(after, upto, out)
+                    return merge_tiny_segments
+
+                self._commit(ix, replaced, add, large=True, reader=papers.read)
+                absorb_shares(self.path / LEXICON_FILE, map(_load_share, counts))
+            finally:
+                shutil.rmtree(scratch, ignore_errors=True)
+        return len(replaced)
+
     def _upsert_batch(self, latest: dict[str, Paper]) -> int:
         large = len(latest) >= self.batch_size
         lexicon = self.path / LEXICON_FILE
@@ -421,30 +486,38 @@ class PaperIndex:
 
     def _commit_batch(self, ix: whoosh.index.Index, latest: dict[str, Paper], aside, large: bool) -> None:
         """Delete the papers' indexed versions, add them (or move their segment in), commit."""
+
+        def add(writer) -> Callable:
+            if aside is None:
+                for paper in latest.values():
+                    writer.add_document(**paper_document(paper))
+                return merge_tiny_segments
+            # Joins as written. Tiny segments another process committed since
+            # the check above wait for the next upsert: copying the new segment
+            # to fold them in would requantize its field lengths (Whoosh keeps
+            # one byte a length), and so change its scores.
+            segment = _move_segment(*aside, self.path)
+            return lambda writer, segments: [*segments, segment]
+
+        self._commit(ix, [(paper.id, paper.seq) for paper in latest.values()], add, large=large)
+
+    def _commit(self, ix: whoosh.index.Index, replaced: list[tuple[str, int]], add: Callable, *, large: bool, reader=None) -> None:
+        """Open a writer, delete the `replaced` papers' (id, seq) indexed versions, let
+        `add(writer)` add the new ones and say how to merge, and commit."""
         record = self._holder_record()
         try:
-            writer = self._writer(ix, large=large, record=record)
+            writer = self._writer(ix, large=large, record=record, reader=reader)
         except LockError:
             # Busy: first see whether its holder is gone (then free it), then wait.
             record.reclaim()
             try:
-                writer = self._writer(ix, timeout=self.writer_timeout, large=large, record=record)
+                writer = self._writer(ix, timeout=self.writer_timeout, large=large, record=record, reader=reader)
             except LockError as exc:
                 raise IndexBusy(f"index {self.path} is being written by another process") from exc
         try:
             with ix.searcher() as searcher:
-                self._delete_replaced(writer, searcher, latest.values())
-            if aside is None:
-                mergetype = merge_tiny_segments
-                for paper in latest.values():
-                    writer.add_document(**paper_document(paper))
-            else:
-                # Joins as written. Tiny segments another process committed since
-                # the check above wait for the next upsert: copying the new segment
-                # to fold them in would requantize its field lengths (Whoosh keeps
-                # one byte a length), and so change its scores.
-                segment = _move_segment(*aside, self.path)
-                mergetype = lambda writer, segments: [*segments, segment]  # noqa: E731
+                self._delete_replaced(writer, searcher, replaced)
+            mergetype = add(writer)
         except BaseException:
             writer.cancel()
             record.release()
@@ -487,8 +560,8 @@ class PaperIndex:
             shutil.rmtree(folder, ignore_errors=True)
             raise
 
-    def _delete_replaced(self, writer, searcher: Searcher, papers: Iterable[Paper]) -> None:
-        """Delete the indexed versions of `papers`, which this commit writes again.
+    def _delete_replaced(self, writer, searcher: Searcher, papers: Iterable[tuple[str, int]]) -> None:
+        """Delete the indexed versions of `papers` (id, seq), which this commit writes again.
 
         A paper can only be in a segment holding a rev at or above its seq (its first
         rev), so it is looked up only in the segments written since it first arrived:
@@ -498,17 +571,19 @@ class PaperIndex:
         query layer) cost ~50 µs a segment: seconds per daily file at 1M (400 segments).
         """
         leaves = [(self._segment_rev(leaf.reader()), leaf.reader(), offset) for leaf, offset in searcher.leaf_searchers()]
-        for paper in papers:
+        for paper_id, seq in papers:
             for rev, reader, offset in leaves:
-                if (paper.seq and rev < paper.seq) or ("id", paper.id) not in reader:
+                if (seq and rev < seq) or ("id", paper_id) not in reader:
                     continue
-                for docnum in reader.postings("id", paper.id).all_ids():  # deleted ones are left out
+                for docnum in reader.postings("id", paper_id).all_ids():  # deleted ones are left out
                     writer.delete_document(offset + docnum)
 
     def _holder_record(self) -> HolderRecord:
         return HolderRecord(self.path, self.path / LOCK_FILE)
 
-    def _writer(self, ix: whoosh.index.Index, *, timeout: float = 0.0, large: bool = True, record: HolderRecord | None = None):
+    def _writer(
+        self, ix: whoosh.index.Index, *, timeout: float = 0.0, large: bool = True, record: HolderRecord | None = None, reader=None
+    ):
         """Open a writer with our memory budget, writing plain (non-compound) segments.
 
         Compound segments are copied whole into RAM by every searcher that opens them
@@ -516,7 +591,8 @@ class PaperIndex:
         above 1 forks worker processes: only for large batches, and only where the
         caller said forking is safe (the CLI, not the threaded server). The workers die
         with this process (see _Workers). `record`, for the live index, notes who holds
-        its lock (bot/locks.py).
+        its lock (bot/locks.py); `reader`, a StoredPapers' `read`, is what the workers
+        read their shares with (`add_share`).
         """
         procs = self.procs if large else 1
         kwargs = dict(
@@ -526,7 +602,7 @@ class PaperIndex:
             codec=ArrayCodec(),
         )
         if procs > 1:
-            writer = _Workers(ix, procs=procs, multisegment=True, on_worker=record.add_worker if record else None, **kwargs)
+            writer = _Workers(ix, procs=procs, multisegment=True, on_worker=record.add_worker if record else None, reader=reader, **kwargs)
         else:
             writer = PaperWriter(ix, **kwargs)
         if record is not None:
@@ -989,9 +1065,11 @@ class _Worker(SubWriterTask):
     only the parent holds it.
     """
 
-    def __init__(self, *args, lock_fd: int | None = None):
+    def __init__(self, *args, lock_fd: int | None = None, reader=None):
         super().__init__(*args)
         self.lock_fd = lock_fd
+        self.reader = reader  # StoredPapers.read, for "share" jobs
+        self.first_rev: int | None = None  # where its first share starts
 
     def run(self):
         die_with_parent()
@@ -1010,31 +1088,100 @@ class _Worker(SubWriterTask):
             job = self.jobqueue.get()
             if job is None:
                 break
-            self._process_file(*job)
+            if job[0] == _SHARE:
+                self._index_share(*job[1:])
+            else:
+                self._process_file(*job)
         if not self.running:
             writer.cancel()
             return
         assert self.multisegment, "our workers always write their own segment"
         fieldnames = writer.pool.fieldnames
         segment = writer._finalize_segment()
-        self.resultqueue.put((None, fieldnames, segment), timeout=5)
+        # Whoosh's run name, unused with multisegment, says where the segment goes: its
+        # first share's place (the parent orders segments as the papers are ordered).
+        self.resultqueue.put((self.first_rev, fieldnames, segment), timeout=5)
+
+    def _index_share(self, after_rev: int, upto_rev: int, out: str) -> None:
+        """Read a share of the papers from the store, index them, and save (in `out`)
+        what the lexicon learns from them: this process's own parts (titles, acronyms),
+        and the affiliations they list, for the parent to count once (TermLearner.absorb)."""
+        learner = TermLearner()
+        affiliations: dict[str, None] = {}
+        self.first_rev = after_rev if self.first_rev is None else min(self.first_rev, after_rev)
+        for paper in self.reader(after_rev, upto_rev):
+            learner.observe_own(paper)
+            for affiliation in paper.affiliations:
+                if affiliation.en and affiliation.zh:
+                    affiliations[f"{affiliation.en}\t{affiliation.zh}"] = None
+            self.writer.add_document(**paper_document(paper))
+        with open(out, "wb") as file:
+            pickle.dump((learner, list(affiliations)), file, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+_SHARE = "share"  # a job for a _Worker: (_SHARE, after_rev, upto_rev, counts file)
+
+
+def _load_share(path: Path) -> tuple[TermLearner, list[str]]:
+    with path.open("rb") as file:
+        return pickle.load(file)
 
 
 class _Workers(MpWriter):
     """Whoosh's multi-process writer, with _Worker processes that die with this one."""
 
-    def __init__(self, ix, *, on_worker=None, **kwargs):
+    def __init__(self, ix, *, on_worker=None, reader=None, **kwargs):
         super().__init__(ix, **kwargs)
         self.on_worker = on_worker
+        self.reader = reader
 
     def _new_task(self):
         lock_fd = getattr(self.writelock, "fd", None)
-        task = _Worker(self.storage, self.indexname, self.jobqueue, self.resultqueue, self.subargs, self.multisegment, lock_fd=lock_fd)
+        task = _Worker(
+            self.storage, self.indexname, self.jobqueue, self.resultqueue, self.subargs, self.multisegment,
+            lock_fd=lock_fd, reader=self.reader,
+        )  # fmt: skip
         self.tasks.append(task)
         task.start()
         if self.on_worker:
             self.on_worker(task.pid)
         return task
+
+    def add_share(self, after_rev: int, upto_rev: int, out: Path) -> None:
+        """Have a worker read, index and learn from the papers in (after_rev, upto_rev]."""
+        if len(self.tasks) < self.procs:
+            self._new_task()
+        self.jobqueue.put((_SHARE, after_rev, upto_rev, str(out)))
+        self._added_sub = True
+
+    def _commit(self, mergetype, optimize, merge):
+        # Whoosh's MpWriter._commit (multisegment), except that a worker that died without
+        # its segment fails the commit: Whoosh's commits without its papers.
+        if self.docbuffer:
+            self._enqueue()
+        for _ in self.tasks:
+            self.jobqueue.put(None)
+        finalsegments = self._merge_segments(mergetype, optimize, merge)
+        for task in self.tasks:
+            task.join()
+        results = []
+        with suppress(queue.Empty):
+            for _ in self.tasks:
+                results.append(self.resultqueue.get(timeout=1))
+        if len(results) != len(self.tasks):
+            codes = [task.exitcode for task in self.tasks]
+            self.cancel()
+            raise WorkerFailed(f"{len(self.tasks) - len(results)} of {len(self.tasks)} index workers died (exit codes {codes})")
+        # In the papers' order (workers finish in any order): docnums, and so the order of
+        # equal scores, are then what one process writing them in turn would give.
+        results.sort(key=lambda result: -1 if result[0] is None else result[0])
+        finalsegments += [segment for _, _, segment in results]
+        if self._added:
+            finalsegments.append(self._finalize_segment())
+        else:
+            self._close_segment()
+        self._commit_toc(finalsegments)
+        self._finish()
 
     def cancel(self):
         # Whoosh's cancel sets a flag in the parent's copy of each task, which the workers

@@ -219,19 +219,49 @@ class TermLearner:
     def observe(self, paper: Paper) -> None:
         """Count one paper's title pair, its new affiliation pairs and defined acronyms."""
         self._observe_pair(paper.title_en, paper.title_zh)
-        for affiliation in paper.affiliations:
-            if affiliation.en and affiliation.zh:
-                key = f"{affiliation.en}\t{affiliation.zh}"
-                if key not in self.affiliations:
-                    self.affiliations.add(key)
-                    self._observe_pair(affiliation.en, affiliation.zh)
-                    acronym = institution_acronym(affiliation.en)
-                    if acronym:
-                        self.institutions[(acronym, affiliation.en.split(",", 1)[0].strip(), affiliation.zh)] += 1
+        self.observe_affiliations(f"{a.en}\t{a.zh}" for a in paper.affiliations if a.en and a.zh)
+        self._observe_acronyms(paper)
+
+    def observe_own(self, paper: Paper) -> None:
+        """Count what is the paper's own (its title pair, its defined acronyms), not its
+        affiliations: a share of the papers counted apart, for `absorb` (bot/index.py's
+        bulk workers)."""
+        self._observe_pair(paper.title_en, paper.title_zh)
+        self._observe_acronyms(paper)
+
+    def observe_affiliations(self, keys: Iterable[str]) -> None:
+        """Count the affiliations ("English\tChinese") not seen before, once each."""
+        for key in keys:
+            if key not in self.affiliations:
+                self.affiliations.add(key)
+                en, zh = key.split("\t", 1)
+                self._observe_pair(en, zh)
+                acronym = institution_acronym(en)
+                if acronym:
+                    self.institutions[(acronym, en.split(",", 1)[0].strip(), zh)] += 1
+
+    def _observe_acronyms(self, paper: Paper) -> None:
         for text in (paper.title_en, paper.comments):
             if text and "(" in text:
                 for acronym, words in defined_acronyms(text):
                     self.acronyms[(acronym, words.lower())] += 1
+
+    def absorb(self, part: TermLearner, affiliations: Iterable[str]) -> None:
+        """Add a share of the papers counted with `observe_own`, then the affiliations they
+        listed (in order): the same counts as observing each of them here. Shares are
+        absorbed in the papers' order, so ties (acronyms by count) keep the same order too.
+        """
+        self.df_en.update(part.df_en)
+        self.df_zh.update(part.df_zh)
+        for e, theirs in part.co.items():
+            row = self.co.get(e)
+            if row is None:
+                self.co[e] = dict(theirs)
+                continue
+            for z, n in theirs.items():
+                row[z] = row.get(z, 0) + n
+        self.acronyms.update(part.acronyms)
+        self.observe_affiliations(affiliations)
 
     def _observe_pair(self, en: str, zh: str) -> None:
         if not en or not zh or en == zh:
@@ -439,6 +469,15 @@ def learn_more(path: Path, papers: Iterable[Paper]) -> None:
         learner = TermLearner.load(path)
         for paper in papers:
             learner.observe(paper)
+        learner.save(path)
+
+
+def absorb_shares(path: Path, shares: Iterable[tuple[TermLearner, Iterable[str]]]) -> None:
+    """`learn_more` for papers counted in shares elsewhere (`TermLearner.absorb`), in order."""
+    with _locked(path.with_name(f".{path.name}.lock")):
+        learner = TermLearner.load(path)
+        for part, affiliations in shares:
+            learner.absorb(part, affiliations)
         learner.save(path)
 
 

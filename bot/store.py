@@ -155,11 +155,17 @@ def utc_now() -> str:
 class Store:
     """Papers and settings in one SQLite file."""
 
-    def __init__(self, path: Path, *, clock: Callable[[], str] = utc_now):
-        path.parent.mkdir(parents=True, exist_ok=True)
+    def __init__(self, path: Path, *, clock: Callable[[], str] = utc_now, readonly: bool = False):
+        """Open (and create or upgrade) the store at `path`; `readonly` opens an existing
+        one only to read it (an index worker process reading its share of the papers)."""
         self.path = path
         self._clock = clock
         self._lock = threading.RLock()
+        if readonly:
+            self._db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False, timeout=30)
+            self._db.row_factory = sqlite3.Row
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
         self._db.row_factory = sqlite3.Row
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -434,17 +440,45 @@ class Store:
         counts = {r[0]: int(r[1]) for r in rows}
         return {"found": counts.get("found", 0), "missing": counts.get("missing", 0)}
 
-    def iter_papers(self, *, since_rev: int = 0, batch: int = 1000) -> Iterator[Paper]:
-        """Yield papers changed after `since_rev`, oldest change first, in batches."""
-        last = since_rev
+    def iter_papers(self, *, since_rev: int = 0, upto_rev: int | None = None, batch: int = 1000) -> Iterator[Paper]:
+        """Yield papers changed after `since_rev` (and at or before `upto_rev`), oldest change first, in batches."""
+        last, upto = since_rev, (-1 if upto_rev is None else upto_rev)
         while True:
-            rows = self.read("SELECT * FROM papers WHERE rev > ? ORDER BY rev LIMIT ?", (last, batch))
+            rows = self.read(
+                "SELECT * FROM papers WHERE rev > ? AND (? < 0 OR rev <= ?) ORDER BY rev LIMIT ?", (last, upto, upto, batch)
+            )
             if not rows:
                 return
             feeds = self._feeds_of([r["id"] for r in rows])
             records = self._arxiv_of([r["id"] for r in rows])
             yield from _from_rows(rows, feeds, records)
             last = rows[-1]["rev"]
+
+    def rev_ranges(self, *, since_rev: int, size: int) -> list[tuple[int, int]]:
+        """Cut the papers changed after `since_rev` into (after_rev, upto_rev] ranges of
+        `size` papers each (the last one smaller), oldest first: a bulk index write's
+        shares, each read by a worker process of its own (`iter_papers`)."""
+        ranges: list[tuple[int, int]] = []
+        with self._lock:
+            cursor = self._db.execute("SELECT rev FROM papers WHERE rev > ? ORDER BY rev", (since_rev,))
+            start, count, rev = since_rev, 0, since_rev
+            for (rev,) in cursor:
+                count += 1
+                if count == size:
+                    ranges.append((start, rev))
+                    start, count = rev, 0
+            if count:
+                ranges.append((start, rev))
+        return ranges
+
+    def count_since(self, rev: int) -> int:
+        """How many papers changed after `rev`."""
+        return int(self.read("SELECT COUNT(*) FROM papers WHERE rev > ?", (rev,))[0][0])
+
+    def paper_keys(self, *, since_rev: int, upto_rev: int) -> list[tuple[str, int]]:
+        """(id, seq) of the papers changed in (since_rev, upto_rev]: what an index write
+        needs to delete the versions it replaces, without reading the papers."""
+        return [(r[0], r[1]) for r in self.read("SELECT id, seq FROM papers WHERE rev > ? AND rev <= ?", (since_rev, upto_rev))]
 
     def newest(self, limit: int = 5) -> list[Paper]:
         """Return the most recently first-seen papers (newest first)."""
@@ -570,6 +604,16 @@ def _arxiv_value(record: ArxivRecord, column: str):
 
 # The JSON columns hold only what _to_row wrote: no whitespace around the value to check for.
 _loads = json.JSONDecoder().raw_decode
+
+
+def read_papers(path: Path, after_rev: int, upto_rev: int) -> Iterator[Paper]:
+    """The papers changed in (after_rev, upto_rev] of the store at `path`, read through a
+    connection of their own: what a forked index worker reads its share with."""
+    store = Store(path, readonly=True)
+    try:
+        yield from store.iter_papers(since_rev=after_rev, upto_rev=upto_rev)
+    finally:
+        store.close()
 
 
 def _from_rows(rows: list[sqlite3.Row], feeds: dict[str, list[str]], records: dict[str, ArxivRecord]) -> list[Paper]:

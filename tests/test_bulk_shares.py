@@ -1,0 +1,171 @@
+"""A bulk index write whose worker processes read their shares of the papers from the store
+themselves (StoredPapers): the same index, searches and lexicon as the one-process path.
+
+Real parts throughout: a generated corpus (bench/corpus.py), SQLite, Whoosh, forked workers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from functools import partial
+from pathlib import Path
+
+import pytest
+from bench_modules import bench_module
+
+import bot.index as index_module
+from bot.config import Settings
+from bot.corpus import Corpus
+from bot.index import LEXICON_FILE, PaperIndex, StoredPapers, WorkerFailed
+from bot.store import Store, read_papers
+
+PAPERS = 300
+QUERIES = ["language models", "大语言模型", "reinforcement learning", "Harvard", "author:Mohri", "diffusion OR 扩散"]
+
+
+def open_corpus(data: Path, procs: int, per_commit: int = 100) -> Corpus:
+    """A corpus writing `per_commit` papers a commit: in shares of per_commit / procs."""
+    settings = Settings(data_dir=data)
+    index = PaperIndex(settings.index_dir, procs=procs, batch_size=100, segment_docs=per_commit // procs)
+    corpus = Corpus(settings, Store(settings.db_path), index)
+    corpus.ensure_index()
+    return corpus
+
+
+def relisted(path: Path, out: Path) -> Path:
+    """The same listing under another feed: every paper in it changes (a feed is added)."""
+    _, rest = path.read_text(encoding="utf-8").split("\n", 1)
+    out.write_text("Relisted Feed\n" + rest, encoding="utf-8")
+    return out
+
+
+def outcome(corpus: Corpus) -> dict:
+    index = corpus.index
+    return {
+        "state": index.state(),
+        "searches": {q: [(h.id, round(h.score, 6)) for h in index.search(q, per_page=20).hits] for q in QUERIES},
+        "lexicon": json.loads((index.path / LEXICON_FILE).read_text(encoding="utf-8")),
+    }
+
+
+def live_children() -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == os.getpid() and fields[0] != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture(scope="module")
+def listings(tmp_path_factory) -> list[Path]:
+    folder = tmp_path_factory.mktemp("listings")
+    bench_module("corpus").generate(PAPERS, folder)
+    return sorted(folder.glob("*.txt"))
+
+
+@pytest.fixture(scope="module")
+def written_in_turn(listings, tmp_path_factory) -> tuple[Path, dict, dict, int]:
+    """A data folder ingested by one process (commits of 100 papers, no segment folded):
+    the outcome after the listings, and after every paper was listed again."""
+    data = tmp_path_factory.mktemp("in-turn") / "data"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(index_module, "TINY_SEGMENT_DOCS", 0)
+        corpus = open_corpus(data, 1)
+        try:
+            corpus.ingest_paths(listings)
+            first = outcome(corpus)
+            snapshot = data.parent / "after-listings"
+            shutil.copytree(data, snapshot)
+            corpus.ingest_paths([relisted(listings[0], data.parent / "relisted.txt")])
+            return snapshot, first, outcome(corpus), corpus.index.search("feed:Relisted").total
+        finally:
+            corpus.close()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table in /proc")
+def test_workers_reading_their_shares_build_what_one_process_builds(listings, written_in_turn, tmp_path, monkeypatch):
+    # Segments this small would be folded together at each commit, which sums their field
+    # lengths from Whoosh's one-byte approximations: scores would then depend on the layout.
+    monkeypatch.setattr(index_module, "TINY_SEGMENT_DOCS", 0)
+    _, one_first, one_after, one_relisted = written_in_turn
+    corpus = open_corpus(tmp_path / "data", 2)
+    try:
+        corpus.ingest_paths(listings)
+        two_first = outcome(corpus)
+        # Every paper listed again: the write replaces what the first one indexed.
+        corpus.ingest_paths([relisted(listings[0], tmp_path / "relisted.txt")])
+        two_after, two_relisted = outcome(corpus), corpus.index.search("feed:Relisted").total
+        with corpus.index._searcher() as searcher:
+            sizes = [leaf.reader().doc_count_all() for leaf, _ in searcher.leaf_searchers()]
+    finally:
+        corpus.close()
+    papers = one_first["state"][0]
+    assert papers > PAPERS * 0.8 and one_first["searches"]["language models"], "the corpus has something to find"
+    assert one_first["lexicon"]["co"] and one_first["lexicon"]["institutions"], "learned something to compare"
+    assert two_first == one_first
+    assert two_after == one_after and two_relisted == one_relisted > 0
+    # Written in shares: equal segments of 50 papers (the learned counts are pruned once a
+    # commit, so the lexicon is the same only for the same commits: 100 papers each).
+    assert sizes == [50] * (len(sizes) - 1) + sizes[-1:] and sum(sizes) >= 2 * papers
+    assert live_children() == []
+    assert not [p.name for p in tmp_path.iterdir() if ".learn-" in p.name]
+
+
+def _dies_midway(path: Path, after_rev: int, upto_rev: int):
+    for n, paper in enumerate(read_papers(path, after_rev, upto_rev)):
+        if n == 10 and after_rev > 0:  # the second share's worker dies; the first finishes
+            os._exit(3)
+        yield paper
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table in /proc")
+def test_a_worker_that_dies_fails_the_write_and_leaves_the_index_as_it_was(written_in_turn, tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(written_in_turn[0], data)
+    store = Store(data / "paperbot.sqlite3")
+    index = PaperIndex(data / "index", procs=2, segment_docs=100)
+    try:
+        index.open()
+        before = index.state(), index.search("language models").total
+        papers = StoredPapers(
+            ranges=store.rev_ranges(since_rev=0, size=100)[:2],
+            read=partial(_dies_midway, store.path),
+            keys=lambda after, upto: store.paper_keys(since_rev=after, upto_rev=upto),
+        )
+        with pytest.raises(WorkerFailed, match="1 of 2 index workers died"):
+            index.upsert_stored(papers)
+        index.open()
+        assert (index.state(), index.search("language models").total) == before
+        assert live_children() == []
+        papers = StoredPapers(papers.ranges, partial(read_papers, store.path), papers.keys)
+        assert index.upsert_stored(papers) == 200  # the lock was let go: the next write goes through
+        assert index.state()[0] == before[0][0]
+    finally:
+        index.close()
+        store.close()
+
+
+def test_shares_are_equal_and_cover_the_backlog(written_in_turn, tmp_path):
+    index = PaperIndex(tmp_path / "index", procs=2, segment_docs=50_000)
+    assert [index.share_size(n) for n in (1, 99_999, 100_000, 100_001, 1_000_000)] == [1, 50_000, 50_000, 25_001, 50_000]
+    assert Store(tmp_path / "empty.sqlite3").rev_ranges(since_rev=0, size=10) == []
+    store = Store(written_in_turn[0] / "paperbot.sqlite3", readonly=True)
+    try:
+        _, rev = store.state()
+        since = rev // 3
+        ranges = store.rev_ranges(since_rev=since, size=40)
+        assert ranges[0][0] == since and ranges[-1][1] == rev
+        assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:], strict=False))  # contiguous, no gap or overlap
+        shares = [[p.id for p in store.iter_papers(since_rev=a, upto_rev=b)] for a, b in ranges]
+        assert [len(s) for s in shares[:-1]] == [40] * (len(shares) - 1) and 0 < len(shares[-1]) <= 40
+        assert sorted(i for s in shares for i in s) == sorted(p.id for p in store.iter_papers(since_rev=since))
+        assert [k for a, b in ranges for k, _ in store.paper_keys(since_rev=a, upto_rev=b)] == [i for s in shares for i in s]
+    finally:
+        store.close()
