@@ -21,13 +21,8 @@ Whoosh's own path. tests/test_segments.py compares the files with Whoosh's write
 
 from __future__ import annotations
 
-import os
-import pickle
-import subprocess
-import sys
 from array import array
 from heapq import merge
-from pathlib import Path
 from pickle import dumps
 
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN
@@ -37,8 +32,8 @@ from whoosh.util.numeric import byte_to_length
 from whoosh.writing import PostingPool, SegmentWriter
 
 from .analysis import BilingualAnalyzer
+from .child import run_in_child
 from .codec import ArrayCodec
-from .locks import die_with_parent
 
 _ONE_POSITION: dict[int, bytes] = {}  # Positions.encode([p]) by p: most postings have one
 
@@ -332,51 +327,8 @@ def write_segment(folder: str, schema, indexname: str, documents: list[dict], li
     return segment
 
 
-class ChildFailed(Exception):
-    """The child process writing a segment did not finish it."""
-
-
-_CHILD = "from bot.segments import _write_segment_here; _write_segment_here()"
-PARENT_PID_VARIABLE = "PAPERBOT_PARENT_PID"  # the child dies with this process, even one that died first
-CHILD_TIMEOUT_S = 900.0
-
-
 def write_segment_in_child(folder: str, schema, indexname: str, documents: list[dict], limitmb: int):
-    """`write_segment` in a fresh Python process of its own, which dies with this one.
-
-    Analysing a day's papers holds the interpreter lock for seconds, and the searches
-    running meanwhile waited on it: their p95 doubled. In a child the analysis runs on
-    the other core. A plain subprocess (exec'd, so safe from the threaded server, and
-    leaving no multiprocessing helper behind) runs this very copy of the package: the
-    arguments go in on stdin and the segment's description comes back on stdout,
-    pickled. Raises ChildFailed (or OSError if none can be started).
-    """
-    root = str(Path(__file__).resolve().parent.parent)
-    # The child needs no secret: Slack's tokens and signing secret stay in this process.
-    env = {name: value for name, value in os.environ.items() if not name.startswith("SLACK_")}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
-    env[PARENT_PID_VARIABLE] = str(os.getpid())
-    payload = pickle.dumps((folder, schema, indexname, documents, limitmb), protocol=pickle.HIGHEST_PROTOCOL)
-    try:
-        done = subprocess.run(
-            # -P: the working directory (maybe another checkout's bot/) is not on the path.
-            [sys.executable, "-P", "-c", _CHILD], input=payload, capture_output=True, env=env, timeout=CHILD_TIMEOUT_S, check=False
-        )
-    except subprocess.TimeoutExpired as exc:
-        # Not ChildFailed: doing the same work again here would only double the wait.
-        raise TimeoutError(f"the child writing the new papers' segment had not finished after {CHILD_TIMEOUT_S:.0f} s") from exc
-    if done.returncode != 0:
-        last = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["(nothing on stderr)"]
-        how = f"killed by signal {-done.returncode}" if done.returncode < 0 else f"exit code {done.returncode}"
-        raise ChildFailed(f"{how}: {last[0][:300]}")
-    try:
-        return pickle.loads(done.stdout)
-    except Exception as exc:  # a child that printed something else, or was cut short
-        raise ChildFailed(f"its answer could not be read: {exc!r}") from exc
-
-
-def _write_segment_here() -> None:
-    """The child's side of write_segment_in_child."""
-    die_with_parent(int(os.environ.get(PARENT_PID_VARIABLE) or 0) or None)
-    segment = write_segment(*pickle.load(sys.stdin.buffer))
-    sys.stdout.buffer.write(pickle.dumps(segment, protocol=pickle.HIGHEST_PROTOCOL))
+    """`write_segment` in a child process (bot/child.py): analysing a day's papers held the
+    interpreter for seconds, and the searches running meanwhile waited on it (their p95
+    doubled). Raises ChildFailed (or OSError if none can be started), or TimeoutError."""
+    return run_in_child("bot.segments:write_segment", (folder, schema, indexname, documents, limitmb), what="the new papers' segment")

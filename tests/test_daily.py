@@ -6,6 +6,7 @@ the new papers' segments with the scores a search would give them.
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from pathlib import Path
@@ -13,8 +14,10 @@ from pathlib import Path
 import pytest
 from digest_support import ingest, listing_text, open_corpus
 
+import bot.child
 import bot.index
 from bot.digest import relevance_scores
+from bot.lexicon import TermLearner
 
 QUERIES = ["Sparse Attention", "清华大学", "Alice Zhang3", "缩放定律", '"scaling laws"', "Bob Li"]
 
@@ -106,6 +109,38 @@ def test_a_day_written_aside_searches_exactly_as_one_written_under_the_lock(tmp_
     assert aside.index.state() == locked.index.state() == aside.store.state()
     for corpus in corpora:
         corpus.close()
+
+
+@pytest.mark.parametrize("child_fails", [False, True])
+def test_the_server_learns_from_a_days_file_in_a_child_process(tmp_path: Path, monkeypatch, child_fails) -> None:
+    """The lexicon's counts are loaded, extended and saved in a child (they held the
+    interpreter from the searches for ~3 s at 1M papers); a child that fails is stood in for here."""
+    monkeypatch.setattr(bot.index, "ASIDE_CHILD_DOCS", 40)
+    if child_fails:
+        monkeypatch.setattr(bot.child, "_CHILD", "import sys; sys.exit('no child today')")
+    targets = []
+    in_child = bot.index.run_in_child
+    monkeypatch.setattr(bot.index, "run_in_child", lambda target, args, **kw: targets.append(target) or in_child(target, args, **kw))
+    corpus = open_corpus(tmp_path / "data")
+    try:
+        ingest(corpus, tmp_path, "day0.txt", listing_text("ICML", 1, 30))  # too small for a child
+        assert targets == []
+        day = listing_text("NeurIPS", 100, 45, topic="Quantum Annealing") + listing_text("NeurIPS", 1, 5).split("\n", 1)[1]
+        ingest(corpus, tmp_path, "day1.txt", day)
+        assert targets == ["bot.lexicon:learn_more"]
+        learned = json.loads((corpus.index.path / bot.index.LEXICON_FILE).read_text(encoding="utf-8"))
+        papers = list(corpus.store.iter_papers())
+    finally:
+        corpus.close()
+    # What one process learning from the same files, the same way, would have saved.
+    reference = TermLearner()
+    for paper in [p for p in papers if p.seq <= 30]:
+        reference.observe(paper)
+    reference = TermLearner.from_json(reference.to_json())  # saved, then loaded back by the next ingest
+    for paper in sorted((p for p in papers if p.rev > 30), key=lambda p: p.rev):
+        reference.observe(paper)
+    assert learned == reference.to_json()
+    assert learned["df_en"]["studi"] == 80  # 30 + 45 + the relisted five, counted again
 
 
 def _write(path: Path, text: str) -> Path:
