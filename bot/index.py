@@ -169,7 +169,7 @@ class IndexPage:
     estimated: bool = False  # `total` is estimated (phrases: only the shown hits are checked)
 
 
-def build_schema() -> Schema:
+def build_schema(*, indexed_numbers: bool = False) -> Schema:
     """Return the index schema.
 
     Free text searches one catch-all field, `text`, whose sections carry their field's
@@ -177,7 +177,11 @@ def build_schema() -> Schema:
     instead of one per field keeps searches ~2.5x faster at 20k papers. `authors`,
     `affil`, `venue` and `feed` exist for prefixed searches; `spell` holds whole unstemmed
     English words, the vocabulary typo suggestions come from. The STORED fields are what
-    snippets are cut from.
+    snippets are cut from. `seq` and `rev` are numbers per document (stored, and in a
+    column that ranges and a segment's highest rev are read from), not terms: as terms they
+    were 2 of every 3 terms in a bulk segment (one each per paper), a tenth of its writing
+    time. `indexed_numbers=True` gives the schema indexes were built with before
+    (2026-12), which open as they are (see _open_checked).
     """
     text = bilingual_analyzer()
     return Schema(
@@ -190,11 +194,18 @@ def build_schema() -> Schema:
         # shift_step=0: one term per value instead of 16; ranges are read from the columns
         # (sortable=True: one number a document) by bot/topk.py, never from the terms.
         year=NUMERIC(int, bits=32, shift_step=0, sortable=True),
-        seq=NUMERIC(int, bits=64, stored=True, shift_step=0, sortable=True),
-        rev=NUMERIC(int, bits=64, stored=True, shift_step=0, sortable=True),
+        seq=_number_column(indexed_numbers),
+        rev=_number_column(indexed_numbers),
         spell=TEXT(analyzer=spelling_analyzer(), phrase=False),
         **{name: STORED() for name in SNIPPET_FIELDS if name != "authors"},
     )
+
+
+def _number_column(indexed: bool) -> NUMERIC:
+    field = NUMERIC(int, bits=64, stored=True, shift_step=0, sortable=True)
+    if not indexed:
+        field.indexed = False  # Whoosh's writers and ours skip a field that is not indexed
+    return field
 
 
 def paper_document(paper: Paper) -> dict:
@@ -343,7 +354,7 @@ class PaperIndex:
         key = _segment_id(leaf)
         rev = self._segment_revs.get(key) if key is not None else None
         if rev is None:
-            rev = max_numeric_term(leaf, "rev", hint=_last_stored(leaf, "rev"))
+            rev = topk.column_max(leaf, "rev")
             if key is not None:
                 self._segment_revs[key] = rev
         return rev
@@ -789,15 +800,18 @@ class PaperIndex:
             if after_seq <= 0 and upto_seq is None:
                 results = recent.search(built.query, limit=None, optimize=False)
                 return [(recent.stored_fields(docnum)["id"], float(score or 0.0)) for docnum, score in results.items()]
-            # The seq range as a filter costs a term lookup per seq in every segment searched;
-            # reading each match's stored seq costs a stored-field read per match. The new
-            # segments mostly hold the new papers, so their matches are the cheaper way
-            # unless the segments are much bigger than the range (a freshly rebuilt index).
+            # The seq range as a filter is a set of every document in it (from each segment's
+            # seq column); reading each match's stored seq costs a stored-field read per
+            # match. The new segments mostly hold the new papers, so their matches are the
+            # cheaper way unless the segments are much bigger than the range (a freshly
+            # rebuilt index).
             leaves = recent.leaf_searchers()
             docs = sum(leaf.doc_count_all() for leaf, _ in leaves)
             top = upto_seq if upto_seq is not None else max((self._segment_rev(leaf.reader()) for leaf, _ in leaves), default=after_seq)
             if docs > 4 * max(top - after_seq, 1):
-                only = wq.NumericRange("seq", after_seq + 1, upto_seq)
+                only = self._range_filter(recent, wq.NumericRange("seq", after_seq + 1, upto_seq))
+                if not only:  # (Whoosh reads an empty filter as none)
+                    return []
                 results = recent.search(built.query, limit=None, filter=only, optimize=False)
                 return [(recent.stored_fields(docnum)["id"], float(score or 0.0)) for docnum, score in results.items()]
             found = []
@@ -812,6 +826,10 @@ class PaperIndex:
         with self._searcher() as searcher:
             reader = searcher.reader()
             return build_query(text, mode="all", is_known=lambda token: (TEXT_FIELD, token) in reader).problem
+
+    def _range_filter(self, searcher: Searcher, q: wq.NumericRange) -> set[int]:
+        """A seq range as a filter for Whoosh's own search: the documents, from the column."""
+        return topk.range_docnums(searcher, q, cache=self._segments, segment_key=_segment_id)
 
     def _newer_than(self, searcher: Searcher, after_seq: int) -> Searcher:
         """Return a view of `searcher` that searches only segments holding a rev above `after_seq`.
@@ -851,6 +869,10 @@ class PaperIndex:
             # What bot/topk.py does not evaluate: Whoosh scores every match (same ranking).
             # optimize=False: the exact total block-quality skipping cannot give would cost
             # a second full pass over the matches.
+            if isinstance(only, wq.NumericRange):
+                only = self._range_filter(searcher, only)
+                if not only:  # (Whoosh reads an empty filter as none)
+                    return IndexPage([], 0, "all")
             results = searcher.search(q, limit=max(end, 1), filter=only, mask=mask, optimize=False)
             total, estimated = len(results), False
             found = [(hit.docnum, hit.score, hit.fields()) for hit in results[start:end]]
@@ -1297,7 +1319,7 @@ def _open_checked(path: Path) -> whoosh.index.Index:
         if not whoosh.index.exists_in(str(path), indexname=INDEX_NAME):
             raise IndexUnusable(f"no {INDEX_NAME} index at {path}")
         ix = whoosh.index.open_dir(str(path), indexname=INDEX_NAME)
-        if _schema_key(ix.schema) != _schema_key(build_schema()):
+        if _schema_key(ix.schema) not in (_schema_key(build_schema()), _schema_key(build_schema(indexed_numbers=True))):
             ix.close()
             raise IndexUnusable(f"the index at {path} was built with another schema")
         # Touch the segments now so damage shows here, not in the middle of a search.
@@ -1341,53 +1363,9 @@ def _move_segment(folder: Path, segment, path: Path):
     return segment
 
 
-def _last_stored(reader, fieldname: str) -> int:
-    """Return the stored value of `fieldname` in the segment's last document (0 if none)."""
-    count = reader.doc_count_all()
-    return int((reader.stored_fields(count - 1) or {}).get(fieldname) or 0) if count else 0
-
-
 def _segment_id(reader) -> str | None:
     segment = reader.segment()
     return segment.segment_id() if segment is not None else None
-
-
-def max_numeric_term(reader, fieldname: str, hint: int = 0, bits: int = 63) -> int:
-    """Return the highest value of a NUMERIC (shift_step=0) field in one segment, 0 if none.
-
-    Its terms are fixed-width big-endian bytes, so they sort as the numbers do:
-    `terms_from(v)` names the smallest value >= v. Each probe is a binary search of the
-    segment's term file through file reads (~0.35 ms), so the search starts at `hint`
-    (the last document's value: papers are indexed in rev order, so it is usually the
-    answer) and gallops up from there: two probes in the common case, ~2 log n otherwise.
-    """
-    field = reader.schema[fieldname]
-
-    def first_at_least(value: int) -> int | None:
-        for name, text in reader.terms_from(fieldname, field.to_bytes(value)):
-            return int(field.from_bytes(text)) if name == fieldname else None
-        return None
-
-    low = first_at_least(max(0, hint))
-    if low is None:
-        low = first_at_least(0)
-        if low is None:
-            return 0
-    step, limit = 1, 1 << bits
-    while True:  # invariant: a term equals `low`
-        found = first_at_least(low + step) if low + step < limit else None
-        if found is None:
-            high = min(low + step, limit)  # nothing is >= high
-            break
-        low, step = found, step * 2
-    while high - low > 1:
-        middle = (low + high) // 2
-        found = first_at_least(middle)
-        if found is None:
-            high = middle
-        else:
-            low = found
-    return low
 
 
 def edit_distance(a: str, b: str, limit: int) -> int:

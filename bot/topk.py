@@ -223,27 +223,53 @@ class _Segment:
 
     def column(self, fieldname: str) -> np.ndarray:
         """The sortable numeric column of `fieldname` (Whoosh's encoding), default where absent."""
-
-        def build() -> np.ndarray:
-            field = self.leaf.schema[fieldname]
-            if not self.leaf.has_column(fieldname):
-                raise Unsupported(f"no column for {fieldname}")
-            column = field.column_type
-            reader = self.leaf._perdoc.column_reader(fieldname, column)
-            dtype = np.dtype(">" + column._typecode)
-            values = np.full(self.doccount, column._default, dtype=dtype)
-            if reader._count:
-                data = reader._dbfile.get(reader._basepos, reader._count * dtype.itemsize)
-                values[: reader._count] = np.frombuffer(data, dtype=dtype)
-            return values
-
-        return self.engine.cache.get((self.key, "col", fieldname), build)
+        return self.engine.cache.get((self.key, "col", fieldname), lambda: read_column(self.leaf, fieldname))
 
     def live(self) -> np.ndarray | None:
         """Sorted local ids of deleted documents, or None."""
         if not self.leaf.has_deletions():
             return None
         return np.fromiter(sorted(self.leaf._perdoc.deleted_docs()), dtype=np.int64)
+
+
+def read_column(leaf, fieldname: str) -> np.ndarray:
+    """One segment's sortable numeric column of `fieldname` (Whoosh's encoding), default where absent."""
+    field = leaf.schema[fieldname]
+    if not leaf.has_column(fieldname):
+        raise Unsupported(f"no column for {fieldname}")
+    column = field.column_type
+    reader = leaf._perdoc.column_reader(fieldname, column)
+    count = leaf.doc_count_all()
+    dtype = np.dtype(">" + column._typecode)
+    values = np.full(count, column._default, dtype=dtype)
+    if reader._count:
+        data = reader._dbfile.get(reader._basepos, reader._count * dtype.itemsize)
+        values[: reader._count] = np.frombuffer(data, dtype=dtype)
+    return values
+
+
+def column_max(leaf, fieldname: str) -> int:
+    """The highest value of a sortable NUMERIC field in one segment, 0 if it holds none."""
+    if not leaf.doc_count_all() or not leaf.has_column(fieldname):
+        return 0  # an empty index's reader, or a segment of no document with it
+    field = leaf.schema[fieldname]
+    values = read_column(leaf, fieldname)
+    values = values[values != field.column_type._default]
+    return int(field.from_column_value(int(values.max()))) if len(values) else 0
+
+
+def range_docnums(searcher, q: wq.NumericRange, *, cache: SegmentCache, segment_key) -> set[int]:
+    """The documents (the searcher's docnums) in a numeric range, read from its column: the
+    filter Whoosh's own search is given, since the range's field has no terms to look up."""
+    engine = _Engine(searcher, cache, segment_key)
+    if searcher.is_atomic():
+        leaves = [(searcher.reader(), 0)]
+    else:  # the searcher's own leaves: it may be a view of some segments (PaperIndex._newer_than)
+        leaves = [(leaf.reader(), offset) for leaf, offset in searcher.leaf_searchers()]
+    found: set[int] = set()
+    for leaf, offset in leaves:
+        found.update((engine._range(q, _Segment(engine, leaf, offset)).ids + offset).tolist())
+    return found
 
 
 class _Engine:
