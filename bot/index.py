@@ -26,8 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import whoosh.index
-from rapidfuzz import process
-from rapidfuzz.distance import OSA
 from whoosh import query as wq
 from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
 from whoosh.filedb.filestore import FileStorage
@@ -36,7 +34,6 @@ from whoosh.multiproc import MpWriter, SubWriterTask
 from whoosh.reading import SegmentReader
 from whoosh.searching import Searcher
 
-from bot import topk
 from bot.analysis import (
     analyze,
     bilingual_analyzer,
@@ -266,7 +263,9 @@ class PaperIndex:
         self._lexicon: Lexicon | None = None
         self._pinyin_key: tuple | None = None
         self._pinyin: PinyinVocabulary | None = None
-        self._segments = topk.SegmentCache()  # per-segment lengths and columns for bot/topk.py
+        # Per-segment lengths and columns for bot/topk.py, made at the first search:
+        # bot/topk.py imports numpy (~0.1 s of a CLI command's start; a digest never needs it).
+        self._segments = None
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -728,9 +727,11 @@ class PaperIndex:
         lang: str | None = None,
         expansions: tuple[tuple[str, tuple[str, ...]], ...] = (),
     ) -> IndexPage:
+        from bot import topk  # numpy: see _segment_cache()
+
         start, end = window
         top = topk.search(
-            searcher, q, limit=max(end, 1), cache=self._segments, segment_key=_segment_id, filter=only, mask=mask
+            searcher, q, limit=max(end, 1), cache=self._segment_cache(), segment_key=_segment_id, filter=only, mask=mask
         )
         if top is not None:
             total, estimated = top.total, top.estimated
@@ -749,6 +750,18 @@ class PaperIndex:
             matched = matched_expansions(stored, expansions) if expansions else []
             hits.append(IndexHit(stored["id"], float(score or 0.0), snippet, snippet_field, matched))
         return IndexPage(hits, total, "all", estimated=estimated)
+
+    def _segment_cache(self):
+        """bot/topk.py's cache of per-segment arrays, made (with numpy's import) at the first search."""
+        cache = self._segments
+        if cache is None:
+            from bot import topk
+
+            with self._open_lock:
+                if self._segments is None:
+                    self._segments = topk.SegmentCache()
+                cache = self._segments
+        return cache
 
     def _suggest(self, searcher: Searcher, text: str, lexicon: Lexicon | None = None) -> str | None:
         """Return `text` with English and Chinese typos corrected from the index's words, or None."""
@@ -807,6 +820,7 @@ class PaperIndex:
             reader = searcher.reader()
             self._vocabulary(reader)
             self._pinyin_for(reader)
+        self._segment_cache()  # and numpy, which every search needs
 
     def lexicon(self) -> Lexicon:
         """The lexicon searches expand with (for the CLI and tests)."""
@@ -814,6 +828,9 @@ class PaperIndex:
             return self._lexicon_for(searcher.reader())
 
     def _suggest_english(self, searcher: Searcher, text: str, lexicon: Lexicon | None) -> str | None:
+        from rapidfuzz import process  # imported where it is used: a CLI digest never corrects
+        from rapidfuzz.distance import OSA
+
         reader = searcher.reader()
         words = set(iter_words(text))
         if not words:
@@ -1215,6 +1232,8 @@ def edit_distance(a: str, b: str, limit: int) -> int:
     >>> edit_distance("decodng", "decoding", 3), edit_distance("teh", "the", 3), edit_distance("cat", "dog", 2)
     (1, 1, 2)
     """
+    from rapidfuzz.distance import OSA
+
     return min(OSA.distance(a, b, score_cutoff=limit), limit)
 
 

@@ -123,7 +123,7 @@ def _compare(corpus: Corpus, limit: int = 10) -> tuple[int, int]:
     with index._searcher() as searcher:
         for q in _queries(corpus):
             ours = topk.search(
-                searcher, q, limit=limit, cache=index._segments, segment_key=_segment_id
+                searcher, q, limit=limit, cache=index._segment_cache(), segment_key=_segment_id
             )
             if ours is None:
                 fallback += 1
