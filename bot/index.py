@@ -39,6 +39,7 @@ from bot.analysis import (
     bilingual_analyzer,
     forget_sections,
     join_sections,
+    load_chinese,
     spelling_analyzer,
 )
 from bot.codec import ArrayCodec
@@ -525,6 +526,7 @@ class PaperIndex:
             codec=ArrayCodec(),
         )
         if procs > 1:
+            load_chinese()  # before the workers fork: they share jieba's dictionary instead of each loading it
             writer = _Workers(ix, procs=procs, multisegment=True, on_worker=record.add_worker if record else None, **kwargs)
         else:
             writer = PaperWriter(ix, **kwargs)
