@@ -16,8 +16,6 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 
-import opencc
-import rjieba
 from whoosh.analysis import Filter, Token, Tokenizer
 from whoosh.analysis.analyzers import CompositeAnalyzer
 from whoosh.lang.porter import stem
@@ -76,19 +74,42 @@ def segment_chinese(run: str, subwords: bool) -> tuple[tuple[str, int, int, int]
     and a query for 大语言模型 could not find it. Without it unknown words fall apart into
     single characters the same way in documents and queries.
     """
-    words = rjieba.tokenize(run, hmm=False)
+    jieba = _jieba()
+    words = jieba.tokenize(run, hmm=False)
     if not subwords:
         return tuple((w, s, e, i) for i, (w, s, e) in enumerate(words))
     owner = [0] * len(run)
     for i, (_, s, e) in enumerate(words):
         for c in range(s, e):
             owner[c] = i
-    found = rjieba.tokenize(run, mode="search", hmm=False)
+    found = jieba.tokenize(run, mode="search", hmm=False)
     # jieba's order: a word's sub-words first, then the word itself.
     return tuple(sorted(((w, s, e, owner[s]) for w, s, e in found), key=lambda t: (t[3], t[2] - t[1], t[1])))
 
 
-_T2S = opencc.OpenCC("t2s")
+@lru_cache(maxsize=1)
+def _jieba():
+    """rjieba, imported at the first Han run: its import builds jieba's dictionary (~0.27 s,
+    a third of a CLI command's start), which English text never needs. See load_chinese()."""
+    import rjieba
+
+    return rjieba
+
+
+@lru_cache(maxsize=1)
+def _t2s():
+    """OpenCC's traditional-to-simplified converter, made at the first Han run."""
+    import opencc
+
+    return opencc.OpenCC("t2s")
+
+
+def load_chinese() -> None:
+    """Load jieba's dictionary and OpenCC now (once per process): the server does it before
+    it says it is ready, so no search waits for them; a CLI command loads them if it meets
+    Chinese text."""
+    _jieba()
+    _t2s()
 
 
 @lru_cache(maxsize=8192)
@@ -102,9 +123,10 @@ def fold_han(run: str) -> str:
     >>> fold_han("推測解碼"), fold_han("推测解码")
     ('推测解码', '推测解码')
     """
-    folded = _T2S.convert(run)
+    t2s = _t2s()
+    folded = t2s.convert(run)
     if len(folded) != len(run):
-        folded = "".join(c if len(f := _T2S.convert(c)) != 1 else f for c in run)
+        folded = "".join(c if len(f := t2s.convert(c)) != 1 else f for c in run)
     return folded
 
 
@@ -548,3 +570,13 @@ def is_han(char: str) -> bool:
 
 
 _HAN_CHAR = re.compile(f"[{_HAN}]")
+
+def han_runs(text: str) -> list[str]:
+    """Return the runs of Han characters the tokenizer segments in `text` (after NFKC), folded.
+
+    >>> han_runs("KV緩存 and ⼤模型")
+    ['缓存', '大模型']
+    """
+    norm, _ = normalize_text(text)
+    return [fold_han(m.group(1)) for m in _RUN.finditer(norm) if m.group(1) is not None]
+

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from bot.analysis import load_chinese
 from bot.config import DataDirError, Settings, ensure_data_dir
 from bot.index import MAX_PER_PAGE, IndexBusy, IndexPage, IndexUnusable, PaperIndex, StoredPapers
 from bot.lexicon import DICTIONARY
@@ -116,8 +117,9 @@ class Corpus:
         # thread, the first translated searches waited for it past Slack's ack budget and
         # answered "searching…" instead: so the server is ready only once it is loaded.
         DICTIONARY.load()
+        load_chinese()  # jieba's dictionary and OpenCC: a CLI loads them at its first Chinese text
         try:
-            self.index.lexicon()  # what the index learned (its small terms file: ~10 ms), before the first search
+            self.index.lexicon().segment_all()  # what the index learned (its small terms file: ~10 ms), before the first search
             self.index.warm()  # the typo vocabularies (~2 s at 1M papers)
         except IndexUnusable as exc:  # searches will say the library is not ready, as before
             logger.warning("%s", exc)

@@ -19,18 +19,18 @@ import os
 import pickle
 import queue
 import shutil
+import sys
 import tempfile
 import threading
 import time
 import uuid
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import whoosh.index
-from rapidfuzz import process
-from rapidfuzz.distance import OSA
 from whoosh import query as wq
 from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
 from whoosh.filedb.filestore import FileStorage
@@ -39,12 +39,12 @@ from whoosh.multiproc import MpWriter, SubWriterTask
 from whoosh.reading import SegmentReader
 from whoosh.searching import Searcher
 
-from bot import topk
 from bot.analysis import (
     analyze,
     bilingual_analyzer,
     forget_sections,
     join_sections,
+    load_chinese,
     spelling_analyzer,
 )
 from bot.child import ChildFailed, run_in_child
@@ -304,7 +304,9 @@ class PaperIndex:
         self._lexicon: Lexicon | None = None
         self._pinyin_key: tuple | None = None
         self._pinyin: PinyinVocabulary | None = None
-        self._segments = topk.SegmentCache()  # per-segment lengths and columns for bot/topk.py
+        # Per-segment lengths and columns for bot/topk.py, made at the first search:
+        # bot/topk.py imports numpy (~0.1 s of a CLI command's start; a digest never needs it).
+        self._segments = None
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -354,7 +356,7 @@ class PaperIndex:
         key = _segment_id(leaf)
         rev = self._segment_revs.get(key) if key is not None else None
         if rev is None:
-            rev = topk.column_max(leaf, "rev")
+            rev = _column_max(leaf, "rev")
             if key is not None:
                 self._segment_revs[key] = rev
         return rev
@@ -648,6 +650,7 @@ class PaperIndex:
             codec=ArrayCodec(),
         )
         if procs > 1:
+            load_chinese()  # before the workers fork: they share jieba's dictionary instead of each loading it
             writer = _Workers(ix, procs=procs, multisegment=True, on_worker=record.add_worker if record else None, reader=reader, **kwargs)
         else:
             writer = PaperWriter(ix, **kwargs)
@@ -829,7 +832,9 @@ class PaperIndex:
 
     def _range_filter(self, searcher: Searcher, q: wq.NumericRange) -> set[int]:
         """A seq range as a filter for Whoosh's own search: the documents, from the column."""
-        return topk.range_docnums(searcher, q, cache=self._segments, segment_key=_segment_id)
+        from bot import topk  # numpy: see _segment_cache()
+
+        return topk.range_docnums(searcher, q, cache=self._segment_cache(), segment_key=_segment_id)
 
     def _newer_than(self, searcher: Searcher, after_seq: int) -> Searcher:
         """Return a view of `searcher` that searches only segments holding a rev above `after_seq`.
@@ -857,9 +862,11 @@ class PaperIndex:
         lang: str | None = None,
         expansions: tuple[tuple[str, tuple[str, ...]], ...] = (),
     ) -> IndexPage:
+        from bot import topk  # numpy: see _segment_cache()
+
         start, end = window
         top = topk.search(
-            searcher, q, limit=max(end, 1), cache=self._segments, segment_key=_segment_id, filter=only, mask=mask
+            searcher, q, limit=max(end, 1), cache=self._segment_cache(), segment_key=_segment_id, filter=only, mask=mask
         )
         if top is not None:
             total, estimated = top.total, top.estimated
@@ -882,6 +889,18 @@ class PaperIndex:
             matched = matched_expansions(stored, expansions) if expansions else []
             hits.append(IndexHit(stored["id"], float(score or 0.0), snippet, snippet_field, matched))
         return IndexPage(hits, total, "all", estimated=estimated)
+
+    def _segment_cache(self):
+        """bot/topk.py's cache of per-segment arrays, made (with numpy's import) at the first search."""
+        cache = self._segments
+        if cache is None:
+            from bot import topk
+
+            with self._open_lock:
+                if self._segments is None:
+                    self._segments = topk.SegmentCache()
+                cache = self._segments
+        return cache
 
     def _suggest(self, searcher: Searcher, text: str, lexicon: Lexicon | None = None) -> str | None:
         """Return `text` with English and Chinese typos corrected from the index's words, or None."""
@@ -940,6 +959,7 @@ class PaperIndex:
             reader = searcher.reader()
             self._vocabulary(reader)
             self._pinyin_for(reader)
+        self._segment_cache()  # and numpy, which every search needs
 
     def lexicon(self) -> Lexicon:
         """The lexicon searches expand with (for the CLI and tests)."""
@@ -947,6 +967,9 @@ class PaperIndex:
             return self._lexicon_for(searcher.reader())
 
     def _suggest_english(self, searcher: Searcher, text: str, lexicon: Lexicon | None) -> str | None:
+        from rapidfuzz import process  # imported where it is used: a CLI digest never corrects
+        from rapidfuzz.distance import OSA
+
         reader = searcher.reader()
         words = set(iter_words(text))
         if not words:
@@ -1363,6 +1386,27 @@ def _move_segment(folder: Path, segment, path: Path):
     return segment
 
 
+def _column_max(leaf, fieldname: str) -> int:
+    """The highest value of a sortable NUMERIC field in one segment (0 if it holds none),
+    from its column: one read, and a max in C (without numpy, which a CLI need not load)."""
+    if not leaf.doc_count_all() or not leaf.has_column(fieldname):
+        return 0  # an empty index's reader, or a segment of no document with it
+    field = leaf.schema[fieldname]
+    column = field.column_type
+    reader = leaf._perdoc.column_reader(fieldname, column)
+    if not reader._count:
+        return 0
+    values = array(column._typecode)
+    values.frombytes(reader._dbfile.get(reader._basepos, reader._count * values.itemsize))
+    if sys.byteorder == "little":
+        values.byteswap()  # Whoosh writes the column big-endian
+    default = column._default  # what a document without the field holds
+    top = max(values)
+    if top == default:
+        top = max((v for v in values if v != default), default=None)
+    return int(field.from_column_value(top)) if top is not None else 0
+
+
 def _segment_id(reader) -> str | None:
     segment = reader.segment()
     return segment.segment_id() if segment is not None else None
@@ -1375,6 +1419,8 @@ def edit_distance(a: str, b: str, limit: int) -> int:
     >>> edit_distance("decodng", "decoding", 3), edit_distance("teh", "the", 3), edit_distance("cat", "dog", 2)
     (1, 1, 2)
     """
+    from rapidfuzz.distance import OSA
+
     return min(OSA.distance(a, b, score_cutoff=limit), limit)
 
 

@@ -34,7 +34,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from bot.analysis import STOPWORDS, analyze, fold_han, is_han, segment_chinese, stem_word
+from bot.analysis import (
+    CHINESE_STOPWORDS,
+    MAX_TOKEN_CHARS,
+    STOPWORDS,
+    analyze,
+    fold_han,
+    han_runs,
+    is_han,
+    segment_chinese,
+    stem_word,
+)
 from bot.models import Paper
 
 logger = logging.getLogger(__name__)
@@ -628,7 +638,14 @@ DICTIONARY = Dictionary()
 
 
 class Lexicon:
-    """Aliases, learned pairs and the dictionary, asked one span of query tokens at a time."""
+    """Aliases, learned pairs and the dictionary, asked one span of query tokens at a time.
+
+    The forms are analysed at the first lookup that needs them, not when the lexicon is
+    made, and an English span asks for no whole names (see `whole_names`): so a search
+    taken literally whose words are all ASCII (a CLI digest filtered by `diffusion`)
+    never segments a Chinese form and never loads jieba's dictionary
+    (bot.analysis._jieba, ~0.15-0.27 s of a CLI command).
+    """
 
     def __init__(
         self,
@@ -637,47 +654,73 @@ class Lexicon:
         dictionary: Dictionary | None = DICTIONARY,
     ):
         self.dictionary = dictionary
-        self._aliases: dict[Tokens, list[tuple[Tokens, str, bool]]] = {}
         self._learned: dict[str, list[tuple[str, float]]] = {}
-        self._alias_words: set[str] = set()
+        self._lock = threading.Lock()
+        self._all: tuple[dict[Tokens, list[tuple[Tokens, str, bool]]], set[str]] | None = None
         groups = list(groups)
         if isinstance(learned, TermLearner):
             learned = learned.terms()
         if learned is not None:
             groups.extend(AliasGroup((a, words), "acronym") for a, words in learned.acronyms)
             # Institutions' initials, unless the curated table already gives them a meaning
-            # (ICL is in-context learning, not Imperial College London).
-            curated = {tuple(analyze(form)) for group in groups for form in group.forms}
+            # (ICL is in-context learning, not Imperial College London). A form left to
+            # segment has a Han token, so is never an ASCII acronym's tokens.
+            early = [_tokens_without_jieba(form) for group in groups for form in group.forms]
+            curated = {tokens for tokens in early if tokens is not None}
+            every_form: set[Tokens] | None = None
             mined: dict[str, list[str]] = {}
             for acronym, english, chinese in learned.institutions:
-                if tuple(analyze(acronym)) not in curated:
+                tokens = tuple(analyze(acronym))
+                known = curated
+                if None in early and not all(t.isascii() for t in tokens):
+                    if every_form is None:
+                        every_form = {tuple(analyze(form)) for group in groups for form in group.forms}
+                    known = every_form
+                if tokens not in known:
                     forms = mined.setdefault(acronym, [acronym])
                     forms.extend(f for f in (english, chinese) if f and f not in forms)
             groups.extend(AliasGroup(tuple(forms), "org") for forms in mined.values())
             for e, z, dice in learned.pairs:
                 self._learned.setdefault(e, []).append((z, dice))
                 self._learned.setdefault(z, []).append((e, dice))
-        for group in groups:
-            self._add_group(group)
+        self._groups = groups
 
-    def _add_group(self, group: AliasGroup) -> None:
-        analyzed = [(tuple(analyze(form)), form) for form in group.forms]
-        analyzed = [(tokens, form) for tokens, form in analyzed if tokens]
-        for tokens, form in analyzed:
-            whole = is_whole_name(form, group.kind, group.forms)
-            if len(tokens) == 1:
-                self._alias_words.add(form.lower())
-            alternatives = self._aliases.setdefault(tokens, [])
-            for other, other_form in analyzed:
-                if other != tokens and all(other != a for a, _, _ in alternatives):
-                    alternatives.append((other, other_form, whole))
+    def segment_all(self) -> None:
+        """Analyse every form now (the server does, before it is ready)."""
+        self._every_alias()
+
+    def _every_alias(self) -> tuple[dict[Tokens, list[tuple[Tokens, str, bool]]], set[str]]:
+        """Each form's tokens -> (other forms' tokens, form, whole?), and the single-token forms."""
+        if self._all is None:
+            with self._lock:
+                if self._all is None:
+                    aliases: dict[Tokens, list[tuple[Tokens, str, bool]]] = {}
+                    words: set[str] = set()
+                    for group in self._groups:
+                        _add_group(group, aliases, words)
+                    self._all = (aliases, words)
+        return self._all
+
+    @property
+    def _aliases(self) -> dict[Tokens, list[tuple[Tokens, str, bool]]]:
+        return self._every_alias()[0]
+
+    @property
+    def _alias_words(self) -> set[str]:
+        return self._every_alias()[1]
 
     def is_alias(self, word: str) -> bool:
         """Is `word` a known name (so spelling correction must leave it alone)?"""
         return word.lower() in self._alias_words
 
     def whole_names(self, tokens: Tokens) -> list[Expansion] | None:
-        """Return the names a whole-name short form stands for, or None if it is not one."""
+        """Return the names a whole-name short form stands for, or None if it is not one.
+
+        Only a form of one to three Han characters is a whole name (is_whole_name), and its
+        tokens are Han: a span of ASCII tokens is never one, and asks nothing to be analysed.
+        """
+        if all(t.isascii() for t in tokens):
+            return None
         alternatives = self._aliases.get(tokens)
         if not alternatives or not alternatives[0][2]:
             return None
@@ -725,6 +768,32 @@ class Lexicon:
                 if len(out) >= 2:
                     break
         return out
+
+
+def _tokens_without_jieba(form: str) -> Tokens | None:
+    """`form`'s tokens, or None when telling them needs jieba and they surely hold a Han token.
+
+    A Han run of at most MAX_TOKEN_CHARS with a character that is not a stopword (once
+    folded to simplified script, as the analyzer does) gives at least one Han token:
+    jieba's words cover the run and only single-character stopwords are dropped.
+    """
+    if any(len(run) <= MAX_TOKEN_CHARS and not set(run) <= CHINESE_STOPWORDS for run in han_runs(form)):
+        return None
+    return tuple(analyze(form))  # no Han run (analyze does not segment), or one that may vanish
+
+
+def _add_group(group: AliasGroup, aliases: dict[Tokens, list[tuple[Tokens, str, bool]]], words: set[str]) -> None:
+    """Add each form's alternatives (the group's other forms) under its tokens, and note single-token forms."""
+    analyzed = [(tuple(analyze(form)), form) for form in group.forms]
+    analyzed = [(tokens, form) for tokens, form in analyzed if tokens]
+    for tokens, form in analyzed:
+        whole = is_whole_name(form, group.kind, group.forms)
+        if len(tokens) == 1:
+            words.add(form.lower())
+        alternatives = aliases.setdefault(tokens, [])
+        for other, other_form in analyzed:
+            if other != tokens and all(other != a for a, _, _ in alternatives):
+                alternatives.append((other, other_form, whole))
 
 
 def self_sorted(counts: Counter) -> list:

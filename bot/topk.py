@@ -248,16 +248,6 @@ def read_column(leaf, fieldname: str) -> np.ndarray:
     return values
 
 
-def column_max(leaf, fieldname: str) -> int:
-    """The highest value of a sortable NUMERIC field in one segment, 0 if it holds none."""
-    if not leaf.doc_count_all() or not leaf.has_column(fieldname):
-        return 0  # an empty index's reader, or a segment of no document with it
-    field = leaf.schema[fieldname]
-    values = read_column(leaf, fieldname)
-    values = values[values != field.column_type._default]
-    return int(field.from_column_value(int(values.max()))) if len(values) else 0
-
-
 def range_docnums(searcher, q: wq.NumericRange, *, cache: SegmentCache, segment_key) -> set[int]:
     """The documents (the searcher's docnums) in a numeric range, read from its column: the
     filter Whoosh's own search is given, since the range's field has no terms to look up."""

@@ -394,7 +394,7 @@ def test_seq_and_rev_are_columns_not_terms_and_older_indexes_open_as_they_are(tm
     with them as terms still open (no rebuild), and every range reads the columns."""
     import whoosh.query as wq
 
-    import bot.index
+    import bot.topk
 
     papers = [make_paper(n, rev=rev) for n, rev in enumerate([3, 7, 5, *range(8, 30)], start=1)]  # revs out of order
     new = _built(tmp_path / "new", papers, indexed_numbers=False)
@@ -417,7 +417,7 @@ def test_seq_and_rev_are_columns_not_terms_and_older_indexes_open_as_they_are(tm
             assert {h[0] for h in hits} == {p.id for p in papers if p.seq > after and (upto is None or p.seq <= upto)}
             assert new.score_new(text, after_seq=after, upto_seq=upto) == old.score_new(text, after_seq=after, upto_seq=upto)
             # Whoosh's own search (what bot/topk.py does not evaluate) gets the range as the column's documents.
-            monkeypatch.setattr(bot.index.topk, "search", lambda *args, **kwargs: None)
+            monkeypatch.setattr(bot.topk, "search", lambda *args, **kwargs: None)
             assert [(h.id, h.score) for h in new.search(text, min_seq=after, max_seq=upto, per_page=50).hits] == hits
             monkeypatch.undo()
     finally:
