@@ -571,6 +571,7 @@ def is_han(char: str) -> bool:
 
 _HAN_CHAR = re.compile(f"[{_HAN}]")
 
+
 def han_runs(text: str) -> list[str]:
     """Return the runs of Han characters the tokenizer segments in `text` (after NFKC), folded.
 
@@ -579,4 +580,3 @@ def han_runs(text: str) -> list[str]:
     """
     norm, _ = normalize_text(text)
     return [fold_han(m.group(1)) for m in _RUN.finditer(norm) if m.group(1) is not None]
-

@@ -105,6 +105,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         index = sys.modules.get("bot.index")  # only loaded, and only raised, once a command opened it
         if index is not None and isinstance(exc, index.IndexBusy):
             return _fail(f"{exc}; the store has every paper, so run the command again once that process is done")
+        if index is not None and isinstance(exc, index.WorkerFailed):
+            logger.debug("index write failed", exc_info=True)
+            return _fail(
+                f"{exc}; the store has every paper and the index is as it was: run the command again"
+                " (and `python -m bot reindex` if it keeps failing; out of memory is the usual cause)"
+            )
         raise
 
 

@@ -20,6 +20,7 @@ looks at each posting list's header.
 
 from __future__ import annotations
 
+import struct
 import sys
 from array import array
 from bisect import bisect_left
@@ -217,3 +218,15 @@ class ArrayLeafMatcher(W3LeafMatcher):
         self._i = bisect_left(self._ids, targetid, self._i)
         if self._i >= self._blocklength:  # cannot happen for sorted ids; stay safe
             self._next_block()
+
+
+def numeric_column_bytes(leaf, fieldname: str) -> tuple[object, bytes] | None:
+    """One segment's sortable numeric column of `fieldname` as Whoosh wrote it: (the column
+    type, its big-endian values, one per document up to the last that has one), read in one
+    piece (Whoosh's reader decodes a value a call); None if the segment has no such column."""
+    if not leaf.doc_count_all() or not leaf.has_column(fieldname):
+        return None
+    column = leaf.schema[fieldname].column_type
+    reader = leaf._perdoc.column_reader(fieldname, column)
+    width = struct.calcsize(column._typecode)
+    return column, (reader._dbfile.get(reader._basepos, reader._count * width) if reader._count else b"")

@@ -48,12 +48,13 @@ from bot.analysis import (
     spelling_analyzer,
 )
 from bot.child import ChildFailed, run_in_child
-from bot.codec import ArrayCodec
+from bot.codec import ArrayCodec, numeric_column_bytes
 from bot.lexicon import (
     DICTIONARY,
     Lexicon,
     TermLearner,
     absorb_shares,
+    affiliation_keys,
     learn_more,
     load_alias_groups,
     load_terms,
@@ -68,13 +69,15 @@ logger = logging.getLogger(__name__)
 
 # Bump when the schema or the analyzer changes: an index under another name is "missing",
 # so the corpus rebuilds it instead of searching it with mismatched analysis.
-# v3: arXiv abstracts (issue 9); v4: bilingual analysis (issue 8); v5: array postings, numeric columns (issue 12)
+# v3: arXiv abstracts (issue 9); v4: bilingual analysis (issue 8); v5: array postings, numeric columns (issue 12).
+# Since 2026-12 v5 writes seq and rev as columns only; a v5 index with them as terms opens
+# as it is (build_schema(indexed_numbers=True), see _open_checked): no rebuild to upgrade.
 INDEX_NAME = "papers_v5"
 LOCK_FILE = f"{INDEX_NAME}_WRITELOCK"  # Whoosh's name for the write lock of INDEX_NAME
 LEXICON_FILE = "lexicon.json"  # what the index learned from its papers' parallel text
 _PROCESS_STARTED = time.time()  # (about) when this process started: see _sweep_scratch
 TINY_SEGMENT_DOCS = 1000  # segments smaller than this are merged on the next upsert
-ASIDE_CHILD_DOCS = 500  # the server writes a segment this big in a child process (see _write_aside)
+ASIDE_CHILD_DOCS = 500  # the server writes, and learns from, this many papers in a child process (_write_aside, _learn)
 SEGMENT_DOCS = 50_000  # papers a worker puts in one segment during a bulk write
 LIMIT_MB = 4096  # the writers' posting pool: a bulk segment's postings fit in it (see bench/RESULTS.md)
 SERVER_SEGMENT_DOCS = 10_000  # in the serving process: ~120 MB of postings before a commit
@@ -333,11 +336,10 @@ class PaperIndex:
     def state(self) -> tuple[int, int]:
         """Return (documents, highest rev indexed) so the corpus can tell if it is stale.
 
-        Each segment's highest rev is found by a search of its sorted term list, started
-        at its last document's rev, and remembered (segments never change once written),
-        so the check costs a few term probes per new segment instead of a walk over every
-        rev ever indexed
-        (at 1M papers that walk was most of cold start and of an upsert's lock hold).
+        Each segment's highest rev is read from its rev column (one read and a max) and
+        remembered (segments never change once written), so the check costs one column
+        read per new segment instead of a walk over every rev ever indexed (at 1M papers
+        that walk was most of cold start and of an upsert's lock hold).
         """
         with self._searcher() as searcher:
             return self._state(searcher)
@@ -519,12 +521,12 @@ class PaperIndex:
         """
         if self.procs == 1 and len(papers) >= ASIDE_CHILD_DOCS:
             try:
-                run_in_child("bot.lexicon:learn_more", (lexicon, papers), what="what the lexicon learns from the new papers")
+                run_in_child("bot.lexicon:learn_more", (lexicon, papers), what="the lexicon's counts for the new papers")
                 return
             except (OSError, ChildFailed) as exc:  # no child to be had, or it failed: do it here
                 logger.warning("could not learn from the new papers in a child process (%s); learning here", exc)
             except TimeoutError as exc:  # the papers are indexed; the lexicon only misses them
-                logger.warning("%s; the lexicon has not learned from these papers", exc)
+                logger.warning("%s; the lexicon misses these papers until the next `python -m bot reindex`", exc)
                 return
         learn_more(lexicon, papers)
 
@@ -789,7 +791,7 @@ class PaperIndex:
         index's statistics), but only the segments that can hold such papers are read:
         a paper's seq is at most its rev, and each segment's highest rev is known (see
         state()). A search walks every match of the filter in the whole index, and its
-        seq range probes every seq term in every segment: a digest at 1M papers took
+        seq range filter holds every document in the range: a digest at 1M papers took
         seconds. `aliases=True` lets short names search as the names they stand for, as
         search() does when it expands (the literal part of its query, no translations).
         """
@@ -960,6 +962,8 @@ class PaperIndex:
             self._vocabulary(reader)
             self._pinyin_for(reader)
         self._segment_cache()  # and numpy, which every search needs
+        import rapidfuzz.distance  # noqa: F401  (and what typo correction needs: ~20 ms at the first typo)
+        import rapidfuzz.process  # noqa: F401
 
     def lexicon(self) -> Lexicon:
         """The lexicon searches expand with (for the CLI and tests)."""
@@ -1191,9 +1195,7 @@ class _Worker(SubWriterTask):
         self.first_rev = after_rev if self.first_rev is None else min(self.first_rev, after_rev)
         for paper in self.reader(after_rev, upto_rev):
             learner.observe_own(paper)
-            for affiliation in paper.affiliations:
-                if affiliation.en and affiliation.zh:
-                    affiliations[f"{affiliation.en}\t{affiliation.zh}"] = None
+            affiliations.update(dict.fromkeys(affiliation_keys(paper)))
             self.writer.add_document(**paper_document(paper))
         with open(out, "wb") as file:
             pickle.dump((learner, list(affiliations)), file, protocol=pickle.HIGHEST_PROTOCOL)
@@ -1249,9 +1251,13 @@ class _Workers(MpWriter):
             for _ in self.tasks:
                 results.append(self.resultqueue.get(timeout=1))
         if len(results) != len(self.tasks):
-            codes = [task.exitcode for task in self.tasks]
+            how = ", ".join(
+                f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+                for code in (task.exitcode for task in self.tasks)
+                if code  # None (still running) or an error
+            )
             self.cancel()
-            raise WorkerFailed(f"{len(self.tasks) - len(results)} of {len(self.tasks)} index workers died (exit codes {codes})")
+            raise WorkerFailed(f"{len(self.tasks) - len(results)} of {len(self.tasks)} index workers died ({how or 'no exit code'})")
         # In the papers' order (workers finish in any order): docnums, and so the order of
         # equal scores, are then what one process writing them in turn would give.
         results.sort(key=lambda result: -1 if result[0] is None else result[0])
@@ -1289,9 +1295,10 @@ _FIRST_HAN = "\u3400"  # CJK Extension A: the lowest code point bot/typos.py tak
 
 
 def _sweep_scratch(path: Path) -> None:
-    """Remove scratch folders (`.index.new-*` from rebuild, `.index.aside-*` from upsert)
-    that a killed process left beside the index: named by the pid that made them."""
-    for folder in [*path.parent.glob(f".{path.name}.new-*"), *path.parent.glob(f".{path.name}.aside-*")]:
+    """Remove scratch folders (`.index.new-*` from rebuild, `.index.aside-*` from upsert,
+    `.index.learn-*` from upsert_stored) that a killed process left beside the index:
+    named by the pid that made them."""
+    for folder in [found for kind in ("new", "aside", "learn") for found in path.parent.glob(f".{path.name}.{kind}-*")]:
         try:
             pid = int(folder.name.rsplit("-", 2)[-2])
         except (IndexError, ValueError):
@@ -1389,22 +1396,18 @@ def _move_segment(folder: Path, segment, path: Path):
 def _column_max(leaf, fieldname: str) -> int:
     """The highest value of a sortable NUMERIC field in one segment (0 if it holds none),
     from its column: one read, and a max in C (without numpy, which a CLI need not load)."""
-    if not leaf.doc_count_all() or not leaf.has_column(fieldname):
-        return 0  # an empty index's reader, or a segment of no document with it
-    field = leaf.schema[fieldname]
-    column = field.column_type
-    reader = leaf._perdoc.column_reader(fieldname, column)
-    if not reader._count:
-        return 0
-    values = array(column._typecode)
-    values.frombytes(reader._dbfile.get(reader._basepos, reader._count * values.itemsize))
+    found = numeric_column_bytes(leaf, fieldname)
+    if found is None:
+        return 0  # an empty index's reader, or a segment without the column
+    column, data = found
+    values = array(column._typecode, data)
     if sys.byteorder == "little":
         values.byteswap()  # Whoosh writes the column big-endian
     default = column._default  # what a document without the field holds
-    top = max(values)
+    top = max(values, default=None)
     if top == default:
         top = max((v for v in values if v != default), default=None)
-    return int(field.from_column_value(top)) if top is not None else 0
+    return int(leaf.schema[fieldname].from_column_value(top)) if top is not None else 0
 
 
 def _segment_id(reader) -> str | None:

@@ -201,6 +201,11 @@ def defined_acronyms(text: str) -> list[tuple[str, str]]:
     return found
 
 
+def affiliation_keys(paper: Paper) -> list[str]:
+    """The paper's affiliation pairs, as `TermLearner.observe_affiliations` takes them ("English\tChinese")."""
+    return [f"{a.en}\t{a.zh}" for a in paper.affiliations if a.en and a.zh]
+
+
 class TermLearner:
     """Count, over the corpus' parallel text, how often English and Chinese words meet.
 
@@ -229,7 +234,7 @@ class TermLearner:
     def observe(self, paper: Paper) -> None:
         """Count one paper's title pair, its new affiliation pairs and defined acronyms."""
         self._observe_pair(paper.title_en, paper.title_zh)
-        self.observe_affiliations(f"{a.en}\t{a.zh}" for a in paper.affiliations if a.en and a.zh)
+        self.observe_affiliations(affiliation_keys(paper))
         self._observe_acronyms(paper)
 
     def observe_own(self, paper: Paper) -> None:

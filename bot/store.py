@@ -498,7 +498,7 @@ class Store:
 
         One statement, so both come from one snapshot; as subqueries, so SQLite counts
         the rev index's pages and finds the highest rev in it (together in one scan they
-        cost 60-120 ms at 1M papers, of every CLI command's and server's start; 8 ms so).
+        cost 60-120 ms at 1M papers, of every CLI command's and server's start; as subqueries, 8 ms).
         """
         row = self.read("SELECT (SELECT COUNT(*) FROM papers), (SELECT COALESCE(MAX(rev), 0) FROM papers)")[0]
         return int(row[0]), int(row[1])

@@ -35,7 +35,7 @@ from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25F
 from whoosh.util.numeric import byte_to_length
 
-from bot.codec import ARRAY_HEADER_MAGIC
+from bot.codec import ARRAY_HEADER_MAGIC, numeric_column_bytes
 
 _BYTE_TO_LENGTH = np.array([byte_to_length(i) for i in range(256)], dtype=np.float64)
 _INT = struct.Struct("!i")
@@ -234,17 +234,13 @@ class _Segment:
 
 def read_column(leaf, fieldname: str) -> np.ndarray:
     """One segment's sortable numeric column of `fieldname` (Whoosh's encoding), default where absent."""
-    field = leaf.schema[fieldname]
-    if not leaf.has_column(fieldname):
+    found = numeric_column_bytes(leaf, fieldname)
+    if found is None:
         raise Unsupported(f"no column for {fieldname}")
-    column = field.column_type
-    reader = leaf._perdoc.column_reader(fieldname, column)
-    count = leaf.doc_count_all()
+    column, data = found
     dtype = np.dtype(">" + column._typecode)
-    values = np.full(count, column._default, dtype=dtype)
-    if reader._count:
-        data = reader._dbfile.get(reader._basepos, reader._count * dtype.itemsize)
-        values[: reader._count] = np.frombuffer(data, dtype=dtype)
+    values = np.full(leaf.doc_count_all(), column._default, dtype=dtype)
+    values[: len(data) // dtype.itemsize] = np.frombuffer(data, dtype=dtype)
     return values
 
 

@@ -169,3 +169,26 @@ def test_shares_are_equal_and_cover_the_backlog(written_in_turn, tmp_path):
         assert [k for a, b in ranges for k, _ in store.paper_keys(since_rev=a, upto_rev=b)] == [i for s in shares for i in s]
     finally:
         store.close()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table in /proc")
+def test_the_cli_says_what_to_do_when_a_worker_dies(listings, tmp_path, monkeypatch, capsys):
+    """`python -m bot ingest`'s own code path (bot.cli.main), with a worker that dies mid-share."""
+    import bot.cli
+    import bot.corpus
+
+    monkeypatch.setenv("PAPERBOT_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("PAPERBOT_SEEDS_DIR", str(tmp_path / "no-seeds"))
+    monkeypatch.setattr(bot.cli.os, "cpu_count", lambda: 2)  # the CLI forks a worker per core
+    monkeypatch.setattr(bot.corpus, "PaperIndex", partial(PaperIndex, batch_size=100, segment_docs=100))
+    monkeypatch.setattr(bot.corpus, "read_papers", _dies_midway)
+    assert bot.cli.main(["ingest", str(listings[0])]) == bot.cli.EXIT_FAILED
+    err = capsys.readouterr().err
+    assert "index workers died (exit code 3)" in err and "the store has every paper" in err and "reindex" in err
+    assert "Traceback" not in err
+    store = Store(tmp_path / "data" / "paperbot.sqlite3", readonly=True)
+    try:
+        assert store.state()[0] > PAPERS * 0.8  # every paper stored
+    finally:
+        store.close()
+    assert live_children() == []

@@ -101,7 +101,7 @@ corpus = Corpus.load(Settings(data_dir=Path(sys.argv[1])))
 assert "rjieba" not in sys.modules and "numpy" not in sys.modules
 corpus.prepare()
 assert corpus.is_ready()
-assert "rjieba" in sys.modules and "numpy" in sys.modules and DICTIONARY._zh
+assert "rjieba" in sys.modules and "numpy" in sys.modules and "rapidfuzz.process" in sys.modules and DICTIONARY._zh
 assert corpus.index.lexicon()._all is not None  # every alias analysed
 print("ok")
 """

@@ -112,7 +112,7 @@ def test_a_day_written_aside_searches_exactly_as_one_written_under_the_lock(tmp_
 
 
 @pytest.mark.parametrize("child_fails", [False, True])
-def test_the_server_learns_from_a_days_file_in_a_child_process(tmp_path: Path, monkeypatch, child_fails) -> None:
+def test_the_server_learns_from_a_days_file_in_a_child_process(tmp_path: Path, monkeypatch, caplog, child_fails) -> None:
     """The lexicon's counts are loaded, extended and saved in a child (they held the
     interpreter from the searches for ~3 s at 1M papers); a child that fails is stood in for here."""
     monkeypatch.setattr(bot.index, "ASIDE_CHILD_DOCS", 40)
@@ -128,6 +128,8 @@ def test_the_server_learns_from_a_days_file_in_a_child_process(tmp_path: Path, m
         day = listing_text("NeurIPS", 100, 45, topic="Quantum Annealing") + listing_text("NeurIPS", 1, 5).split("\n", 1)[1]
         ingest(corpus, tmp_path, "day1.txt", day)
         assert targets == ["bot.lexicon:learn_more"]
+        fell_back = [r.getMessage() for r in caplog.records if "could not learn from the new papers in a child process" in r.getMessage()]
+        assert len(fell_back) == (1 if child_fails else 0) and (not child_fails or "no child today" in fell_back[0])
         learned = json.loads((corpus.index.path / bot.index.LEXICON_FILE).read_text(encoding="utf-8"))
         papers = list(corpus.store.iter_papers())
     finally:
