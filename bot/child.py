@@ -28,13 +28,14 @@ class ChildFailed(Exception):
     """The child process did not finish its work."""
 
 
-def run_in_child(target: str, args: tuple, *, what: str, timeout: float = CHILD_TIMEOUT_S):
+def run_in_child(target: str, args: tuple, *, what: str, timeout: float | None = None):
     """Return `module:function`(*args) as run in a child process; `what` names the work in errors.
 
     Raises ChildFailed (or OSError if no child can be started), or TimeoutError after
     `timeout` seconds (not ChildFailed: doing the same work again here would only double
-    the wait).
+    the wait). `timeout` defaults to CHILD_TIMEOUT_S.
     """
+    timeout = CHILD_TIMEOUT_S if timeout is None else timeout
     root = str(Path(__file__).resolve().parent.parent)
     # The child needs no secret: Slack's tokens and signing secret stay in this process.
     env = {name: value for name, value in os.environ.items() if not name.startswith("SLACK_")}

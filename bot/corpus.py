@@ -161,7 +161,11 @@ class Corpus:
                 )
             if index_rev < rev:
                 changed = self._catch_up(index_rev)
-                index_count, _ = self.index.state()
+                index_count, caught_up = self.index.state()
+                if caught_up < self.store.state()[1]:  # changed in the store meanwhile (the server, an upload)
+                    changed += self._catch_up(caught_up)
+                    index_count, _ = self.index.state()
+                count = self.store.state()[0]
                 if index_count != count:
                     return self._rebuild(f"index count {index_count} != store count {count} after catching up; rebuilding")
                 reason = f"index was behind the store (rev {index_rev} < {rev}); indexed {changed} changed papers"
@@ -203,7 +207,7 @@ class Corpus:
             _, index_rev = self.index.state()
             try:
                 self._catch_up(index_rev)
-            except IndexBusy as exc:
+            except (IndexBusy, TimeoutError) as exc:  # (a child process writing a day's segment that hung)
                 logger.warning("%s; the index will catch up from the store later", exc)
 
     def _catch_up(self, index_rev: int) -> int:
@@ -220,7 +224,6 @@ class Corpus:
                 StoredPapers(
                     ranges=self.store.rev_ranges(since_rev=index_rev, size=size),
                     read=partial(read_papers, self.store.path),
-                    keys=lambda after, upto: self.store.paper_keys(since_rev=after, upto_rev=upto),
                 )
             )
         return index.upsert(self.store.iter_papers(since_rev=index_rev))

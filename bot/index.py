@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import gc
 import logging
+import multiprocessing.connection
 import os
 import pickle
 import queue
@@ -116,15 +117,13 @@ class StoredPapers:
 
     `ranges` cut them into (after_rev, upto_rev] shares in rev order; `read(after, upto)`
     yields one share's papers in a forked worker (it must open its own connection, and
-    be picklable: a module function or a partial of one); `keys(after, upto)` gives
-    their (id, seq), for deleting the versions they replace. Feeding the workers
+    be picklable: a module function or a partial of one). Feeding the workers
     documents from this process instead (Whoosh's MpWriter pickles each one) kept this
     process reading, building and pickling while the workers waited.
     """
 
     ranges: list[tuple[int, int]]
     read: Callable[[int, int], Iterable[Paper]]
-    keys: Callable[[int, int], list[tuple[str, int]]]
 
 
 class WorkerFailed(Exception):
@@ -459,7 +458,8 @@ class PaperIndex:
         def absorb_pending() -> None:
             nonlocal pending
             if pending:
-                absorb_shares(self.path / LEXICON_FILE, map(_load_share, pending))
+                shares = (_load_share(path) for path in pending)
+                absorb_shares(self.path / LEXICON_FILE, ((share["learner"], share["affiliations"]) for share in shares))
                 pending = []
 
         try:
@@ -476,18 +476,32 @@ class PaperIndex:
         return written
 
     def _upsert_shares(self, papers: StoredPapers, shares: list[tuple[int, int]], counts: list[Path], meanwhile: Callable) -> int:
-        """Commit `shares` (a worker each, counting into `counts`); run `meanwhile` as they index."""
-        replaced = [key for after, upto in shares for key in papers.keys(after, upto)]
+        """Commit `shares` (a worker each, counting into `counts`); run `meanwhile` as they index.
+
+        The versions replaced are those of the papers the workers did write, deleted once
+        they are done: a paper changed in the store meanwhile (moved above every share) is
+        neither deleted here nor written, so its indexed version stays until the next
+        catch-up replaces it, instead of leaving the index without it.
+        """
+        written: list[tuple[str, int]] = []
         with self._write_lock:
+            ix = self._index()
 
             def add(writer) -> Callable:
                 for (after, upto), out in zip(shares, counts, strict=True):
                     writer.add_share(after, upto, out)
+                writer.before_merge = delete_written
                 meanwhile()
                 return merge_tiny_segments
 
-            self._commit(self._index(), replaced, add, large=True, reader=papers.read)
-        return len(replaced)
+            def delete_written(writer) -> None:
+                for path in counts:
+                    written.extend(_load_share(path)["written"])
+                with ix.searcher() as searcher:
+                    self._delete_replaced(writer, searcher, written)
+
+            self._commit(ix, [], add, large=True, reader=papers.read)
+        return len(written)
 
     def _upsert_batch(self, latest: dict[str, Paper]) -> int:
         large = len(latest) >= self.batch_size
@@ -520,14 +534,18 @@ class PaperIndex:
         held the interpreter from the searches running meanwhile.
         """
         if self.procs == 1 and len(papers) >= ASIDE_CHILD_DOCS:
+            before = _stamp(lexicon)
             try:
                 run_in_child("bot.lexicon:learn_more", (lexicon, papers), what="the lexicon's counts for the new papers")
                 return
-            except (OSError, ChildFailed) as exc:  # no child to be had, or it failed: do it here
-                logger.warning("could not learn from the new papers in a child process (%s); learning here", exc)
-            except TimeoutError as exc:  # the papers are indexed; the lexicon only misses them
+            except TimeoutError as exc:  # (an OSError) the papers are indexed; the lexicon only misses them
                 logger.warning("%s; the lexicon misses these papers until the next `python -m bot reindex`", exc)
                 return
+            except (OSError, ChildFailed) as exc:  # no child to be had, or it failed: do it here
+                if _stamp(lexicon) != before:  # it failed after saving them (at its exit): counted once is enough
+                    logger.warning("the child process learning from the new papers failed after saving (%s)", exc)
+                    return
+                logger.warning("could not learn from the new papers in a child process (%s); learning here", exc)
         learn_more(lexicon, papers)
 
     def _commit_batch(self, ix: whoosh.index.Index, latest: dict[str, Paper], aside, large: bool) -> None:
@@ -598,6 +616,8 @@ class PaperIndex:
             if self.procs == 1 and len(documents) >= ASIDE_CHILD_DOCS:
                 try:
                     return folder, write_segment_in_child(*args)
+                except TimeoutError:  # (an OSError) doing it again here would only double the wait
+                    raise
                 except (OSError, ChildFailed) as exc:  # no child to be had, or it failed: do it here
                     logger.warning("could not write the new papers' segment in a child process (%s); writing it here", exc)
                     shutil.rmtree(folder, ignore_errors=True)
@@ -1192,19 +1212,23 @@ class _Worker(SubWriterTask):
         and the affiliations they list, for the parent to count once (TermLearner.absorb)."""
         learner = TermLearner()
         affiliations: dict[str, None] = {}
+        written = []
         self.first_rev = after_rev if self.first_rev is None else min(self.first_rev, after_rev)
         for paper in self.reader(after_rev, upto_rev):
             learner.observe_own(paper)
             affiliations.update(dict.fromkeys(affiliation_keys(paper)))
             self.writer.add_document(**paper_document(paper))
+            written.append((paper.id, paper.seq))
+        share = {"learner": learner, "affiliations": list(affiliations), "written": written}
         with open(out, "wb") as file:
-            pickle.dump((learner, list(affiliations)), file, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(share, file, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 _SHARE = "share"  # a job for a _Worker: (_SHARE, after_rev, upto_rev, counts file)
 
 
-def _load_share(path: Path) -> tuple[TermLearner, list[str]]:
+def _load_share(path: Path) -> dict:
+    """What a worker saved of its share: its TermLearner, affiliation keys, and (id, seq) written."""
     with path.open("rb") as file:
         return pickle.load(file)
 
@@ -1216,6 +1240,7 @@ class _Workers(MpWriter):
         super().__init__(ix, **kwargs)
         self.on_worker = on_worker
         self.reader = reader
+        self.before_merge: Callable | None = None  # called once the workers are done, before merging
 
     def _new_task(self):
         lock_fd = getattr(self.writelock, "fd", None)
@@ -1237,20 +1262,27 @@ class _Workers(MpWriter):
         self._added_sub = True
 
     def _commit(self, mergetype, optimize, merge):
-        # Whoosh's MpWriter._commit (multisegment), except that a worker that died without
-        # its segment fails the commit: Whoosh's commits without its papers.
+        # Whoosh's MpWriter._commit (multisegment), except that: a worker that died without
+        # its segment fails the commit (Whoosh's commits without its papers), at once (the
+        # others are stopped); and `before_merge` (deleting what the workers' papers
+        # replace) runs once they are done, before tiny segments are folded in.
         if self.docbuffer:
             self._enqueue()
         for _ in self.tasks:
             self.jobqueue.put(None)
-        finalsegments = self._merge_segments(mergetype, optimize, merge)
-        for task in self.tasks:
-            task.join()
+        running = {task.sentinel: task for task in self.tasks}
+        while running:
+            for sentinel in multiprocessing.connection.wait(list(running)):
+                task = running.pop(sentinel)
+                task.join()
+                if task.exitcode:
+                    running.clear()  # the rest are stopped by cancel() below
+                    break
         results = []
         with suppress(queue.Empty):
             for _ in self.tasks:
                 results.append(self.resultqueue.get(timeout=1))
-        if len(results) != len(self.tasks):
+        if len(results) != len(self.tasks) or any(task.exitcode for task in self.tasks):
             how = ", ".join(
                 f"killed by signal {-code}" if code < 0 else f"exit code {code}"
                 for code in (task.exitcode for task in self.tasks)
@@ -1261,7 +1293,10 @@ class _Workers(MpWriter):
         # In the papers' order (workers finish in any order): docnums, and so the order of
         # equal scores, are then what one process writing them in turn would give.
         results.sort(key=lambda result: -1 if result[0] is None else result[0])
-        finalsegments += [segment for _, _, segment in results]
+        if self.before_merge is not None:
+            self.before_merge(self)
+        finalsegments = self._merge_segments(mergetype, optimize, merge)
+        finalsegments += [segment for _, _, segment in results if segment.doc_count_all()]  # (a share left empty)
         if self._added:
             finalsegments.append(self._finalize_segment())
         else:
@@ -1408,6 +1443,15 @@ def _column_max(leaf, fieldname: str) -> int:
     if top == default:
         top = max((v for v in values if v != default), default=None)
     return int(leaf.schema[fieldname].from_column_value(top)) if top is not None else 0
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """(inode, size, mtime) of a file, None if it is missing: whether it was written since."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
 
 
 def _segment_id(reader) -> str | None:

@@ -475,11 +475,6 @@ class Store:
         """How many papers changed after `rev`."""
         return int(self.read("SELECT COUNT(*) FROM papers WHERE rev > ?", (rev,))[0][0])
 
-    def paper_keys(self, *, since_rev: int, upto_rev: int) -> list[tuple[str, int]]:
-        """(id, seq) of the papers changed in (since_rev, upto_rev]: what an index write
-        needs to delete the versions it replaces, without reading the papers."""
-        return [(r[0], r[1]) for r in self.read("SELECT id, seq FROM papers WHERE rev > ? AND rev <= ?", (since_rev, upto_rev))]
-
     def newest(self, limit: int = 5) -> list[Paper]:
         """Return the most recently first-seen papers (newest first)."""
         rows = self.read("SELECT id FROM papers ORDER BY seq DESC LIMIT ?", (limit,))

@@ -254,7 +254,8 @@ def range_docnums(searcher, q: wq.NumericRange, *, cache: SegmentCache, segment_
         leaves = [(leaf.reader(), offset) for leaf, offset in searcher.leaf_searchers()]
     found: set[int] = set()
     for leaf, offset in leaves:
-        found.update((engine._range(q, _Segment(engine, leaf, offset)).ids + offset).tolist())
+        if leaf.doc_count_all():  # an empty segment has no column
+            found.update((engine._range(q, _Segment(engine, leaf, offset)).ids + offset).tolist())
     return found
 
 

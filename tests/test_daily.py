@@ -145,6 +145,26 @@ def test_the_server_learns_from_a_days_file_in_a_child_process(tmp_path: Path, m
     assert learned["df_en"]["studi"] == 80  # 30 + 45 + the relisted five, counted again
 
 
+def test_a_child_that_hangs_is_given_up_not_done_again(tmp_path: Path, monkeypatch, caplog) -> None:
+    """After CHILD_TIMEOUT_S the child is killed; its work is not done again in the server
+    (that would only double the wait): the papers stay stored and indexed, the lexicon skips them."""
+    monkeypatch.setattr(bot.index, "ASIDE_CHILD_DOCS", 40)
+    corpus = open_corpus(tmp_path / "data")
+    try:
+        ingest(corpus, tmp_path, "day0.txt", listing_text("ICML", 1, 30))
+        lexicon = corpus.index.path / bot.index.LEXICON_FILE
+        before = lexicon.read_bytes()
+        monkeypatch.setattr(bot.child, "CHILD_TIMEOUT_S", 1.0)
+        monkeypatch.setattr(bot.child, "_CHILD", "import time; time.sleep(60)")
+        ingest(corpus, tmp_path, "day1.txt", listing_text("NeurIPS", 100, 45, topic="Quantum Annealing"))
+        assert corpus.index.state() == corpus.store.state()  # indexed
+        assert corpus.search("Quantum Annealing").total == 45
+        assert lexicon.read_bytes() == before  # not learned here after the child timed out
+        assert any("had not finished after 1 s" in r.getMessage() and "reindex" in r.getMessage() for r in caplog.records)
+    finally:
+        corpus.close()
+
+
 def _write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")

@@ -385,7 +385,7 @@ def _built(path: Path, papers: list[Paper], *, indexed_numbers: bool) -> PaperIn
     index = PaperIndex(path)
     index.open()
     index.upsert(papers[:12])
-    index.upsert(papers[12:])  # two segments
+    index.upsert(papers[12:])  # two segments (TINY_SEGMENT_DOCS = 0: none folded into the next)
     return index
 
 
@@ -394,13 +394,16 @@ def test_seq_and_rev_are_columns_not_terms_and_older_indexes_open_as_they_are(tm
     with them as terms still open (no rebuild), and every range reads the columns."""
     import whoosh.query as wq
 
+    import bot.index
     import bot.topk
 
+    monkeypatch.setattr(bot.index, "TINY_SEGMENT_DOCS", 0)
     papers = [make_paper(n, rev=rev) for n, rev in enumerate([3, 7, 5, *range(8, 30)], start=1)]  # revs out of order
     new = _built(tmp_path / "new", papers, indexed_numbers=False)
     old = _built(tmp_path / "old", papers, indexed_numbers=True)
     try:
         with new._searcher() as s_new, old._searcher() as s_old:
+            assert [len(list(s.reader().leaf_readers())) for s in (s_new, s_old)] == [2, 2]
             assert [list(s.reader().lexicon(name)) for s in (s_new, s_old) for name in ("seq", "rev")][:2] == [[], []]
             assert all(list(s_old.reader().lexicon(name)) for name in ("seq", "rev"))
             # The column filter is the documents Whoosh's range over the old index's terms finds.
