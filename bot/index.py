@@ -1316,15 +1316,19 @@ class _Workers(MpWriter):
         # In the papers' order (workers finish in any order): docnums, and so the order of
         # equal scores, are then what one process writing them in turn would give.
         results.sort(key=lambda result: -1 if result[0] is None else result[0])
-        if self.before_merge is not None:
-            self.before_merge(self)
-        finalsegments = self._merge_segments(mergetype, optimize, merge)
-        finalsegments += [segment for _, _, segment in results if segment.doc_count_all()]  # (a share left empty)
-        if self._added:
-            finalsegments.append(self._finalize_segment())
-        else:
-            self._close_segment()
-        self._commit_toc(finalsegments)
+        try:
+            if self.before_merge is not None:
+                self.before_merge(self)
+            finalsegments = self._merge_segments(mergetype, optimize, merge)
+            finalsegments += [segment for _, _, segment in results if segment.doc_count_all()]  # (a share left empty)
+            if self._added:
+                finalsegments.append(self._finalize_segment())
+            else:
+                self._close_segment()
+            self._commit_toc(finalsegments)
+        except BaseException:
+            self.cancel()  # nothing committed: the lock goes, and the index is as it was
+            raise
         self._finish()
 
     def cancel(self):

@@ -234,3 +234,31 @@ def test_a_paper_changed_while_the_workers_read_is_neither_lost_nor_doubled(writ
         assert [h.id for h in hits] == [changing.id]
     finally:
         corpus.close()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table in /proc")
+def test_a_commit_that_fails_after_the_workers_lets_the_lock_go(written_in_turn, tmp_path, monkeypatch):
+    """The workers finished, then the commit failed (here: their counts could not be read):
+    nothing is committed, and the next write gets the index's lock."""
+    data = tmp_path / "data"
+    shutil.copytree(written_in_turn[0], data)
+    store = Store(data / "paperbot.sqlite3", readonly=True)
+    index = PaperIndex(data / "index", procs=2, segment_docs=100)
+    try:
+        index.open()
+        before = index.state()
+        papers = StoredPapers(store.rev_ranges(since_rev=0, size=100)[:2], partial(read_papers, store.path))
+
+        def unreadable(path):
+            raise OSError(f"cannot read {path.name}")
+
+        with monkeypatch.context() as patch:
+            patch.setattr(index_module, "_load_share", unreadable)
+            with pytest.raises(OSError, match="cannot read"):
+                index.upsert_stored(papers)
+        index.open()
+        assert index.state() == before and live_children() == []
+        assert index.upsert_stored(papers) == 200
+    finally:
+        index.close()
+        store.close()
