@@ -162,10 +162,11 @@ class Corpus:
             if index_rev < rev:
                 changed = self._catch_up(index_rev)
                 index_count, caught_up = self.index.state()
-                if caught_up < self.store.state()[1]:  # changed in the store meanwhile (the server, an upload)
+                count, rev_now = self.store.state()
+                if caught_up < rev_now:  # changed in the store meanwhile (the server, an upload)
                     changed += self._catch_up(caught_up)
                     index_count, _ = self.index.state()
-                count = self.store.state()[0]
+                    count = self.store.state()[0]
                 if index_count != count:
                     return self._rebuild(f"index count {index_count} != store count {count} after catching up; rebuilding")
                 reason = f"index was behind the store (rev {index_rev} < {rev}); indexed {changed} changed papers"
@@ -186,7 +187,7 @@ class Corpus:
         if index_rev < self.store.state()[1]:
             try:
                 self._catch_up(index_rev)
-            except IndexBusy as exc:
+            except (IndexBusy, TimeoutError) as exc:
                 logger.warning("%s; the papers stored during the rebuild are indexed at the next scan", exc)
         return reason
 

@@ -376,7 +376,6 @@ def _start(corpus, digests) -> None:
     digests.start()
 
 
-
 def _run_app(settings: Settings, corpus, app: App, stdout: TextIO, on_bound: Callable[[], None]) -> int:
     """Serve `app` in Socket Mode or over HTTP until interrupted.
 
