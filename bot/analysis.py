@@ -272,27 +272,39 @@ def tokenize_section(section: str, chinese: bool = True, subwords: bool = True) 
 def _tokenize(section: str, chinese: bool, subwords: bool) -> tuple[tuple[tuple[str, int, int, int], ...], int]:
     text, offsets = normalize_text(section)
     out = []
+    append = out.append
     pos = 0
     for match in _RUN.finditer(text):
-        han = match.group(1)
-        if han is not None and not chinese:
-            continue
-        base = match.start()
+        han, word = match.groups()
         if han is None:
-            word = match.group(2)
-            if _CAMEL.search(word):
-                pieces: tuple[tuple[str, int, int, int], ...] = split_camel(word, whole=subwords)
-            else:
-                pieces = ((word, 0, len(word), 0),)
+            # A word in one case, or capitalized, has no case change to split at (_CAMEL):
+            # most words, spared the regex.
+            if word.islower() or word.istitle() or word.isupper() or not _CAMEL.search(word):
+                s, e = match.span()
+                if offsets is not None:
+                    s, e = offsets[s], offsets[e]
+                append((word, s, e, pos))
+                pos += 1
+                continue
+            pieces: tuple[tuple[str, int, int, int], ...] = split_camel(word, whole=subwords)
+        elif not chinese:
+            continue
         else:
-            pieces = segment_chinese(fold_han(han), subwords)
+            pieces = _han_words(han, subwords)
+        base = match.start()
         for word, start, end, word_index in pieces:
             s, e = base + start, base + end
             if offsets is not None:
                 s, e = offsets[s], offsets[e]
-            out.append((word, s, e, pos + word_index))
+            append((word, s, e, pos + word_index))
         pos += pieces[-1][3] + 1
     return tuple(out), pos
+
+
+@lru_cache(maxsize=8192)
+def _han_words(run: str, subwords: bool) -> tuple[tuple[str, int, int, int], ...]:
+    """segment_chinese(fold_han(run), subwords): one cache lookup a run instead of two."""
+    return segment_chinese(fold_han(run), subwords)
 
 
 _tokenize_cached = lru_cache(maxsize=8192)(_tokenize)
@@ -302,6 +314,7 @@ def forget_sections() -> None:
     """Drop the cached sections once a write is done: a day's summaries and abstracts
     (25–40 KB of tokens each) would otherwise stay in the server for good."""
     _tokenize_cached.cache_clear()
+    _han_words.cache_clear()
 
 
 class FoldFilter(Filter):
@@ -399,7 +412,7 @@ class BilingualAnalyzer(CompositeAnalyzer):
 
     def __init__(self, *composables):
         super().__init__(*composables)
-        self._words: dict[str, tuple[str | None, bool]] = {}
+        self._words: dict[str, str | None] = {}  # word -> what the filters make of it (_verdict)
 
     def __getstate__(self):
         return {"items": self.items}  # the cache is not part of the schema Whoosh pickles
@@ -437,21 +450,22 @@ class BilingualAnalyzer(CompositeAnalyzer):
             yield token
 
     def _index_words(self, value: str) -> Iterator[tuple[str, float, int]]:
-        """(text, boost, position) of each token indexing yields, as the filters would make them."""
+        """(text, boost, position) of each token indexing yields, as the filters would make them.
+
+        `index_terms` is this loop with the terms counted in place (tests/test_analysis.py
+        checks the two agree)."""
         sections = split_sections(value) if value.startswith(_SECTION) else ((1.0, value),)
-        words, verdict = self._words, self._verdict
-        han_too = self.items[0].chinese
+        get, fate = self._words.get, self._fate
         pos = 0
         shift = 0  # positions of stopwords removed so far (StopFilter)
         for boost, section in sections:
             tokens, width = tokenize_section(section, True, True)
             stopped_at = None
             for word, _, _, position in tokens:
-                found = words.get(word)
-                if found is None:
-                    found = words[word] = verdict(word, han_too)
-                text, stopped = found
-                if stopped:
+                text = get(word, _UNSEEN)
+                if text is _UNSEEN:
+                    text = fate(word)
+                if text is _STOPPED:
                     if position != stopped_at:
                         shift += 1
                         stopped_at = position
@@ -460,8 +474,7 @@ class BilingualAnalyzer(CompositeAnalyzer):
                     continue
                 yield text, boost, pos + position - shift
             pos += width + SECTION_GAP
-        if len(words) > 500_000:  # a vocabulary this large is mostly noise: start over
-            words.clear()
+        self._trim()
 
     def index_terms(self, value: str, positions: bool) -> tuple[int, dict[str, list]]:
         """What indexing `value` gives per term, without a Token per word: (length, terms).
@@ -470,42 +483,78 @@ class BilingualAnalyzer(CompositeAnalyzer):
         the sum of its tokens' boosts, then their positions in order) or [weight,
         frequency]; `length` is the number of tokens. This is what Whoosh's Positions
         and Frequency formats compute from the tokens (bot/segments.py encodes it as
-        they do). One list a term: allocating was a fifth of this.
+        they do). One list a term: allocating was a fifth of this. The loop is
+        `_index_words`' with the counting inlined: a generator's yield per token was a
+        fifth of the rest.
         """
+        sections = split_sections(value) if value.startswith(_SECTION) else ((1.0, value),)
+        get, fate = self._words.get, self._fate
         terms: dict[str, list] = {}
+        have = terms.get
         length = 0
-        get = terms.get
-        for text, boost, pos in self._index_words(value):
-            length += 1
-            entry = get(text)
-            if entry is None:
-                # 0.0 + boost: Whoosh's sums start at 0.0 (the same bits, even for a -0.0 boost)
-                terms[text] = [0.0 + boost, pos] if positions else [0.0 + boost, 1]
-            else:
-                entry[0] += boost
-                if positions:
-                    entry.append(pos)
+        pos = 0
+        for boost, section in sections:
+            tokens, width = tokenize_section(section, True, True)
+            stopped_at = None
+            at = pos  # pos minus the positions of the stopwords removed so far (StopFilter)
+            for word, _, _, position in tokens:
+                text = get(word, _UNSEEN)
+                if text is _UNSEEN:
+                    text = fate(word)
+                if text is None:
+                    continue
+                if text is _STOPPED:
+                    if position != stopped_at:
+                        at -= 1
+                        pos -= 1
+                        stopped_at = position
+                    continue
+                length += 1
+                entry = have(text)
+                if entry is None:
+                    # 0.0 + boost: Whoosh's sums start at 0.0 (the same bits, even for a -0.0 boost)
+                    terms[text] = [0.0 + boost, at + position] if positions else [0.0 + boost, 1]
                 else:
-                    entry[1] += 1
+                    entry[0] += boost
+                    if positions:
+                        entry.append(at + position)
+                    else:
+                        entry[1] += 1
+            pos += width + SECTION_GAP
+        self._trim()
         return length, terms
 
-    def _verdict(self, word: str, han_too: bool) -> tuple[str | None, bool]:
-        """What the filters make of one word: (its text, or None if dropped; stopped?)."""
+    def _fate(self, word: str) -> str | None:
+        """What the filters make of one word (its text; None if dropped, _STOPPED if a
+        stopword), remembered for the next time it comes."""
+        text = self._words[word] = self._verdict(word, self.items[0].chinese)
+        return text
+
+    def _trim(self) -> None:
+        if len(self._words) > 500_000:  # a vocabulary this large is mostly noise: start over
+            self._words.clear()
+
+    def _verdict(self, word: str, han_too: bool) -> str | None:
+        """What the filters make of one word: its text, None if dropped, _STOPPED if a stopword."""
         if not han_too and is_han(word[0]):
-            return None, False  # a tokenizer without Chinese never yields it
+            return None  # a tokenizer without Chinese never yields it
         text = word
         for item in self.items[1:]:
             if isinstance(item, FoldFilter):
                 text = fold_word(text)
             elif isinstance(item, StopFilter):
                 if text in item.stops or len(text) > item.maxsize:
-                    return None, True
+                    return _STOPPED
             elif isinstance(item, EnglishStemFilter):
                 if text.isascii() and text.isalpha():
                     text = stem_word(text)
             elif isinstance(item, SpellableFilter) and not (len(text) >= item.minsize and text.isascii() and text.isalpha()):
-                return None, False
-        return text, False
+                return None
+        return text
+
+
+_UNSEEN = object()  # not yet in BilingualAnalyzer._words
+_STOPPED = "\x00stopped"  # a StopFilter's verdict (no token text has a NUL: the tokenizer yields letters and digits)
 
 
 _FAST_FILTERS = ()  # set below, once the filter classes exist

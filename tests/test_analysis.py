@@ -133,6 +133,7 @@ def test_analyze_helper_matches_the_pipeline(mode: str) -> None:
 _PIECES = [
     "the", "of", "a", "Learning", "KVCache", "ParisKV", "LLM4Cov", "Québec", "ﬁne-tuning", "ＫＶ", "２０２６",
     "上下文学习", "的", "大语言模型", "推測解碼", "了", "和", "ab" * 25, "x", "GPT-4o", "；", "，", "\n", " ", "-",
+    "kvCache", "HTTPServer", "iPhone", "McDonald", "A1B2", "ÉCOLE", "ǅungla", "Ab", "2026",
 ]  # fmt: skip
 
 
@@ -156,6 +157,21 @@ def test_the_indexing_fast_path_yields_the_pipelines_tokens(texts: list[str], se
         assert _fast(text_analyzer, value, mode="index", positions=True) == _pipeline(text_analyzer, value, mode="index", positions=True)
         assert _fast(text_analyzer, value, mode="index") == _pipeline(text_analyzer, value, mode="index")
         assert _fast(spell, value, mode="index") == _pipeline(spell, value, mode="index")
+        for analyzer, positions in ((text_analyzer, True), (text_analyzer, False), (spell, False)):
+            assert analyzer.index_terms(value, positions) == _counted(_pipeline(analyzer, value, mode="index", positions=positions), positions)
+
+
+def _counted(tokens: list[tuple], positions: bool) -> tuple[int, dict[str, list]]:
+    """What Whoosh's Positions or Frequency format sums from `tokens`: (length, term -> [weight, positions or count])."""
+    terms: dict[str, list] = {}
+    for text, pos, boost in tokens:
+        entry = terms.setdefault(text, [0.0, 0] if not positions else [0.0])
+        entry[0] += boost
+        if positions:
+            entry.append(pos)
+        else:
+            entry[1] += 1
+    return len(tokens), terms
 
 
 def test_a_paper_indexes_to_the_same_postings_through_the_fast_path() -> None:
