@@ -319,16 +319,29 @@ def test_papers_found_only_through_expansions_are_reachable_when_literal_hits_fi
     assert not {h.paper.id for h in first.hits} & {h.paper.id for h in second.hits}
 
 
-def test_the_pinyin_vocabulary_reads_the_chinese_terms_only_and_misses_none(index: PaperIndex) -> None:
-    from bot.index import TEXT_FIELD, _han_terms
+def test_the_pinyin_vocabulary_is_every_chinese_term_by_its_document_count_across_segments(tmp_path: Path, seeds, monkeypatch) -> None:
+    from dataclasses import replace
 
-    with index._searcher() as searcher:
-        reader = searcher.reader()
-        every_term = (t.decode("utf-8") if isinstance(t, bytes) else t for t in reader.lexicon(TEXT_FIELD))
-        frequency = lambda w: reader.doc_frequency(TEXT_FIELD, w)  # noqa: E731
-        han = list(_han_terms(reader))
-        assert han and all(term >= "\u3400" for term in han)
-        assert PinyinVocabulary.from_words(han, frequency).by_sound == PinyinVocabulary.from_words(every_term, frequency).by_sound
+    import bot.index
+    from bot.index import TEXT_FIELD
+
+    monkeypatch.setattr(bot.index, "TINY_SEGMENT_DOCS", 0)  # each upsert a segment of its own
+
+    ix = PaperIndex(tmp_path / "index")
+    try:
+        ix.rebuild(seeds[:60])
+        for n, part in enumerate((seeds[60:], seeds[:10]), start=1):  # a second segment, then one with relistings
+            ix.upsert([replace(p, rev=1000 * n + i, seq=1000 * n + i) for i, p in enumerate(part)])
+            with ix._searcher() as searcher:
+                reader = searcher.reader()
+                assert len(reader.leaf_readers()) > 1
+                every_term = [t.decode("utf-8") if isinstance(t, bytes) else t for t in reader.lexicon(TEXT_FIELD)]
+                expected = PinyinVocabulary.from_words(every_term, lambda w: reader.doc_frequency(TEXT_FIELD, w)).by_sound  # noqa: B023
+                assert expected and ix._pinyin_for(reader).by_sound == expected
+                assert ix._pinyin_for(reader) is ix._pinyin_for(reader)  # once per index version
+        assert set(ix._han_counts) == {seg for seg in (s.segment_id() for s in ix._index()._segments())}  # only live segments kept
+    finally:
+        ix.close()
 
 
 def test_the_server_builds_the_typo_vocabularies_before_it_is_ready(tmp_path: Path) -> None:
