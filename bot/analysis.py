@@ -310,11 +310,60 @@ def _han_words(run: str, subwords: bool) -> tuple[tuple[str, int, int, int], ...
 _tokenize_cached = lru_cache(maxsize=8192)(_tokenize)
 
 
+def index_words(section: str) -> tuple[tuple[str, ...], tuple[int, ...], int]:
+    """What indexing reads of one section: its words, their positions, its width.
+
+    `tokenize_section(section)` without the character offsets, which only highlighting
+    needs: no match object, offset pair or 4-tuple a word (a sixth of indexing's
+    analysis). tests/test_analysis.py checks indexing against the pipeline, which
+    tokenizes with `tokenize_section`. Short sections are cached, as there.
+    """
+    if len(section) <= CACHED_SECTION_CHARS:
+        return _index_words_cached(section)
+    return _index_form(section)
+
+
+def _index_form(section: str) -> tuple[tuple[str, ...], tuple[int, ...], int]:
+    text, _ = normalize_text(section)
+    words: list[str] = []
+    positions: list[int] = []
+    add_word, add_position = words.append, positions.append
+    pos = 0
+    for han, word in _RUN.findall(text):
+        if han:
+            run_words, run_positions, width = _han_index_words(han)
+            words += run_words
+            positions += [pos + p for p in run_positions]
+            pos += width
+        elif word.islower() or word.istitle() or word.isupper() or not _CAMEL.search(word):
+            add_word(word)
+            add_position(pos)
+            pos += 1
+        else:
+            pieces = split_camel(word, whole=True)
+            words += [piece[0] for piece in pieces]
+            positions += [pos + piece[3] for piece in pieces]
+            pos += pieces[-1][3] + 1
+    return tuple(words), tuple(positions), pos
+
+
+_index_words_cached = lru_cache(maxsize=8192)(_index_form)
+
+
+@lru_cache(maxsize=8192)
+def _han_index_words(run: str) -> tuple[tuple[str, ...], tuple[int, ...], int]:
+    """A Han run's words with sub-words, their positions within the run, and its width."""
+    pieces = _han_words(run, True)
+    return tuple(p[0] for p in pieces), tuple(p[3] for p in pieces), pieces[-1][3] + 1
+
+
 def forget_sections() -> None:
     """Drop the cached sections once a write is done: a day's summaries and abstracts
     (25–40 KB of tokens each) would otherwise stay in the server for good."""
     _tokenize_cached.cache_clear()
+    _index_words_cached.cache_clear()
     _han_words.cache_clear()
+    _han_index_words.cache_clear()
 
 
 class FoldFilter(Filter):
@@ -459,9 +508,9 @@ class BilingualAnalyzer(CompositeAnalyzer):
         pos = 0
         shift = 0  # positions of stopwords removed so far (StopFilter)
         for boost, section in sections:
-            tokens, width = tokenize_section(section, True, True)
+            words, places, width = index_words(section)
             stopped_at = None
-            for word, _, _, position in tokens:
+            for word, position in zip(words, places, strict=True):
                 text = get(word, _UNSEEN)
                 if text is _UNSEEN:
                     text = fate(word)
@@ -494,10 +543,10 @@ class BilingualAnalyzer(CompositeAnalyzer):
         length = 0
         pos = 0
         for boost, section in sections:
-            tokens, width = tokenize_section(section, True, True)
+            words, places, width = index_words(section)
             stopped_at = None
             at = pos  # pos minus the positions of the stopwords removed so far (StopFilter)
-            for word, _, _, position in tokens:
+            for word, position in zip(words, places):  # noqa: B905  (equal lengths by construction; strict costs)
                 text = get(word, _UNSEEN)
                 if text is _UNSEEN:
                     text = fate(word)

@@ -131,7 +131,7 @@ class ArrayPostingsWriter(W3PostingsWriter):
             self._maxweight = top if top > 0 else 0
             self._values = [v for v in values[start:end] if v]
             if lengths is not None:
-                present = [n for n in (lengths[d] for d in self._ids) if n]
+                present = list(filter(None, map(lengths.__getitem__, self._ids)))
                 if present:
                     self._minlength, self._maxlength = min(present), max(present)
 

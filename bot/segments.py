@@ -36,6 +36,7 @@ from .child import run_in_child
 from .codec import ArrayCodec
 
 _ONE_POSITION: dict[int, bytes] = {}  # Positions.encode([p]) by p: most postings have one
+_PACKED = [pack_uint(n) for n in range(256)]  # Frequency.encode(n): a word's count in a document
 
 
 def encode_positions(positions: list[int]) -> bytes:
@@ -134,7 +135,7 @@ class TermPool(PostingPool):
                 if vbytes is None:
                     vbytes = encode_positions(entry[1:])
             else:
-                vbytes = pack_uint(entry[1])
+                vbytes = _PACKED[entry[1]] if entry[1] < 256 else pack_uint(entry[1])
             lists[0].append(docnum)
             lists[1].append(entry[0] * boost)
             lists[2].append(vbytes)
