@@ -63,6 +63,7 @@ _FORMAT_CHARS_ASTRAL = re.compile(
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
+_WORD = re.compile(r"\w")
 _OTHER_VENUE = re.compile(
     r"(?<![A-Za-z])([A-Z][A-Za-z]*[A-Z]{2,}[A-Za-z]*)(?:\s*['’]?\s*((?:19|20)\d\d)(?![\d.])|\))"
 )  # an unknown acronym followed by a year ("ICMLCN 2025") or closing parentheses ("(ICMLCN)")
@@ -375,21 +376,24 @@ def _chunks(lines: list[tuple[int, str]]):
     seen_summary = False
     for number, line in lines:
         kind = _kind(line)
-        if not seen_summary and kind in ("comments", "journal"):
-            kind = "plain"
-        if kind == "plain" and seen_summary:
-            chunks.append(chunk)
-            chunk, seen_summary = [], False
-        if kind == "summary":
+        if kind == "plain":
+            if seen_summary:
+                chunks.append(chunk)
+                chunk, seen_summary = [], False
+        elif kind == "summary":
             seen_summary = True
+        elif not seen_summary and kind != "affiliations":  # comments, journal
+            kind = "plain"
         chunk.append((number, kind, line))
     if chunk:
         chunks.append(chunk)
     for previous, current in zip(chunks, chunks[1:], strict=False):
-        head = [kind for _, kind, _ in current[: _summary_index(current)]]
-        if head.count("plain") == 2 and previous[-1][1] in ("comments", "journal") and len(previous) > 2:
-            number, _, line = previous.pop()
-            current.insert(0, (number, "plain", line))
+        # The cheap tests first: most records end in their summary, not a comment.
+        if previous[-1][1] in ("comments", "journal") and len(previous) > 2:
+            head = [kind for _, kind, _ in current[: _summary_index(current)]]
+            if head.count("plain") == 2:
+                number, _, line = previous.pop()
+                current.insert(0, (number, "plain", line))
     yield from chunks
 
 
@@ -398,15 +402,26 @@ def _summary_index(chunk: list[tuple[int, str, str]]) -> int:
 
 
 def _parse_chunk(chunk: list[tuple[int, str, str]], listing: Listing) -> None:
+    # One pass over the head (plain and 机构 lines, up to the summary) and one over the
+    # trailer, and each label cut where its pattern matched: this ran once per record,
+    # and its many small list comprehensions were an eighth of parsing.
     path = listing.path
     first_line = chunk[0][0]
-    summary_at = _summary_index(chunk)
+    plain: list[tuple[int, str]] = []
+    head_affiliations: list[tuple[int, str]] = []
+    summary_at = len(chunk)
+    for at, (number, kind, line) in enumerate(chunk):
+        if kind == "plain":
+            plain.append((number, line))
+        elif kind == "summary":
+            summary_at = at
+            break
+        elif kind == "affiliations":
+            head_affiliations.append((number, line))
     if summary_at == len(chunk):
         listing.errors.append(listing_error(path, first_line, "record_no_summary"))
         return
-    head = chunk[:summary_at]
-    affiliation_lines = [line for _, kind, line in head if kind == "affiliations"]
-    plain = [(n, line) for n, kind, line in head if kind == "plain"]
+    affiliations = head_affiliations
     if len(plain) == 4 and not _CJK.search(plain[0][1] + plain[1][1]) and _CJK.search(plain[2][1]):
         # An English title wrapped onto two lines, then the Chinese title: join them.
         plain = [(plain[0][0], f"{plain[0][1]} {plain[1][1]}"), *plain[2:]]
@@ -415,50 +430,63 @@ def _parse_chunk(chunk: list[tuple[int, str, str]], listing: Listing) -> None:
         listing.errors.append(listing_error(path, plain[0][0], "record_no_summary"))
         cut = plain[-3][0]
         plain = plain[-3:]
-        affiliation_lines = [line for n, kind, line in head if kind == "affiliations" and n > cut]
+        affiliations = [(n, line) for n, line in head_affiliations if n > cut]
         first_line = cut
     if len(plain) < 3:
         listing.errors.append(listing_error(path, first_line, "record_short", found=len(plain)))
         return
-    if len(affiliation_lines) > 1:
+    if len(affiliations) > 1:
         listing.errors.append(listing_error(path, first_line, "record_two_affiliations"))
         return
-    (_, title_en), (_, title_zh), (_, authors) = plain
+    (title_en_at, title_en), (title_zh_at, title_zh), (authors_at, authors) = plain
     if not _LATIN.search(title_en) and _CJK.search(title_en):
         listing.errors.append(listing_error(path, first_line, "record_title_not_english"))
         return
-    if not re.search(r"\w", title_en):
+    if not _WORD.search(title_en):
         listing.errors.append(listing_error(path, first_line, "record_title_empty"))
         return
-    trailer = chunk[summary_at:]
-    summary = _SUMMARY.sub("", trailer[0][2]).strip()
-    comments = " ".join(_COMMENTS.sub("", line).strip() for _, kind, line in trailer if kind == "comments")
-    journal = " ".join(_JOURNAL.sub("", line).strip() for _, kind, line in trailer if kind == "journal")
-    extra = [n for n, kind, _ in trailer[1:] if kind in ("summary", "affiliations")]
-    if extra:
-        listing.errors.append(listing_error(path, extra[0], "record_misplaced_line"))
+    summary_line_at, _, summary_line = chunk[summary_at]
+    summary = summary_line[_SUMMARY.match(summary_line).end() :].strip()
+    comment_parts: list[str] = []
+    journal_parts: list[str] = []
+    comments_at = journal_at = misplaced_at = None
+    for number, kind, line in chunk[summary_at + 1 :]:
+        if kind == "comments":
+            comment_parts.append(line[_COMMENTS.match(line).end() :].strip())
+            comments_at = comments_at or number
+        elif kind == "journal":
+            journal_parts.append(line[_JOURNAL.match(line).end() :].strip())
+            journal_at = journal_at or number
+        elif misplaced_at is None:  # a second summary, or 机构 after it
+            misplaced_at = number
+    comments = " ".join(comment_parts)
+    journal = " ".join(journal_parts)
+    if misplaced_at is not None:
+        listing.errors.append(listing_error(path, misplaced_at, "record_misplaced_line"))
         return
-    affiliations_at = next((n for n, kind, line in head if kind == "affiliations" and line in affiliation_lines), first_line)
-    fields = {
-        "title_en": (plain[0][0], title_en),
-        "title_zh": (plain[1][0], title_zh),
-        "authors": (plain[2][0], authors),
-        "affiliations": (affiliations_at, affiliation_lines[0] if affiliation_lines else ""),
-        "summary": (trailer[0][0], summary),
-        "comments": (next((n for n, kind, _ in trailer if kind == "comments"), first_line), comments),
-        "journal": (next((n for n, kind, _ in trailer if kind == "journal"), first_line), journal),
-    }
-    for name, (line_number, value) in fields.items():
+    affiliation_line = affiliations[0][1] if affiliations else ""
+    # The first 机构 line of the head that reads the same (before a cut, too).
+    affiliations_at = next((n for n, line in head_affiliations if line == affiliation_line), first_line)
+    for name, line_number, value in (
+        ("title_en", title_en_at, title_en),
+        ("title_zh", title_zh_at, title_zh),
+        ("authors", authors_at, authors),
+        ("affiliations", affiliations_at, affiliation_line),
+        ("summary", summary_line_at, summary),
+        ("comments", comments_at or first_line, comments),
+        ("journal", journal_at or first_line, journal),
+    ):
         if len(value) > FIELD_LIMITS[name]:
             listing.errors.append(field_too_long(path, line_number, name, len(value)))
             return
-    venue_name, year, track = find_venue(f"{comments} {journal}")
+    venue_text = f"{comments} {journal}"
+    venue_name, year, track = find_venue(venue_text)
     paper = Paper(
         id=paper_id(title_en),
         title_en=title_en,
         title_zh=title_zh,
         authors=parse_authors(authors),
-        affiliations=parse_affiliations(_AFFILIATIONS.sub("", affiliation_lines[0])) if affiliation_lines else [],
+        affiliations=parse_affiliations(affiliation_line[_AFFILIATIONS.match(affiliation_line).end() :]) if affiliations else [],
         summary_zh=summary,
         comments=comments,
         journal_ref=journal,
@@ -466,7 +494,7 @@ def _parse_chunk(chunk: list[tuple[int, str, str]], listing: Listing) -> None:
         venue_name=venue_name,
         year=year,
         track=track,
-        urls=find_urls(f"{comments} {journal}"),
+        urls=find_urls(venue_text),
         feeds=[listing.feed],
     )
     listing.records.append((first_line, paper))
