@@ -47,7 +47,9 @@ _AFFILIATIONS = re.compile(r"^机构\s*[*＊]?\s*[:：]?\s*")
 _COMMENTS = re.compile(r"^Comments?\s*[:：]\s*|^Comments?\s+", re.IGNORECASE)
 _JOURNAL = re.compile(r"^Journal[\s-]*ref(?![A-Za-z])\s*[:：]?\s*", re.IGNORECASE)
 _DEBRIS = re.compile(r"\s*纠错\s*$")
-_AUTHOR_SEP = re.compile(r"\s*[,，、;；]\s*|\s+and\s+")
+# `\s*[,，、;；]\s*|\s+and\s+`, spelled so that a match must begin with a separator or a
+# space: a leading `\s*` made SRE try the whole pattern at every character (split 1.7x faster).
+_AUTHOR_SEP = re.compile(r"[,，、;；]\s*|\s+(?:[,，、;；]\s*|and\s+)")
 _URL = re.compile(r"https?://[^\s<>\"'（）()，,；;]+", re.IGNORECASE)
 # Unicode category Cf (Unicode 14), spelled out: a per-character category() call made
 # parsing 100k records 2x slower. In two classes: SRE tests a class with characters past
@@ -135,6 +137,8 @@ _VENUES_BY_FIRST_LETTERS, _VENUES_ALWAYS_TRIED = _venues_by_first_letters()
 _LONG_NAME_GOES_ON = re.compile(r"\s+(?:for|and|in|on)\s")
 _WORKSHOP = re.compile(r"workshop", re.IGNORECASE)
 _SPLIT_MARKS = re.compile("[（()）；;]")
+_SEPARATORS = re.compile("[；;]")
+_WORDS = re.compile(r"\w+")
 
 
 def paper_id(title_en: str) -> str:
@@ -144,7 +148,7 @@ def paper_id(title_en: str) -> str:
     paper listed by two feeds (or re-ingested after a typo fix in spacing) merges.
     """
     normal = unicodedata.normalize("NFKC", title_en).casefold()
-    normal = " ".join(re.findall(r"\w+", normal))
+    normal = " ".join(_WORDS.findall(normal))
     return hashlib.sha1(normal.encode("utf-8")).hexdigest()[:12]
 
 
@@ -249,7 +253,11 @@ def parse_affiliations(text: str) -> list[Affiliation]:
     The Chinese name is the trailing full-width (or CJK-holding half-width) parenthesised
     group, matched from the end so that nested parentheses stay inside the name.
     """
-    text = _DEBRIS.sub("", text)
+    # What _DEBRIS.sub("", text) gives (its \s is str.isspace), without trying the
+    # pattern at every character of the line (2.7 µs a line).
+    stripped = text.rstrip()
+    if stripped.endswith("纠错"):
+        text = stripped[:-2].rstrip()
     pairs = []
     for part in _split_outside_parentheses(text):
         part = part.strip(" ，,")
@@ -260,6 +268,8 @@ def parse_affiliations(text: str) -> list[Affiliation]:
 
 def _split_outside_parentheses(text: str) -> list[str]:
     """Split on `；`/`;` except inside parentheses: `化学（物理；化学系）` is one name."""
+    if "（" not in text and "(" not in text:  # most lines: no depth to keep
+        return _SEPARATORS.split(text)
     parts, depth, start = [], 0, 0
     for match in _SPLIT_MARKS.finditer(text):  # only the characters that matter, not all of them
         i, ch = match.start(), match.group()
@@ -276,7 +286,7 @@ def _split_outside_parentheses(text: str) -> list[str]:
 
 def parse_authors(text: str) -> list[str]:
     """Split an author line on commas (either width), enumeration commas and ' and '."""
-    return [a.strip() for a in _AUTHOR_SEP.split(text) if a.strip()]
+    return [a for a in map(str.strip, _AUTHOR_SEP.split(text)) if a]
 
 
 def find_urls(text: str) -> list[str]:
@@ -504,23 +514,37 @@ def _split_pair(part: str) -> Affiliation:
     for open_, close in (("（", "）"), ("(", ")")):
         if not part.endswith(close):
             continue
-        depth = 0
-        for i in range(len(part) - 1, -1, -1):
-            ch = part[i]
-            if ch in "）)":
-                depth += 1
-            elif ch in "（(":
-                depth -= 1
-                if depth == 0:
-                    inner, outer = part[i + 1 : -1].strip(), part[:i].strip()
-                    if open_ == "（" or _CJK.search(inner):
-                        if not outer:
-                            return Affiliation(en="", zh=inner) if _CJK.search(inner) else Affiliation(en=inner, zh="")
-                        return Affiliation(en=outer, zh=inner)
-                    break
+        # The group the final parenthesis closes opens at the last opening one when no
+        # closing one stands between them (nearly always): found without walking the name.
+        i = max(part.rfind("（"), part.rfind("("))
+        if i < 0:
+            break  # nothing opens it
+        if part.find("）", i + 1, -1) >= 0 or part.find(")", i + 1, -1) >= 0:
+            i = _matching_open(part)
+        if i >= 0:
+            inner, outer = part[i + 1 : -1].strip(), part[:i].strip()
+            if open_ == "（" or _CJK.search(inner):
+                if not outer:
+                    return Affiliation(en="", zh=inner) if _CJK.search(inner) else Affiliation(en=inner, zh="")
+                return Affiliation(en=outer, zh=inner)
+        break
     if _CJK.search(part) and not _LATIN.search(part):
         return Affiliation(en="", zh=part)
     return Affiliation(en=part, zh="")
+
+
+def _matching_open(part: str) -> int:
+    """Where the group that `part`'s final parenthesis closes opens; -1 if nothing does."""
+    depth = 0
+    for i in range(len(part) - 1, -1, -1):
+        ch = part[i]
+        if ch in "）)":
+            depth += 1
+        elif ch in "（(":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
 
 
 def listing_error(path: str, line: int, key: str, **fmt) -> ListingError:

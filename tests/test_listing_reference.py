@@ -228,3 +228,14 @@ def test_field_helpers_agree_on_every_seed_line_and_odd_strings():
         assert new.parse_authors(text) == old.parse_authors(text), text
     for text in [*AFFILIATION_LINES, *lines]:
         assert new.parse_affiliations(text) == old.parse_affiliations(text), text
+
+
+def test_author_and_affiliation_splits_agree_on_random_strings():
+    """Strings made of the characters the splitters care about, in every mix."""
+    rng = random.Random(7)
+    pieces = ["A", "b", "甲", " ", "\t", "\u2003", "\x1c", "\x85", ",", "，", "、", ";", "；", " and ", "and", "（", "）", "(", ")", "纠错", " 纠错", "\n"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        assert new.parse_authors(text) == old.parse_authors(text), text
+        assert new.parse_affiliations(text) == old.parse_affiliations(text), text
+        assert new._split_pair(text.strip() or "x") == old._split_pair(text.strip() or "x"), text
