@@ -240,8 +240,9 @@ def parse_text(text: str, path: str = "<text>") -> Listing:
     if _kind(feed) != "plain":
         return Listing(path=path, feed="", errors=[listing_error(path, feed_line, "feed_missing")])
     listing = Listing(path=path, feed=feed)
+    venues: dict[str, tuple[str, int | None, str, list[str]]] = {}
     for chunk in _chunks(lines[1:]):
-        _parse_chunk(chunk, listing)
+        _parse_chunk(chunk, listing, venues)
     if not listing.records and not listing.errors:
         listing.errors.append(listing_error(path, feed_line, "file_no_records"))
     return listing
@@ -411,7 +412,13 @@ def _summary_index(chunk: list[tuple[int, str, str]]) -> int:
     return next((i for i, (_, kind, _) in enumerate(chunk) if kind == "summary"), len(chunk))
 
 
-def _parse_chunk(chunk: list[tuple[int, str, str]], listing: Listing) -> None:
+def _parse_chunk(chunk: list[tuple[int, str, str]], listing: Listing, venues: dict | None = None) -> None:
+    """Parse one record into `listing`; `venues` remembers what each comment text gave.
+
+    A listing repeats its comments ("Accepted at ICML 2026", a paper listed twice): the
+    seeds hold 62 distinct texts in 110 records, a generated file 1 in 3, and finding the
+    venue and URLs of a text is a fifth of parsing a record.
+    """
     # One pass over the head (plain and 机构 lines, up to the summary) and one over the
     # trailer, and each label cut where its pattern matched: this ran once per record,
     # and its many small list comprehensions were an eighth of parsing.
@@ -490,7 +497,10 @@ def _parse_chunk(chunk: list[tuple[int, str, str]], listing: Listing) -> None:
             listing.errors.append(field_too_long(path, line_number, name, len(value)))
             return
     venue_text = f"{comments} {journal}"
-    venue_name, year, track = find_venue(venue_text)
+    venues = {} if venues is None else venues
+    if (found := venues.get(venue_text)) is None:
+        found = venues[venue_text] = (*find_venue(venue_text), find_urls(venue_text))
+    venue_name, year, track, urls = found
     paper = Paper(
         id=paper_id(title_en),
         title_en=title_en,
@@ -504,7 +514,7 @@ def _parse_chunk(chunk: list[tuple[int, str, str]], listing: Listing) -> None:
         venue_name=venue_name,
         year=year,
         track=track,
-        urls=find_urls(venue_text),
+        urls=list(urls),  # each paper its own list
         feeds=[listing.feed],
     )
     listing.records.append((first_line, paper))

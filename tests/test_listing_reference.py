@@ -239,3 +239,13 @@ def test_author_and_affiliation_splits_agree_on_random_strings():
         assert new.parse_authors(text) == old.parse_authors(text), text
         assert new.parse_affiliations(text) == old.parse_affiliations(text), text
         assert new._split_pair(text.strip() or "x") == old._split_pair(text.strip() or "x"), text
+
+
+def test_papers_with_the_same_comments_get_their_own_url_lists():
+    """Venues and URLs are found once per distinct comment text in a listing, not shared."""
+    listing = new.parse_text("ICML\n" + RECORD + RECORD.replace("Fast", "Slow"), "f.txt")
+    one, two = (paper for _, paper in listing.records)
+    assert one.urls == two.urls == ["https://github.com/example/widgets"]
+    assert (one.venue, two.venue) == ("ICML 2026", "ICML 2026")
+    one.urls.append("https://example.org")
+    assert two.urls == ["https://github.com/example/widgets"]
