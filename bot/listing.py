@@ -233,7 +233,7 @@ def parse_text(text: str, path: str = "<text>") -> Listing:
     if _ASTRAL.search(cleaned):
         cleaned = _FORMAT_CHARS_ASTRAL.sub("", cleaned)
     cleaned = cleaned.replace("\u00a0", " ").replace("\u3000", " ")
-    lines = [(n, line) for n, line in enumerate((line.strip() for line in cleaned.split("\n")), start=1) if line]
+    lines = [(n, line) for n, line in enumerate(map(str.strip, cleaned.split("\n")), start=1) if line]
     if not lines:
         return Listing(path=path, feed="", errors=[listing_error(path, 0, "file_empty")])
     feed_line, feed = lines[0]
@@ -335,7 +335,10 @@ def _known_venues(text: str) -> list[tuple[int, str]]:
     found = []
     if text.isascii():  # IGNORECASE also matches a few non-ASCII letters (the Kelvin sign for k)
         by_letters = _VENUES_BY_FIRST_LETTERS
-        maybe = _VENUES_ALWAYS_TRIED.union(*(by_letters[w] for w in set(_LETTERS.findall(text.lower())) if w in by_letters))
+        leads = by_letters.keys() & set(_LETTERS.findall(text.lower()))
+        if not leads and not _VENUES_ALWAYS_TRIED:
+            return found
+        maybe = _VENUES_ALWAYS_TRIED.union(*(by_letters[w] for w in leads))
         patterns = [_VENUE_PATTERNS[at] for at in sorted(maybe)]
     else:
         patterns = _VENUE_PATTERNS
@@ -401,15 +404,15 @@ def _chunks(lines: list[tuple[int, str]]):
     for previous, current in zip(chunks, chunks[1:], strict=False):
         # The cheap tests first: most records end in their summary, not a comment.
         if previous[-1][1] in ("comments", "journal") and len(previous) > 2:
-            head = [kind for _, kind, _ in current[: _summary_index(current)]]
-            if head.count("plain") == 2:
+            plain_in_head = 0
+            for _, kind, _ in current:
+                if kind == "summary":
+                    break
+                plain_in_head += kind == "plain"
+            if plain_in_head == 2:
                 number, _, line = previous.pop()
                 current.insert(0, (number, "plain", line))
     yield from chunks
-
-
-def _summary_index(chunk: list[tuple[int, str, str]]) -> int:
-    return next((i for i, (_, kind, _) in enumerate(chunk) if kind == "summary"), len(chunk))
 
 
 def _parse_chunk(chunk: list[tuple[int, str, str]], listing: Listing, venues: dict | None = None) -> None:
