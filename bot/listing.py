@@ -139,6 +139,7 @@ _WORKSHOP = re.compile(r"workshop", re.IGNORECASE)
 _SPLIT_MARKS = re.compile("[（()）；;]")
 _SEPARATORS = re.compile("[；;]")
 _WORDS = re.compile(r"\w+")
+_ASCII_WORD_BYTES = bytes(c if _WORD.match(chr(c)) else 0x20 for c in range(256))  # \w kept, the rest a space
 
 
 def paper_id(title_en: str) -> str:
@@ -147,6 +148,11 @@ def paper_id(title_en: str) -> str:
     "MineDraft: A Framework…" and "minedraft — a framework…" get the same id, so the same
     paper listed by two feeds (or re-ingested after a typo fix in spacing) merges.
     """
+    if title_en.isascii():
+        # NFKC leaves ASCII as it is and casefold is lower there; the words are the runs
+        # the table keeps (the findall took most of the id).
+        normal_bytes = b" ".join(title_en.lower().encode("ascii").translate(_ASCII_WORD_BYTES).split())
+        return hashlib.sha1(normal_bytes).hexdigest()[:12]
     normal = unicodedata.normalize("NFKC", title_en).casefold()
     normal = " ".join(_WORDS.findall(normal))
     return hashlib.sha1(normal.encode("utf-8")).hexdigest()[:12]

@@ -249,3 +249,12 @@ def test_papers_with_the_same_comments_get_their_own_url_lists():
     assert (one.venue, two.venue) == ("ICML 2026", "ICML 2026")
     one.urls.append("https://example.org")
     assert two.urls == ["https://github.com/example/widgets"]
+
+
+def test_paper_ids_agree_on_random_ascii_and_unicode_titles():
+    """ASCII titles take a shortcut to the id; every ASCII character is tried in it."""
+    rng = random.Random(3)
+    alphabet = [chr(c) for c in range(128)] + ["é", "Ｍ", "ß", "İ", "ﬁ", "甲", "\u00a0", "²"]
+    for _ in range(3000):
+        title = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 16)))
+        assert new.paper_id(title) == old.paper_id(title), repr(title)
