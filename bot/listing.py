@@ -378,16 +378,17 @@ def venue_label(name: str, year: int | None, track: str) -> str:
 
 
 def _kind(line: str) -> str:
-    if line[0] not in "A机JjCc":  # what the patterns below can begin with: most lines are plain
-        return "plain"
-    if _SUMMARY.match(line):
-        return "summary"
-    if _AFFILIATIONS.match(line):
-        return "affiliations"
-    if _JOURNAL.match(line):
-        return "journal"
-    if _COMMENTS.match(line):
-        return "comments"
+    # Each pattern can begin with one letter only (IGNORECASE gives J and C no other
+    # forms), so a line needs at most one match: an author "Chen" tried four.
+    first = line[0]
+    if first == "A":
+        return "summary" if _SUMMARY.match(line) else "plain"
+    if first == "机":
+        return "affiliations" if _AFFILIATIONS.match(line) else "plain"
+    if first in "Jj":
+        return "journal" if _JOURNAL.match(line) else "plain"
+    if first in "Cc":
+        return "comments" if _COMMENTS.match(line) else "plain"
     return "plain"
 
 

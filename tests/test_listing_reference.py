@@ -112,6 +112,13 @@ VENUE_TEXTS = [
     "ICML workshop; NeurIPS 2020",
 ]
 
+LABEL_LINES = [
+    "AI总结", "AI 总结：", "ai总结", "AI", "A", "AIx总结", "机构", "机构 * ", "机构＊：", "机", "机器学习",
+    "Comments", "comments:", "COMMENT x", "Commentary", "Comment：", "Cjournal ref", "C", "c",
+    "Journal ref", "journal-ref", "JOURNAL REF:", "Journalref", "Journal Reference", "Jcomments", "J", "j",
+    "Komments", "Commentſ x", "Journalſ", "İAI总结", "ıJournal ref",
+]
+
 AFFILIATION_LINES = [
     "",
     "纠错",
@@ -228,6 +235,9 @@ def test_field_helpers_agree_on_every_seed_line_and_odd_strings():
         assert new.parse_authors(text) == old.parse_authors(text), text
     for text in [*AFFILIATION_LINES, *lines]:
         assert new.parse_affiliations(text) == old.parse_affiliations(text), text
+    for text in [*lines, *LABEL_LINES, *(label + rest for label in LABEL_LINES for rest in ("", " x", ":y"))]:
+        if text:
+            assert new._kind(text) == old._kind(text), text
 
 
 def test_author_and_affiliation_splits_agree_on_random_strings():
