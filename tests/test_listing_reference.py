@@ -233,8 +233,10 @@ def test_field_helpers_agree_on_every_seed_line_and_odd_strings():
         assert new.find_urls(text) == old.find_urls(text), text
         assert new.paper_id(text) == old.paper_id(text), text
         assert new.parse_authors(text) == old.parse_authors(text), text
-    for text in [*AFFILIATION_LINES, *lines]:
+    known: dict = {}  # one memory over all of them, as over one listing
+    for text in [*AFFILIATION_LINES, *lines, *AFFILIATION_LINES]:
         assert new.parse_affiliations(text) == old.parse_affiliations(text), text
+        assert new.parse_affiliations(text, known) == old.parse_affiliations(text), text
     for text in [*lines, *LABEL_LINES, *(label + rest for label in LABEL_LINES for rest in ("", " x", ":y"))]:
         if text:
             assert new._kind(text) == old._kind(text), text
