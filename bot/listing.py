@@ -512,20 +512,22 @@ def _parse_chunk(
         listing.errors.append(listing_error(path, misplaced_at, "record_misplaced_line"))
         return
     affiliation_line = affiliations[0][1] if affiliations else ""
-    # The first 机构 line of the head that reads the same (before a cut, too).
-    affiliations_at = next((n for n, line in head_affiliations if line == affiliation_line), first_line)
-    for name, line_number, value in (
-        ("title_en", title_en_at, title_en),
-        ("title_zh", title_zh_at, title_zh),
-        ("authors", authors_at, authors),
-        ("affiliations", affiliations_at, affiliation_line),
-        ("summary", summary_line_at, summary),
-        ("comments", comments_at or first_line, comments),
-        ("journal", journal_at or first_line, journal),
-    ):
-        if len(value) > FIELD_LIMITS[name]:
-            listing.errors.append(field_too_long(path, line_number, name, len(value)))
-            return
+    longest = max(len(title_en), len(title_zh), len(authors), len(affiliation_line), len(summary), len(comments), len(journal))
+    if longest > min(FIELD_LIMITS.values()):  # else no field can be past its limit
+        # The first 机构 line of the head that reads the same (before a cut, too).
+        affiliations_at = next((n for n, line in head_affiliations if line == affiliation_line), first_line)
+        for name, line_number, value in (
+            ("title_en", title_en_at, title_en),
+            ("title_zh", title_zh_at, title_zh),
+            ("authors", authors_at, authors),
+            ("affiliations", affiliations_at, affiliation_line),
+            ("summary", summary_line_at, summary),
+            ("comments", comments_at or first_line, comments),
+            ("journal", journal_at or first_line, journal),
+        ):
+            if len(value) > FIELD_LIMITS[name]:
+                listing.errors.append(field_too_long(path, line_number, name, len(value)))
+                return
     venue_text = f"{comments} {journal}"
     venues = {} if venues is None else venues
     if (found := venues.get(venue_text)) is None:
