@@ -215,6 +215,42 @@ def test_a_second_process_style_index_object_sees_upserts(index: PaperIndex) -> 
     assert reader.search("grokking").total == 1  # refreshed, not reopened per query
 
 
+def _settle(folder: Path, seconds_ago: float = 10.0) -> None:
+    """Make the index folder look last modified `seconds_ago` (a quiet index)."""
+    import os
+    import time
+
+    then = time.time_ns() - int(seconds_ago * 1e9)
+    os.utime(folder, ns=(then, then))
+
+
+def test_a_settled_index_lends_its_searcher_without_asking_whoosh_and_still_sees_commits(index: PaperIndex) -> None:
+    reader = PaperIndex(index.path)
+    _settle(index.path)
+    assert reader.search("grokking").total == 0  # a full check: the version is recorded
+    with reader._searcher() as first:
+        pass
+    with reader._searcher() as second:
+        assert second is first  # the same version, not asked again
+    index.upsert([make_paper(60, title_en="Grokking revisited")])  # a new file: the folder's time moves
+    assert reader.search("grokking").total == 1
+    _settle(index.path)
+    index.upsert([make_paper(61, title_en="Grokking again")])
+    _settle(index.path, seconds_ago=5.0)  # settled, at another time than the one recorded
+    assert reader.search("grokking").total == 2
+
+
+def test_a_commit_in_the_same_clock_tick_as_the_last_check_is_seen(index: PaperIndex) -> None:
+    import os
+
+    reader = PaperIndex(index.path)
+    assert reader.search("grokking").total == 0
+    stamp = index.path.stat().st_mtime_ns  # recent: the fixture just wrote the index
+    index.upsert([make_paper(60, title_en="Grokking revisited")])
+    os.utime(index.path, ns=(stamp, stamp))  # as if the commit had landed in the same tick
+    assert reader.search("grokking").total == 1  # a recent time is never taken at its word
+
+
 def test_a_rebuild_by_another_object_is_noticed(index: PaperIndex) -> None:
     reader = PaperIndex(index.path)
     assert reader.search("speculative").total == 20
