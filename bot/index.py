@@ -85,12 +85,16 @@ LIMIT_MB = 4096  # the writers' posting pool: a bulk segment's postings fit in i
 SERVER_SEGMENT_DOCS = 10_000  # in the serving process: ~120 MB of postings before a commit
 SERVER_LIMIT_MB = 512
 MAX_IDLE_SEARCHERS = 8  # more concurrent searches than this open and close their own
-# A folder modified longer ago than this is taken at its word: a commit adds a file to it,
-# so the same modification time means the same version, and a search is spared Whoosh's
-# check (listing the folder and matching every name: 1.3 ms a search at 1M papers, 256
-# files). A newer time is always checked: a second change in the same clock tick as the
-# one it shows would leave the time as it was.
+# A folder last modified longer ago than this when it was checked is taken at its word: a
+# commit adds a file to it, so the same modification time means the same version, and a
+# search is spared Whoosh's check (listing the folder and matching every name: 1.3 ms a
+# search at 1M papers, 256 files). A stamp newer than that is never recorded: a second
+# change in the same clock tick (1 s on some file systems) would leave the time as it was.
 SETTLED_NS = 2_000_000_000
+# And the folder is listed at least this often anyway: a file system whose folder times
+# lag (NFS's attribute cache, some FUSE mounts) costs at most this much staleness.
+RECHECK_S = 1.0
+_wall_ns, _monotonic = time.time_ns, time.monotonic  # the clocks _searcher() reads (tests move them)
 SNIPPET_CHARS = 200
 SNIPPET_SCAN_CHARS = 10_000  # a snippet is looked for in this much of a field (build_snippet)
 # Where a snippet may come from, best first when two fields match equally well.
@@ -304,7 +308,7 @@ class PaperIndex:
         self._write_lock = threading.Lock()
         self._open_lock = threading.RLock()
         self._idle: list[tuple[int, Searcher]] = []  # (epoch, searcher) ready to lend
-        self._current: tuple | None = None  # (folder stamp, generation) last seen to be the latest: _searcher()
+        self._current: tuple | None = None  # (folder stamp, generation, when) last seen to be the latest: _searcher()
         self._segment_revs: dict[str, int] = {}  # segment id -> highest rev in it
         self._vocab_epoch = -1  # the spelling vocabulary: see _vocabulary()
         self._vocab: dict[tuple[str, int], list[str]] = {}
@@ -1118,6 +1122,7 @@ class PaperIndex:
         """
         with self._open_lock:
             ix = self._index()
+            now = _wall_ns()
             folder = _folder_stamp(self.path)
             inode = folder[0] if folder is not None else None
             if inode is not None and inode != self._inode:
@@ -1126,11 +1131,16 @@ class PaperIndex:
                 ix = self._index()
             epoch = self._epoch
             idle = self._idle.pop() if self._idle else None
-            current = self._current  # (folder stamp, generation) when last seen to be the latest
+            current = self._current  # (folder stamp, generation, when) last seen to be the latest
+            if folder is not None and now - folder[1] <= SETTLED_NS:
+                folder = None  # too recent to vouch for the version seen now: check, record nothing
         searcher = None
         if idle is not None and idle[0] == epoch:
             generation = idle[1].reader().generation()
-            if folder is not None and current == (folder, generation) and time.time_ns() - folder[1] > SETTLED_NS:
+            if (
+                folder is not None and current is not None and current[:2] == (folder, generation)
+                and _monotonic() - current[2] < RECHECK_S
+            ):  # fmt: skip
                 searcher = idle[1]  # no file came or went since: no commit either
             else:
                 try:
@@ -1160,10 +1170,11 @@ class PaperIndex:
 
     def _seen_latest(self, epoch: int, folder: tuple[int, int] | None, searcher: Searcher) -> None:
         """Record that `searcher` was the latest version when the folder was stamped `folder`
-        (stamped before Whoosh looked, so a commit in between shows as another stamp)."""
+        (stamped before Whoosh looked, so a commit in between shows as another stamp; None:
+        too recent a stamp, nothing recorded)."""
         with self._open_lock:
             if epoch == self._epoch:
-                self._current = (folder, searcher.reader().generation())
+                self._current = None if folder is None else (folder, searcher.reader().generation(), _monotonic())
 
     def _swap_in(self, fresh: Path, tag: str) -> None:
         """Replace the live directory with `fresh`, holding the live index's write lock.

@@ -240,15 +240,37 @@ def test_a_settled_index_lends_its_searcher_without_asking_whoosh_and_still_sees
     assert reader.search("grokking").total == 2
 
 
-def test_a_commit_in_the_same_clock_tick_as_the_last_check_is_seen(index: PaperIndex) -> None:
+def test_a_commit_in_the_same_clock_tick_as_a_check_is_seen_once_the_folder_looks_settled(index: PaperIndex, monkeypatch) -> None:
     import os
 
+    import bot.index
+
+    frozen = bot.index._monotonic()
+    monkeypatch.setattr(bot.index, "_monotonic", lambda: frozen)  # never RECHECK_S after a check
     reader = PaperIndex(index.path)
-    assert reader.search("grokking").total == 0
-    stamp = index.path.stat().st_mtime_ns  # recent: the fixture just wrote the index
+    assert reader.search("grokking").total == 0  # checked while the folder's time was recent
+    stamp = index.path.stat().st_mtime_ns
     index.upsert([make_paper(60, title_en="Grokking revisited")])
-    os.utime(index.path, ns=(stamp, stamp))  # as if the commit had landed in the same tick
-    assert reader.search("grokking").total == 1  # a recent time is never taken at its word
+    os.utime(index.path, ns=(stamp, stamp))  # as if the commit had landed in the same clock tick
+    real = bot.index._wall_ns
+    monkeypatch.setattr(bot.index, "_wall_ns", lambda: real() + 3_000_000_000)  # ... and the time now looks settled
+    assert reader.search("grokking").total == 1  # a recent stamp was never recorded as the version
+
+
+def test_a_folder_whose_time_lags_is_still_listed_every_second(index: PaperIndex, monkeypatch) -> None:
+    import os
+
+    import bot.index
+
+    reader = PaperIndex(index.path)
+    _settle(index.path)
+    stamp = index.path.stat().st_mtime_ns
+    assert reader.search("grokking").total == 0
+    index.upsert([make_paper(60, title_en="Grokking revisited")])
+    os.utime(index.path, ns=(stamp, stamp))  # a mount that keeps the folder's old time (NFS, FUSE)
+    real = bot.index._monotonic
+    monkeypatch.setattr(bot.index, "_monotonic", lambda: real() + bot.index.RECHECK_S)
+    assert reader.search("grokking").total == 1
 
 
 def test_a_rebuild_by_another_object_is_noticed(index: PaperIndex) -> None:
