@@ -47,13 +47,14 @@ SIGNING_SECRET = "bench-signing-secret-0123456789abcdef"
 COLD_QUERY = "language models"
 COLD_RUNS = 3
 
-TARGETS = {
+TARGETS = {  # issue 12's, at 1M papers
+    "search_p50_ms": 30.0,
     "search_p95_ms": 100.0,
-    "search_p50_vs_fts5": 3.0,
-    "e2e_p95_ms": 300.0,
-    "ingest_per_s": 1000.0,
+    "search_p95_vs_fts5": 1 / 3,
+    "e2e_p95_ms": 200.0,
+    "ingest_per_s": 1500.0,
     "cold_start_s": 2.0,
-    "peak_rss_mb": 300.0,
+    "peak_rss_mb": 400.0,
 }
 
 
@@ -463,13 +464,15 @@ def targets_table(results: list[dict], e2e: dict | None) -> list[tuple[str, str,
         return "pending" if ok is None else ("PASS" if ok else "MISS")
 
     if pb:
+        rows.append(("Search p50" + note, f"≤ {TARGETS['search_p50_ms']:.0f} ms", f"{pb['search_p50_ms']:.1f} ms",
+                     verdict(pb["search_p50_ms"] <= TARGETS["search_p50_ms"])))
         rows.append(("Search p95" + note, f"≤ {TARGETS['search_p95_ms']:.0f} ms", f"{pb['search_p95_ms']:.1f} ms",
                      verdict(pb["search_p95_ms"] <= TARGETS["search_p95_ms"])))
         if fts:
-            ratio = pb["search_p50_ms"] / fts["search_p50_ms"]
-            rows.append(("Search p50 vs FTS5" + note, f"≤ {TARGETS['search_p50_vs_fts5']:.0f}x",
-                         f"{ratio:.1f}x ({pb['search_p50_ms']:.1f} vs {fts['search_p50_ms']:.2f} ms)",
-                         verdict(ratio <= TARGETS["search_p50_vs_fts5"])))
+            ratio = pb["search_p95_ms"] / fts["search_p95_ms"]
+            rows.append(("Search p95 vs FTS5's" + note, f"≤ {TARGETS['search_p95_vs_fts5']:.2f}x",
+                         f"{ratio:.2f}x ({pb['search_p95_ms']:.1f} vs {fts['search_p95_ms']:.1f} ms)",
+                         verdict(ratio <= TARGETS["search_p95_vs_fts5"])))
         if e2e:
             rows.append(("Slash command end to end p95" + (f" (at {e2e['papers']:,})" if e2e["papers"] < 100_000 else ""),
                          f"≤ {TARGETS['e2e_p95_ms']:.0f} ms", f"{e2e['e2e_p95_ms']:.1f} ms",
