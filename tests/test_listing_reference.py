@@ -13,18 +13,9 @@ from pathlib import Path
 import listing_reference as old
 import pytest
 from bench_modules import bench_module
+from test_listing import RECORD, SEEDS  # the same well-formed record and seed folder
 
 from bot import listing as new
-
-SEEDS = Path(__file__).resolve().parent.parent / "seeds"
-
-RECORD = """Fast Widgets for Everyone
-人人可用的快速部件
-Ada Lovelace, Alan Turing
-机构 * Analytical Engine Lab（分析机实验室） ； Bletchley Park（布莱切利园） 纠错
-AI总结 提出快速部件。
-Comments Accepted at ICML 2026. Code: https://github.com/example/widgets
-"""
 
 ODD_TEXTS = [
     "",
