@@ -277,9 +277,7 @@ def _tokenize(section: str, chinese: bool, subwords: bool) -> tuple[tuple[tuple[
     for match in _RUN.finditer(text):
         han, word = match.groups()
         if han is None:
-            # A word in one case, or capitalized, has no case change to split at (_CAMEL):
-            # most words, spared the regex.
-            if word.islower() or word.istitle() or word.isupper() or not _CAMEL.search(word):
+            if _unsplit(word):
                 s, e = match.span()
                 if offsets is not None:
                     s, e = offsets[s], offsets[e]
@@ -299,6 +297,12 @@ def _tokenize(section: str, chinese: bool, subwords: bool) -> tuple[tuple[tuple[
             append((word, s, e, pos + word_index))
         pos += pieces[-1][3] + 1
     return tuple(out), pos
+
+
+def _unsplit(word: str) -> bool:
+    """Has this Latin word no case change to split at (_CAMEL)? A word in one case, or
+    capitalized, cannot have one: most words, spared the regex."""
+    return word.islower() or word.istitle() or word.isupper() or not _CAMEL.search(word)
 
 
 @lru_cache(maxsize=8192)
@@ -335,7 +339,7 @@ def _index_form(section: str) -> tuple[tuple[str, ...], tuple[int, ...], int]:
             words += run_words
             positions += [pos + p for p in run_positions]
             pos += width
-        elif word.islower() or word.istitle() or word.isupper() or not _CAMEL.search(word):
+        elif _unsplit(word):
             add_word(word)
             add_position(pos)
             pos += 1

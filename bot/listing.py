@@ -77,6 +77,7 @@ FIELD_LIMITS = {
     "comments": 5_000,
     "journal": 5_000,
 }
+_SMALLEST_LIMIT = min(FIELD_LIMITS.values())  # a record whose fields are all shorter needs no check one by one
 _YEAR4 = re.compile(r"(?<![\d.])(19[89]\d|20\d\d)(?![\d.]\d|\d)")  # not arXiv ids (2012.12345)
 
 #: Venue acronyms and the long names that stand for them in comments and journal refs.
@@ -244,7 +245,7 @@ def parse_text(text: str, path: str = "<text>") -> Listing:
     if _kind(feed) != "plain":
         return Listing(path=path, feed="", errors=[listing_error(path, feed_line, "feed_missing")])
     listing = Listing(path=path, feed=feed)
-    venues: dict[str, tuple[str, int | None, str, list[str]]] = {}
+    venues: dict[str, tuple[str, int | None, str, tuple[str, ...]]] = {}
     affiliations: dict[str, Affiliation] = {}
     for chunk in _chunks(lines[1:]):
         _parse_chunk(chunk, listing, venues, affiliations)
@@ -512,7 +513,7 @@ def _parse_chunk(
         return
     affiliation_line = affiliations[0][1] if affiliations else ""
     longest = max(len(title_en), len(title_zh), len(authors), len(affiliation_line), len(summary), len(comments), len(journal))
-    if longest > min(FIELD_LIMITS.values()):  # else no field can be past its limit
+    if longest > _SMALLEST_LIMIT:  # else no field can be past its limit
         # The first 机构 line of the head that reads the same (before a cut, too).
         affiliations_at = next((n for n, line in head_affiliations if line == affiliation_line), first_line)
         for name, line_number, value in (
@@ -557,37 +558,23 @@ def _split_pair(part: str) -> Affiliation:
     for open_, close in (("（", "）"), ("(", ")")):
         if not part.endswith(close):
             continue
-        # The group the final parenthesis closes opens at the last opening one when no
-        # closing one stands between them (nearly always): found without walking the name.
-        i = max(part.rfind("（"), part.rfind("("))
-        if i < 0:
-            break  # nothing opens it
-        if part.find("）", i + 1, -1) >= 0 or part.find(")", i + 1, -1) >= 0:
-            i = _matching_open(part)
-        if i >= 0:
-            inner, outer = part[i + 1 : -1].strip(), part[:i].strip()
-            if open_ == "（" or _CJK.search(inner):
-                if not outer:
-                    return Affiliation(en="", zh=inner) if _CJK.search(inner) else Affiliation(en=inner, zh="")
-                return Affiliation(en=outer, zh=inner)
-        break
+        depth = 0
+        for i in range(len(part) - 1, -1, -1):
+            ch = part[i]
+            if ch in "）)":
+                depth += 1
+            elif ch in "（(":
+                depth -= 1
+                if depth == 0:
+                    inner, outer = part[i + 1 : -1].strip(), part[:i].strip()
+                    if open_ == "（" or _CJK.search(inner):
+                        if not outer:
+                            return Affiliation(en="", zh=inner) if _CJK.search(inner) else Affiliation(en=inner, zh="")
+                        return Affiliation(en=outer, zh=inner)
+                    break
     if _CJK.search(part) and not _LATIN.search(part):
         return Affiliation(en="", zh=part)
     return Affiliation(en=part, zh="")
-
-
-def _matching_open(part: str) -> int:
-    """Where the group that `part`'s final parenthesis closes opens; -1 if nothing does."""
-    depth = 0
-    for i in range(len(part) - 1, -1, -1):
-        ch = part[i]
-        if ch in "）)":
-            depth += 1
-        elif ch in "（(":
-            depth -= 1
-            if depth == 0:
-                return i
-    return -1
 
 
 def listing_error(path: str, line: int, key: str, **fmt) -> ListingError:
