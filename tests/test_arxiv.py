@@ -216,7 +216,7 @@ def test_cli_enrich_and_show_json(tmp_path, arxiv):
     listing.write_text(LISTING, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "PAPERBOT_"))}
     env.update(PAPERBOT_DATA_DIR=str(tmp_path / "data"), PAPERBOT_SEEDS_DIR=str(tmp_path / "none"),
-               PAPERBOT_ARXIV_API_URL=arxiv.api_url, PAPERBOT_ARXIV_INTERVAL_SECONDS="3")  # fmt: skip
+               PAPERBOT_ARXIV_API_URL=arxiv.api_url, PAPERBOT_ARXIV_INTERVAL_SECONDS="0")  # fmt: skip
 
     def run(*args):
         return subprocess.run([sys.executable, "-m", "bot", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)

@@ -1,6 +1,6 @@
 """bot/topk.py ranks exactly as Whoosh's exhaustive search does, on real indexes.
 
-Two corpora: the seed papers, and a generated one (bench/corpus.py's generator, 3,000
+Two corpora: the seed papers, and a generated one (bench/corpus.py's generator, 2,000
 papers in several segments, some replaced so segments carry deletions). For every query
 of the benchmark mix and of the judged relevance set, literal and widened, the top 10
 (documents and scores) and the count must equal what Whoosh's searcher returns when it
@@ -54,8 +54,8 @@ def seed_index(tmp_path_factory):
 def generated_index(tmp_path_factory):
     generator = bench_module("corpus")
     listings = tmp_path_factory.mktemp("topk-listings")
-    generator.generate(3000, listings)
-    corpus = _corpus(tmp_path_factory.mktemp("topk-generated"), ROOT / "seeds", 700)
+    generator.generate(2000, listings)
+    corpus = _corpus(tmp_path_factory.mktemp("topk-generated"), ROOT / "seeds", 1000)  # segments at TINY_SEGMENT_DOCS: none is merged again
     files = sorted(listings.glob("*.txt"))
     corpus.ingest_paths(files)
     # Listed again: every paper of the first file is replaced, so older segments carry deletions.
@@ -82,7 +82,7 @@ def _queries(corpus: Corpus) -> list[wq.Query]:
                     )
                     if b.query is not None:
                         built.append(b.query)
-    return built
+    return list(dict.fromkeys(built))  # modes often build the same query: each is compared once
 
 
 def _whoosh(searcher, q, limit, filter=None, mask=None):
