@@ -160,7 +160,10 @@ class Store:
         one only to read it (an index worker process reading its share of the papers)."""
         self.path = path
         self._clock = clock
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # the writing connection, and transactions on it
+        self._read_lock = threading.Lock()  # the reading connection
+        self._reader: sqlite3.Connection | None = None
+        self._writing: int | None = None  # the thread inside a transaction, if any
         if readonly:
             self._db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False, timeout=30)
             self._db.row_factory = sqlite3.Row
@@ -177,35 +180,53 @@ class Store:
         self._db.execute("PRAGMA cache_size=-16384")
         with self.transaction() as db:
             apply_schema(db, SCHEMA, COLUMNS)
+        # Reads have a connection of their own (see read()): through the writer's, a search
+        # waited for a whole file's transaction (0.6-0.75 s for a day's file at 1M papers).
+        self._reader = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
+        self._reader.row_factory = sqlite3.Row
+        self._reader.execute("PRAGMA query_only=ON")
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
+        with self._read_lock:
+            if self._reader is not None:
+                self._reader.close()
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """Run a block as one IMMEDIATE transaction: all of it lands, or none of it."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
+            self._writing = threading.get_ident()
             try:
-                yield self._db
-            except BaseException:
-                # SQLite rolls back by itself after some errors (SQLITE_FULL among them): a
-                # second ROLLBACK would raise and hide the error that matters.
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
-            try:
-                self._db.execute("COMMIT")
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
+                try:
+                    yield self._db
+                except BaseException:
+                    # SQLite rolls back by itself after some errors (SQLITE_FULL among them): a
+                    # second ROLLBACK would raise and hide the error that matters.
+                    if self._db.in_transaction:
+                        self._db.execute("ROLLBACK")
+                    raise
+                try:
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    if self._db.in_transaction:
+                        self._db.execute("ROLLBACK")
+                    raise
+            finally:
+                self._writing = None
 
     def read(self, sql: str, args: tuple = ()) -> list[sqlite3.Row]:
-        """Run one SELECT outside any transaction: in WAL mode it never waits for a writer."""
-        with self._lock:
-            return self._db.execute(sql, args).fetchall()
+        """Run one SELECT. In WAL mode it never waits for a writer: it reads what was last
+        committed, through a connection of its own. Inside a transaction, the thread that
+        opened it reads through it, and so sees what it has written so far."""
+        reader = self._reader
+        if reader is None or self._writing == threading.get_ident():
+            with self._lock:
+                return self._db.execute(sql, args).fetchall()
+        with self._read_lock:
+            return reader.execute(sql, args).fetchall()
 
     # -- papers ------------------------------------------------------------------------
 

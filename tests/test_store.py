@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -118,6 +120,35 @@ def test_store_is_in_wal_mode_for_concurrent_readers(store):
     db = sqlite3.connect(store.path)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     db.close()
+
+
+def test_reads_from_other_threads_never_wait_for_a_transaction(store):
+    """A search reading papers while a day's file is being stored gets what was last
+    committed at once, instead of waiting for the file's whole transaction; the thread
+    writing reads what it has written so far."""
+    store.ingest_listing(listing("cs.AI", {"title": "Stored Before"}))
+    inside, finish = threading.Event(), threading.Event()
+    seen_by_writer = []
+
+    def write() -> None:
+        with store.transaction() as db:
+            db.execute("INSERT INTO user_prefs (user_id, lang) VALUES ('U1', 'zh')")
+            seen_by_writer.append(store.get_user_lang("U1"))
+            inside.set()
+            finish.wait(10)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        assert inside.wait(5)
+        started = time.monotonic()
+        assert store.get_user_lang("U1") is None  # not committed yet
+        assert store.state()[0] == 1 and [p.title_en for p in store.newest()] == ["Stored Before"]
+        assert time.monotonic() - started < 2  # the writer holds its transaction for 10 s
+    finally:
+        finish.set()
+        writer.join()
+    assert seen_by_writer == ["zh"] and store.get_user_lang("U1") == "zh"
 
 
 def test_a_corrected_file_from_the_same_feed_replaces_the_record_whole(store):
