@@ -964,8 +964,11 @@ class PaperIndex:
         for every word's count, 1.25 s at 1M papers, in the first typo search after a
         day's file. The counts summed are MultiReader.doc_frequency's.
         """
-        key = (self._epoch, reader.generation())
         leaves = [leaf for leaf, _ in reader.leaf_readers()] if not reader.is_atomic() else [reader]
+        # By the segments read (unique names, never rewritten), not (epoch, generation): a
+        # reader lent before a rebuild swapped in another folder could file its folder's
+        # words under the new epoch when it asked after the swap.
+        key = tuple(_segment_id(leaf) for leaf in leaves)
         with self._open_lock:
             if self._pinyin_key == key and self._pinyin is not None:
                 return self._pinyin

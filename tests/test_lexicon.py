@@ -344,6 +344,27 @@ def test_the_pinyin_vocabulary_is_every_chinese_term_by_its_document_count_acros
         ix.close()
 
 
+def test_a_searcher_lent_before_a_rebuild_leaves_no_vocabulary_to_the_new_index(tmp_path: Path, seeds) -> None:
+    """The pinyin vocabulary is kept by the segments it was read from: a search that began
+    on the old folder and asked after the swap must not file the old words under the new one."""
+    from bot.index import TEXT_FIELD
+
+    ix = PaperIndex(tmp_path / "index")
+    try:
+        ix.rebuild(seeds[:60])
+        with ix._searcher() as old:
+            ix.rebuild(seeds[60:])  # another folder swapped in while `old` is out
+            stale = ix._pinyin_for(old.reader())
+            with ix._searcher() as new:
+                reader = new.reader()
+                every_term = [t.decode("utf-8") if isinstance(t, bytes) else t for t in reader.lexicon(TEXT_FIELD)]
+                expected = PinyinVocabulary.from_words(every_term, lambda w: reader.doc_frequency(TEXT_FIELD, w)).by_sound
+                assert stale.by_sound != expected  # (the two halves of the seeds differ)
+                assert ix._pinyin_for(reader).by_sound == expected
+    finally:
+        ix.close()
+
+
 def test_the_server_builds_the_typo_vocabularies_before_it_is_ready(tmp_path: Path) -> None:
     from bot.config import Settings
     from bot.corpus import Corpus
