@@ -366,10 +366,15 @@ class Library:
         its latest state: a repeated event (Slack retries) changes nothing, and an event
         older than the one already applied (a late retry) is ignored.
         """
-        if not (channel_id and message_ts and user_id and reaction) or not self.papers_on(channel_id, message_ts):
+        if not (channel_id and message_ts and user_id and reaction):
             return False
         event_ts = event_ts or self._now()
         with self.store.transaction() as db:
+            # Checked in the transaction: a card being recorded meanwhile (behind a day's
+            # file) is seen once it is, instead of the vote being lost.
+            card = "SELECT 1 FROM cards WHERE channel_id = ? AND message_ts = ? LIMIT 1"
+            if db.execute(card, (channel_id, message_ts)).fetchone() is None:
+                return False
             row = db.execute(
                 "SELECT present, event_ts FROM reactions WHERE channel_id = ? AND message_ts = ? AND user_id = ? AND reaction = ?",
                 (channel_id, message_ts, user_id, reaction),

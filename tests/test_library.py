@@ -98,6 +98,33 @@ def test_saves_are_per_person_newest_first_and_searchable(topics):
     assert library.toggle("U_A", papers["kv1"].id) is True
 
 
+def test_a_reaction_to_a_card_still_being_recorded_counts_once_it_is(topics):
+    """The card check waits for a transaction recording the card (behind a day's file)
+    instead of reading around it and losing the vote."""
+    import threading
+
+    corpus, papers = topics
+    library = Library(corpus, clock=FakeClock(datetime(2026, 12, 1, 9, 0, tzinfo=UTC)))
+    recording, done = threading.Event(), []
+
+    def record() -> None:
+        with corpus.store.transaction() as db:
+            db.execute(
+                "INSERT INTO cards (channel_id, message_ts, paper_id, kind, papers, posted_at) VALUES ('C_LATE', '300.1', ?, 'digest', 1, '')",
+                (papers["kv2"].id,),
+            )
+            recording.set()
+            threading.Event().wait(0.3)
+        done.append(True)
+
+    writer = threading.Thread(target=record)
+    writer.start()
+    assert recording.wait(5)
+    assert library.react(channel_id="C_LATE", message_ts="300.1", user_id="U9", reaction="+1", added=True, event_ts="1.1")
+    writer.join()
+    assert done and not library.react(channel_id="C_LATE", message_ts="999.9", user_id="U9", reaction="+1", added=True, event_ts="1.2")
+
+
 def test_reactions_count_each_person_once_and_follow_the_latest_event(topics):
     corpus, papers = topics
     clock = FakeClock(datetime(2026, 12, 1, 9, 0, tzinfo=UTC))
