@@ -199,7 +199,7 @@ def worker_ingest(data: Path, daily: Path, meta_path: Path, passes: int) -> dict
 
     # The probe (a lookup every 10 ms) slows the searches beside it by itself: p95 +10-15%
     # at 1M. So "before" is measured with it running too, and the two differ by the ingest.
-    threads = [threading.Thread(target=probing), threading.Thread(target=searching)]
+    threads = [threading.Thread(target=probing, daemon=True), threading.Thread(target=searching, daemon=True)]
     threads[0].start()
     rng = random.Random(7)
     before = []

@@ -1,8 +1,9 @@
 """SQLite, the source of truth: papers, the feeds that listed them, reader settings.
 
-One connection per Store, shared by threads behind a lock: every statement here takes
-well under a millisecond, so serialising them costs less than a connection per thread.
-WAL lets another process (a CLI `ingest` while `serve` runs) read and write alongside.
+Two connections per Store, each shared by threads behind a lock: one writes (every
+transaction), one reads what was last committed, so a search never waits for a file's
+transaction (WAL readers never wait for a writer). WAL also lets another process (a CLI
+`ingest` while `serve` runs) read and write alongside.
 
 Every change to a paper takes the next value of one counter: `seq` is the value at which
 the paper was first stored (what digests call new), `rev` the value of its latest change
