@@ -54,7 +54,7 @@ def world(tmp_path_factory):
     clock = FakeClock(datetime(2026, 12, 1, 8, 0, tzinfo=UTC))
     Enricher(corpus, ArxivClient(arxiv.api_url, interval=0.0), clock=clock).enrich()
     settings = Settings(
-        data_dir=tmp / "data", slack_bot_token=BOT_TOKEN, slack_signing_secret=SIGNING_SECRET,
+        data_dir=tmp / "data", inbox_dir=tmp / "data" / "inbox", slack_bot_token=BOT_TOKEN, slack_signing_secret=SIGNING_SECRET,
         slack_api_base_url=fake.api_url.rstrip("/"), admins=frozenset({ADMIN}), timezone="UTC",
         arxiv_api_url=arxiv.api_url, arxiv_interval_seconds=0.0, arxiv_backoff_seconds=0.0,
     )  # fmt: skip

@@ -1,13 +1,15 @@
 """A slow /papers is never a lost answer: "Searching…" in the ack, the results through response_url.
 
-The corpus is the real seeded one behind a wrapper that makes every search slower than
-the ack budget, as a 1M-paper index during an ingest is. Over HTTP with signed requests,
+The corpus is the real seeded one behind a wrapper whose searches wait until the test
+lets them go (after the ack): slower than the ack budget, as a 1M-paper index during an
+ingest is, without a race against the clock on a busy machine. Over HTTP with signed requests,
 and over Socket Mode (the same listener), against the fake Slack's response_url.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 
 import pytest
@@ -16,22 +18,22 @@ from slack_helpers import SlackSender, all_text, button_values
 
 from bot.slack.server import start_app_server
 
-DELAY = 0.6  # seconds per search, three times the budget below
-BUDGET_MS = 200
+BUDGET_MS = 500
 
 
 class SlowCorpus:
-    """The seeded corpus, with searches that take DELAY seconds."""
+    """The seeded corpus, with searches that wait for `go` (set by the test once acked)."""
 
     def __init__(self, corpus):
         self._corpus = corpus
+        self.go = threading.Event()
 
     def search(self, *args, **kwargs):
-        time.sleep(DELAY)
+        self.go.wait(30)
         return self._corpus.search(*args, **kwargs)
 
     def resolve(self, *args, **kwargs):
-        time.sleep(DELAY)
+        self.go.wait(30)
         return self._corpus.resolve(*args, **kwargs)
 
     def __getattr__(self, name):
@@ -44,8 +46,15 @@ def slow_settings(slack_settings):
 
 
 @pytest.fixture
-def slow_server(slow_settings, seed_corpus, fake_slack):
-    running = start_app_server(slow_settings, SlowCorpus(seed_corpus))
+def slow_corpus(seed_corpus):
+    slow = SlowCorpus(seed_corpus)
+    yield slow
+    slow.go.set()  # no search thread is left waiting
+
+
+@pytest.fixture
+def slow_server(slow_settings, slow_corpus, fake_slack):
+    running = start_app_server(slow_settings, slow_corpus)
     sender = SlackSender(running.url, fake_slack)
     yield sender
     sender.close()
@@ -56,12 +65,14 @@ def slow_server(slow_settings, seed_corpus, fake_slack):
     ("query", "searching", "found"),
     [("speculative decoding", "Searching…", "papers for “speculative decoding”"), ("推测解码", "正在搜索……", "共找到")],
 )
-def test_a_slow_search_acks_searching_then_delivers_through_the_response_url(slow_server, fake_slack, query, searching, found):
-    started = time.monotonic()
+def test_a_slow_search_acks_searching_then_delivers_through_the_response_url(
+    slow_server, slow_corpus, fake_slack, query, searching, found
+):
     status, ack = slow_server.command(query, user_id="U_SLOW", response_url=fake_slack.response_url("slow"))
-    acked_after = time.monotonic() - started
     assert status == 200 and ack["response_type"] == "ephemeral"
-    assert searching in ack["text"] and acked_after < DELAY  # the ack did not wait for the search
+    assert searching in ack["text"]  # the ack did not wait for the search (it waits for `go`)
+    assert fake_slack.calls_to("response") == []
+    slow_corpus.go.set()
     (late,) = fake_slack.wait_for("response")
     assert late.args["replace_original"] is True  # the results replace "Searching…"
     assert late.args["response_type"] == "ephemeral"
@@ -73,7 +84,7 @@ def test_a_slow_search_acks_searching_then_delivers_through_the_response_url(slo
 def test_an_answer_that_never_comes_replaces_searching_with_an_apology(slow_server, fake_slack, monkeypatch, query, sorry):
     from bot.slack import commands
 
-    monkeypatch.setattr(commands, "LATE_ANSWER_SECONDS", 0.1)  # the search (DELAY) outlasts it
+    monkeypatch.setattr(commands, "LATE_ANSWER_SECONDS", 0.1)  # the search (waiting for `go`) outlasts it
     status, ack = slow_server.command(query, user_id="U_HUNG", response_url=fake_slack.response_url("hung"))
     assert status == 200 and "hourglass" in ack["text"]
     (late,) = fake_slack.wait_for("response")
@@ -88,9 +99,10 @@ def test_a_fast_answer_still_rides_in_the_ack(slow_server, fake_slack):
     assert fake_slack.calls_to("response") == []
 
 
-def test_a_slow_share_acks_then_delivers_its_preview_and_post_shares(slow_server, fake_slack):
+def test_a_slow_share_acks_then_delivers_its_preview_and_post_shares(slow_server, slow_corpus, fake_slack):
     status, ack = slow_server.command("share ParisKV", user_id="U_SLOW_SHARE", response_url=fake_slack.response_url("slowshare"))
     assert status == 200 and "Searching" in ack["text"]
+    slow_corpus.go.set()
     (late,) = fake_slack.wait_for("response")  # the Post / Cancel preview replaces "Searching…"
     assert late.args["replace_original"] is True and "ParisKV" in all_text(late.args["blocks"])
     assert fake_slack.calls_to("chat.postMessage") == []  # nothing reaches the channel before Post
@@ -108,15 +120,18 @@ def test_socket_mode_delivers_a_slow_answer_the_same_way(slow_settings, seed_cor
 
     socket_mode = FakeSocketMode().start()
     fake_slack.socket_url = socket_mode.url
-    handler = SocketModeHandler(build_app(slow_settings, SlowCorpus(seed_corpus)), "xapp-1-A0001-test")
+    slow = SlowCorpus(seed_corpus)
+    handler = SocketModeHandler(build_app(slow_settings, slow), "xapp-1-A0001-test")
     try:
         handler.connect()
         socket_mode.wait_connected()
         socket_mode.push(slash_command_envelope("slow1", "推测解码", fake_slack.response_url("slow1"), user_id="U_SLOW_SM"))
         ack = socket_mode.wait_for_ack("slow1")
         assert "正在搜索" in ack["payload"]["text"]
+        slow.go.set()
         (late,) = fake_slack.wait_for("response")
         assert late.args["replace_original"] is True and "共找到" in late.args["blocks"][0]["text"]["text"]
     finally:
+        slow.go.set()
         handler.close()
         socket_mode.stop()
