@@ -21,7 +21,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check bot tests bench
 
 test: lint
-	$(BIN)/python -m pytest -n auto --maxprocesses 4 --dist loadscope  # a module's tests share one worker, so its fixtures are built once
+	$(BIN)/python -m pytest -n logical --maxprocesses 4 --dist loadscope  # a module's tests share one worker, so its fixtures are built once
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py --sizes 1000,10000,100000

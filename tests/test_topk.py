@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import pickle
 import sys
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from whoosh import query as wq
 from bot import topk
 from bot.config import Settings
 from bot.corpus import Corpus
-from bot.index import _segment_id
+from bot.index import TINY_SEGMENT_DOCS, _segment_id
 from bot.query import build_query
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,7 +56,7 @@ def generated_index(tmp_path_factory):
     generator = bench_module("corpus")
     listings = tmp_path_factory.mktemp("topk-listings")
     generator.generate(2000, listings)
-    corpus = _corpus(tmp_path_factory.mktemp("topk-generated"), ROOT / "seeds", 1000)  # segments at TINY_SEGMENT_DOCS: none is merged again
+    corpus = _corpus(tmp_path_factory.mktemp("topk-generated"), ROOT / "seeds", TINY_SEGMENT_DOCS)  # never merged again
     files = sorted(listings.glob("*.txt"))
     corpus.ingest_paths(files)
     # Listed again: every paper of the first file is replaced, so older segments carry deletions.
@@ -82,7 +83,9 @@ def _queries(corpus: Corpus) -> list[wq.Query]:
                     )
                     if b.query is not None:
                         built.append(b.query)
-    return list(dict.fromkeys(built))  # modes often build the same query: each is compared once
+    # Modes often build the same query: each is compared once. By its pickle, not Whoosh's
+    # equality, which ignores an Or's scale (a coordinated Or would pass for a plain one).
+    return list({pickle.dumps(q): q for q in built}.values())
 
 
 def _whoosh(searcher, q, limit, filter=None, mask=None):
