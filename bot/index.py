@@ -986,10 +986,16 @@ class PaperIndex:
             for word, count in table.items():
                 counts[word] = counts.get(word, 0) + count
         vocabulary = PinyinVocabulary.from_words(counts, counts.__getitem__)
+        try:
+            live = {segment.segment_id() for segment in self._index()._segments()}
+        except Exception:  # (the folder swapped meanwhile) keep nothing rather than guess
+            live = set()
         with self._open_lock:
-            if self._han_epoch == self._epoch:
+            # Kept only if read from the live index's segments: a reader lent before a
+            # rebuild or a merge would leave the next search its tables to read again.
+            if self._han_epoch == self._epoch and set(tables) <= live:
                 self._han_counts = tables  # only the segments this version has
-            self._pinyin_key, self._pinyin = key, vocabulary
+                self._pinyin_key, self._pinyin = key, vocabulary
         return vocabulary
 
     def _lexicon_for(self, reader) -> Lexicon:

@@ -345,8 +345,9 @@ def test_the_pinyin_vocabulary_is_every_chinese_term_by_its_document_count_acros
 
 
 def test_a_searcher_lent_before_a_rebuild_leaves_no_vocabulary_to_the_new_index(tmp_path: Path, seeds) -> None:
-    """The pinyin vocabulary is kept by the segments it was read from: a search that began
-    on the old folder and asked after the swap must not file the old words under the new one."""
+    """The pinyin vocabulary is kept by the segments it was read from, and only if they are
+    the live index's: a search that began on the old folder and asked after the swap must
+    neither file the old words under the new one nor leave its counts in their place."""
     from bot.index import TEXT_FIELD
 
     ix = PaperIndex(tmp_path / "index")
@@ -355,6 +356,8 @@ def test_a_searcher_lent_before_a_rebuild_leaves_no_vocabulary_to_the_new_index(
         with ix._searcher() as old:
             ix.rebuild(seeds[60:])  # another folder swapped in while `old` is out
             stale = ix._pinyin_for(old.reader())
+            live = {segment.segment_id() for segment in ix._index()._segments()}
+            assert set(ix._han_counts) <= live  # the old folder's counts are not kept
             with ix._searcher() as new:
                 reader = new.reader()
                 every_term = [t.decode("utf-8") if isinstance(t, bytes) else t for t in reader.lexicon(TEXT_FIELD)]
