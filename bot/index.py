@@ -318,7 +318,7 @@ class PaperIndex:
         self._lexicon: Lexicon | None = None
         self._pinyin_key: tuple | None = None
         self._pinyin: PinyinVocabulary | None = None
-        self._han_epoch = -1  # segment id -> {Chinese word: documents}: see _pinyin_for()
+        # segment id -> {Chinese word: documents} of the last vocabulary read from the live index: see _pinyin_for()
         self._han_counts: dict[str | None, dict[str, int]] = {}
         # Per-segment lengths and columns for bot/topk.py, made at the first search:
         # bot/topk.py imports numpy (~0.1 s of a CLI command's start; a digest never needs it).
@@ -972,9 +972,7 @@ class PaperIndex:
         with self._open_lock:
             if self._pinyin_key == key and self._pinyin is not None:
                 return self._pinyin
-            if self._han_epoch != self._epoch:
-                self._han_epoch, self._han_counts = self._epoch, {}
-            known = dict(self._han_counts)
+            known = self._han_counts  # replaced, never changed in place
         counts: dict[str, int] = {}
         tables = {}
         for leaf in leaves:
@@ -993,7 +991,7 @@ class PaperIndex:
         with self._open_lock:
             # Kept only if read from the live index's segments: a reader lent before a
             # rebuild or a merge would leave the next search its tables to read again.
-            if self._han_epoch == self._epoch and set(tables) <= live:
+            if set(tables) <= live:
                 self._han_counts = tables  # only the segments this version has
                 self._pinyin_key, self._pinyin = key, vocabulary
         return vocabulary
