@@ -1,0 +1,117 @@
+"""The store's WAL is checkpointed beside the writer (bot/wal.py), never lost, never unbounded."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from bot import wal
+from bot.store import Store
+
+ROW = 4000  # bytes a row: about a page
+
+
+def write_rows(store: Store, rows: int, start: int = 0) -> None:
+    with store.transaction() as db:
+        db.execute("CREATE TABLE IF NOT EXISTS scratch (n INTEGER PRIMARY KEY, x BLOB)")
+        db.executemany("INSERT INTO scratch VALUES (?, ?)", ((start + i, os.urandom(ROW)) for i in range(rows)))
+
+
+def rows_in_file_alone(path: Path, tmp: Path) -> int:
+    """Rows of `scratch` in the database file itself, without its WAL: what checkpoints copied.
+    Copied while no checkpoint is writing it (the caller holds wal._CHECKPOINTING)."""
+    copy = tmp / "alone.sqlite3"
+    shutil.copyfile(path, copy)
+    db = sqlite3.connect(copy)
+    try:
+        return db.execute("SELECT count(*) FROM scratch").fetchone()[0]
+    except sqlite3.OperationalError:  # the table itself is not in the file yet
+        return 0
+    finally:
+        db.close()
+
+
+def wait_for(condition, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.01)
+    return condition()
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = Store(tmp_path / "paperbot.sqlite3")
+    yield store
+    store.close()
+
+
+def test_a_commit_past_the_threshold_returns_and_the_checkpoint_follows_beside_it(store, tmp_path):
+    rows = 2 * wal.CHECKPOINT_BYTES // ROW
+    with wal._CHECKPOINTING:  # the checkpointing thread cannot begin
+        started = time.monotonic()
+        write_rows(store, rows)
+        assert time.monotonic() - started < 5  # the commit did not wait for a checkpoint
+        assert rows_in_file_alone(store.path, tmp_path) == 0  # and did not do one itself
+
+    def copied() -> bool:
+        with wal._CHECKPOINTING:
+            return rows_in_file_alone(store.path, tmp_path) == rows
+
+    assert wait_for(copied)
+    assert store._checkpointer.checkpoints >= 1
+    assert store._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+
+
+def test_a_writer_that_never_stops_still_gets_its_log_restarted(tmp_path, monkeypatch):
+    monkeypatch.setattr(wal, "CHECKPOINT_BYTES", 256 * 1024)
+    monkeypatch.setattr(wal, "WAL_LIMIT_BYTES", 2 << 20)
+    store = Store(tmp_path / "paperbot.sqlite3")
+    largest = 0
+    try:
+        for n in range(40):  # ~10 MB in all, one transaction after another
+            write_rows(store, 64, start=n * 64)
+            largest = max(largest, os.stat(f"{store.path}-wal").st_size)
+    finally:
+        store.close()
+    assert largest < (2 << 20) + 64 * 2 * ROW  # the limit and one transaction, not all of them
+    db = sqlite3.connect(tmp_path / "paperbot.sqlite3")
+    assert db.execute("SELECT count(*) FROM scratch").fetchone()[0] == 40 * 64  # nothing lost
+    db.close()
+
+
+def test_a_fork_waits_for_the_checkpoint_under_way():
+    wal._CHECKPOINTING.acquire()  # as the checkpointing thread holds it
+    released = []
+
+    def finish_checkpoint() -> None:
+        time.sleep(0.3)
+        released.append(time.monotonic())
+        wal._CHECKPOINTING.release()
+
+    threading.Thread(target=finish_checkpoint).start()
+    pid = os.fork()
+    if pid == 0:  # the child: SQLite's locks are free here
+        os._exit(0 if wal._CHECKPOINTING.acquire(timeout=1) else 1)
+    forked = time.monotonic()
+    _, status = os.waitpid(pid, 0)
+    assert released and forked >= released[0]
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert wal._CHECKPOINTING.acquire(timeout=1)  # and the parent's is free again
+    wal._CHECKPOINTING.release()
+
+
+def test_closing_the_store_stops_its_checkpointing_thread(tmp_path):
+    store = Store(tmp_path / "paperbot.sqlite3")
+    write_rows(store, 2 * wal.CHECKPOINT_BYTES // ROW)
+    thread = store._checkpointer._thread
+    assert thread is not None and thread.is_alive()
+    store.close()
+    assert not thread.is_alive()
