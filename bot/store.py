@@ -183,7 +183,7 @@ class Store:
         self._db.execute("PRAGMA cache_size=-16384")
         # The WAL is checkpointed beside the writer, not inside its commits (bot/wal.py).
         prepare_writer(self._db)
-        self._checkpointer = Checkpointer(path)
+        self._checkpointer = Checkpointer(path, owner=self)
         with self.transaction() as db:
             apply_schema(db, SCHEMA, COLUMNS)
         # Reads have a connection of their own (see read()): through the writer's, a search

@@ -13,7 +13,9 @@ A checkpoint never catches up with a writer that keeps writing, and the WAL rest
 from its beginning only once every frame is copied. So past `WAL_LIMIT_BYTES` the
 writer waits for the checkpoint under way and finishes the copy itself, and its next
 transaction restarts the log (`journal_size_limit` then truncates the file, so its size
-says how much of it is still to copy).
+says how much of it is still to copy). A reader still on an older snapshot can keep the
+log from restarting, as it can with SQLite's own checkpoints; that is logged, not waited
+for (the writer holds the store's lock meanwhile).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import logging
 import os
 import sqlite3
 import threading
+import weakref
 from pathlib import Path
 
 logger = logging.getLogger(__name__)
@@ -43,9 +46,14 @@ def prepare_writer(db: sqlite3.Connection) -> None:
 
 
 class Checkpointer:
-    """Checkpoints one database's WAL on a thread of its own (started at the first need)."""
+    """Checkpoints one database's WAL on a thread of its own (started at the first need).
 
-    def __init__(self, path: Path):
+    Neither of its calls raises: a checkpoint that fails is logged and asked for again at
+    the next commit, and SQLite's data is as safe as before it began.
+    """
+
+    def __init__(self, path: Path, owner: object | None = None):
+        """`owner` (the Store): if it is dropped unclosed, the thread stops with it."""
         self.path = path
         self.wal = Path(f"{path}-wal")
         self._cond = threading.Condition()
@@ -54,6 +62,8 @@ class Checkpointer:
         self._closed = False
         self._thread: threading.Thread | None = None
         self.checkpoints = 0  # done by the thread (for tests and benchmarks)
+        if owner is not None:
+            weakref.finalize(owner, self.close)
 
     def _wal_size(self) -> int:
         try:
@@ -69,8 +79,13 @@ class Checkpointer:
             if self._closed:
                 return
             if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name=f"checkpoint {self.path.name}", daemon=True)
-                self._thread.start()
+                thread = threading.Thread(target=self._run, name=f"checkpoint {self.path.name}", daemon=True)
+                try:
+                    thread.start()
+                except RuntimeError as exc:  # no thread to be had: the next commit tries again
+                    logger.warning("could not start checkpointing %s: %s", self.path.name, exc)
+                    return
+                self._thread = thread
             self._pending = True
             self._cond.notify_all()
 
@@ -80,10 +95,19 @@ class Checkpointer:
         if self._wal_size() < WAL_LIMIT_BYTES:
             return
         with self._cond:
-            while self._pending or self._busy:
-                self._cond.wait()
-        with _CHECKPOINTING:
-            db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            while self._busy or (self._pending and self._running()):
+                self._cond.wait(1.0)
+        try:
+            with _CHECKPOINTING:
+                busy, log, copied = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        except sqlite3.Error as exc:  # the write goes on; the next one tries again
+            logger.warning("could not checkpoint %s: %s", self.path.name, exc)
+            return
+        if busy or log != copied:
+            logger.warning("%s: %d of %d WAL pages copied (a reader on an older snapshot?); the log grows until it can restart", self.path.name, copied, log)
+
+    def _running(self) -> bool:
+        return not self._closed and self._thread is not None and self._thread.is_alive()
 
     def close(self) -> None:
         """Stop the thread once its checkpoint (if any) is done."""
@@ -102,13 +126,15 @@ class Checkpointer:
                     while not self._pending and not self._closed:
                         self._cond.wait()
                     if self._closed:
+                        self._pending = False
+                        self._cond.notify_all()
                         return
                     self._pending = False
                     self._busy = True
                 try:
                     with _CHECKPOINTING:
-                        if db is None:
-                            db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+                        if db is None:  # mode=rw: a store deleted meanwhile is not made again, empty
+                            db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=rw", uri=True, isolation_level=None, timeout=30)
                         db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
                     self.checkpoints += 1
                 except sqlite3.Error as exc:  # the next commit asks again; SQLite's own data is safe

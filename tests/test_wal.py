@@ -61,18 +61,18 @@ def test_a_commit_past_the_threshold_returns_and_the_checkpoint_follows_beside_i
         assert time.monotonic() - started < 5  # the commit did not wait for a checkpoint
         assert rows_in_file_alone(store.path, tmp_path) == 0  # and did not do one itself
 
-    def copied() -> bool:
-        with wal._CHECKPOINTING:
-            return rows_in_file_alone(store.path, tmp_path) == rows
-
-    assert wait_for(copied)
-    assert store._checkpointer.checkpoints >= 1
+    assert wait_for(lambda: store._checkpointer.checkpoints >= 1, seconds=30)
+    with wal._CHECKPOINTING:
+        assert rows_in_file_alone(store.path, tmp_path) == rows
     assert store._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
 
 
-def test_a_writer_that_never_stops_still_gets_its_log_restarted(tmp_path, monkeypatch):
+@pytest.mark.parametrize("thread", ["working", "stalled"])
+def test_a_writer_that_never_stops_still_gets_its_log_restarted(tmp_path, monkeypatch, thread):
     monkeypatch.setattr(wal, "CHECKPOINT_BYTES", 256 * 1024)
     monkeypatch.setattr(wal, "WAL_LIMIT_BYTES", 2 << 20)
+    if thread == "stalled":  # the writer alone keeps the log to its limit
+        monkeypatch.setattr(wal.Checkpointer, "committed", lambda self: None)
     store = Store(tmp_path / "paperbot.sqlite3")
     largest = 0
     try:
@@ -87,6 +87,44 @@ def test_a_writer_that_never_stops_still_gets_its_log_restarted(tmp_path, monkey
     db.close()
 
 
+def test_a_reader_on_an_old_snapshot_holds_the_log_back_but_never_the_writer(tmp_path, monkeypatch, caplog):
+    monkeypatch.setattr(wal, "CHECKPOINT_BYTES", 256 * 1024)
+    monkeypatch.setattr(wal, "WAL_LIMIT_BYTES", 1 << 20)
+    store = Store(tmp_path / "paperbot.sqlite3")
+    write_rows(store, 8)
+    reader = sqlite3.connect(store.path, isolation_level=None)
+    try:
+        reader.execute("BEGIN")
+        assert reader.execute("SELECT count(*) FROM scratch").fetchone()[0] == 8  # holds this snapshot
+        started = time.monotonic()
+        for n in range(1, 13):  # ~3 MB past the snapshot: the log cannot restart
+            write_rows(store, 64, start=n * 64)
+        assert time.monotonic() - started < 20
+        assert os.stat(f"{store.path}-wal").st_size > 2 << 20
+        assert "a reader on an older snapshot" in caplog.text
+        reader.execute("COMMIT")
+        write_rows(store, 1, start=10_000)  # copies the rest; the next write restarts the log
+        write_rows(store, 1, start=10_001)
+        assert os.stat(f"{store.path}-wal").st_size < 1 << 20
+    finally:
+        reader.close()
+        store.close()
+
+
+def test_a_write_past_the_limit_never_waits_on_a_thread_that_is_gone(tmp_path, monkeypatch):
+    monkeypatch.setattr(wal, "CHECKPOINT_BYTES", 256 * 1024)
+    monkeypatch.setattr(wal, "WAL_LIMIT_BYTES", 1 << 20)
+    store = Store(tmp_path / "paperbot.sqlite3")
+    write_rows(store, 128)
+    store._checkpointer.close()  # as at shutdown, with writes still coming
+    store._checkpointer._pending = True  # a request no thread will take
+    writer = threading.Thread(target=lambda: [write_rows(store, 64, start=1000 + n * 64) for n in range(8)])
+    writer.start()
+    writer.join(20)
+    assert not writer.is_alive()
+    store.close()
+
+
 def test_a_fork_waits_for_the_checkpoint_under_way():
     wal._CHECKPOINTING.acquire()  # as the checkpointing thread holds it
     released = []
@@ -96,12 +134,16 @@ def test_a_fork_waits_for_the_checkpoint_under_way():
         released.append(time.monotonic())
         wal._CHECKPOINTING.release()
 
-    threading.Thread(target=finish_checkpoint).start()
-    pid = os.fork()
-    if pid == 0:  # the child: SQLite's locks are free here
-        os._exit(0 if wal._CHECKPOINTING.acquire(timeout=1) else 1)
-    forked = time.monotonic()
-    _, status = os.waitpid(pid, 0)
+    finisher = threading.Thread(target=finish_checkpoint)
+    finisher.start()
+    try:
+        pid = os.fork()
+        if pid == 0:  # the child: SQLite's locks are free here
+            os._exit(0 if wal._CHECKPOINTING.acquire(timeout=1) else 1)
+        forked = time.monotonic()
+        _, status = os.waitpid(pid, 0)
+    finally:
+        finisher.join()
     assert released and forked >= released[0]
     assert os.waitstatus_to_exitcode(status) == 0
     assert wal._CHECKPOINTING.acquire(timeout=1)  # and the parent's is free again
@@ -114,4 +156,16 @@ def test_closing_the_store_stops_its_checkpointing_thread(tmp_path):
     thread = store._checkpointer._thread
     assert thread is not None and thread.is_alive()
     store.close()
+    assert not thread.is_alive()
+
+
+def test_a_store_dropped_unclosed_stops_its_thread(tmp_path):
+    store = Store(tmp_path / "paperbot.sqlite3")
+    write_rows(store, 2 * wal.CHECKPOINT_BYTES // ROW)
+    thread = store._checkpointer._thread
+    del store
+    import gc
+
+    gc.collect()
+    thread.join(10)
     assert not thread.is_alive()
