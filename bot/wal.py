@@ -3,11 +3,13 @@
 SQLite checkpoints the WAL inside the commit that takes it past 1,000 pages: it copies
 the pages into the database file and syncs both, and the writer waits. Storing a bulk
 ingest's files into a 1M-paper store, that was half the writer's wall time (0.135 ms a
-paper, 0.065 ms with the checkpoint done beside it: bench/RESULTS.md). A `Checkpointer`
+paper, 0.073 ms with the checkpoint done beside it: bench/RESULTS.md). A `Checkpointer`
 does the same checkpoint (PASSIVE: it never waits for, nor blocks, a reader or the
 writer) on its own connection once a commit leaves the WAL past that size, while the
-writer goes on. What a power loss can undo is unchanged: with `synchronous=NORMAL` a
-commit is on disk once a checkpoint has synced the WAL, and they still come as often.
+writer goes on. With `synchronous=NORMAL` a commit is on disk once a checkpoint has
+synced the WAL, and a power loss can undo the commits since. Those syncs come once per
+checkpoint: as often as before while writes are light, but under a bulk load requests
+made during a checkpoint fold into the next one, so the window can be a few files longer.
 
 A checkpoint never catches up with a writer that keeps writing, and the WAL restarts
 from its beginning only once every frame is copied. So past `WAL_LIMIT_BYTES` the

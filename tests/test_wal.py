@@ -46,6 +46,14 @@ def wait_for(condition, seconds: float = 10.0) -> bool:
     return condition()
 
 
+def finishes(work, seconds: float = 30.0) -> bool:
+    """Run `work` on a daemon thread: True if it returned within `seconds` (a hang fails
+    the test instead of hanging the worker)."""
+    done = threading.Event()
+    threading.Thread(target=lambda: (work(), done.set()), daemon=True).start()
+    return done.wait(seconds)
+
+
 @pytest.fixture
 def store(tmp_path):
     store = Store(tmp_path / "paperbot.sqlite3")
@@ -56,10 +64,8 @@ def store(tmp_path):
 def test_a_commit_past_the_threshold_returns_and_the_checkpoint_follows_beside_it(store, tmp_path):
     rows = 2 * wal.CHECKPOINT_BYTES // ROW
     with wal._CHECKPOINTING:  # the checkpointing thread cannot begin
-        started = time.monotonic()
-        write_rows(store, rows)
-        assert time.monotonic() - started < 5  # the commit did not wait for a checkpoint
-        assert rows_in_file_alone(store.path, tmp_path) == 0  # and did not do one itself
+        write_rows(store, rows)  # returns: the commit does not wait for a checkpoint
+        assert rows_in_file_alone(store.path, tmp_path) == 0  # nor does one itself
 
     assert wait_for(lambda: store._checkpointer.checkpoints >= 1, seconds=30)
     with wal._CHECKPOINTING:
@@ -79,9 +85,11 @@ def test_a_writer_that_never_stops_still_gets_its_log_restarted(tmp_path, monkey
         for n in range(40):  # ~10 MB in all, one transaction after another
             write_rows(store, 64, start=n * 64)
             largest = max(largest, os.stat(f"{store.path}-wal").st_size)
+        worked = store._checkpointer.checkpoints
     finally:
         store.close()
     assert largest < (2 << 20) + 64 * 2 * ROW  # the limit and one transaction, not all of them
+    assert (worked > 0) == (thread == "working")
     db = sqlite3.connect(tmp_path / "paperbot.sqlite3")
     assert db.execute("SELECT count(*) FROM scratch").fetchone()[0] == 40 * 64  # nothing lost
     db.close()
@@ -96,10 +104,8 @@ def test_a_reader_on_an_old_snapshot_holds_the_log_back_but_never_the_writer(tmp
     try:
         reader.execute("BEGIN")
         assert reader.execute("SELECT count(*) FROM scratch").fetchone()[0] == 8  # holds this snapshot
-        started = time.monotonic()
-        for n in range(1, 13):  # ~3 MB past the snapshot: the log cannot restart
-            write_rows(store, 64, start=n * 64)
-        assert time.monotonic() - started < 20
+        # ~3 MB past the snapshot: the log cannot restart, and the writes still go through
+        assert finishes(lambda: [write_rows(store, 64, start=n * 64) for n in range(1, 13)])
         assert os.stat(f"{store.path}-wal").st_size > 2 << 20
         assert "a reader on an older snapshot" in caplog.text
         reader.execute("COMMIT")
@@ -111,17 +117,27 @@ def test_a_reader_on_an_old_snapshot_holds_the_log_back_but_never_the_writer(tmp
         store.close()
 
 
-def test_a_write_past_the_limit_never_waits_on_a_thread_that_is_gone(tmp_path, monkeypatch):
+@pytest.mark.parametrize("gone", ["closed", "died"])
+def test_a_write_past_the_limit_never_waits_on_a_thread_that_is_gone(tmp_path, monkeypatch, gone):
     monkeypatch.setattr(wal, "CHECKPOINT_BYTES", 256 * 1024)
     monkeypatch.setattr(wal, "WAL_LIMIT_BYTES", 1 << 20)
     store = Store(tmp_path / "paperbot.sqlite3")
-    write_rows(store, 128)
-    store._checkpointer.close()  # as at shutdown, with writes still coming
-    store._checkpointer._pending = True  # a request no thread will take
-    writer = threading.Thread(target=lambda: [write_rows(store, 64, start=1000 + n * 64) for n in range(8)])
-    writer.start()
-    writer.join(20)
-    assert not writer.is_alive()
+    checkpointer = store._checkpointer
+    with wal._CHECKPOINTING:  # no checkpoint yet: the log is past its limit
+        write_rows(store, 320)
+        assert os.stat(f"{store.path}-wal").st_size >= wal.WAL_LIMIT_BYTES
+        if gone == "closed":  # as at shutdown, with writes still coming
+            threading.Thread(target=checkpointer.close, daemon=True).start()
+        else:  # a thread that died: not closed, not alive
+            checkpointer.close = lambda: None
+            checkpointer._closed = True
+    if gone == "died":
+        checkpointer._thread.join(10)
+        checkpointer._closed = False
+    else:
+        assert wait_for(lambda: not checkpointer._thread.is_alive())
+    checkpointer._pending = True  # a request no thread will take
+    assert finishes(lambda: [write_rows(store, 64, start=1000 + n * 64) for n in range(8)])
     store.close()
 
 
@@ -139,7 +155,11 @@ def test_a_fork_waits_for_the_checkpoint_under_way():
     try:
         pid = os.fork()
         if pid == 0:  # the child: SQLite's locks are free here
-            os._exit(0 if wal._CHECKPOINTING.acquire(timeout=1) else 1)
+            code = 1
+            try:
+                code = 0 if wal._CHECKPOINTING.acquire(timeout=1) else 1
+            finally:
+                os._exit(code)
         forked = time.monotonic()
         _, status = os.waitpid(pid, 0)
     finally:
@@ -155,7 +175,7 @@ def test_closing_the_store_stops_its_checkpointing_thread(tmp_path):
     write_rows(store, 2 * wal.CHECKPOINT_BYTES // ROW)
     thread = store._checkpointer._thread
     assert thread is not None and thread.is_alive()
-    store.close()
+    assert finishes(store.close)
     assert not thread.is_alive()
 
 
@@ -163,6 +183,8 @@ def test_a_store_dropped_unclosed_stops_its_thread(tmp_path):
     store = Store(tmp_path / "paperbot.sqlite3")
     write_rows(store, 2 * wal.CHECKPOINT_BYTES // ROW)
     thread = store._checkpointer._thread
+    store._db.close()  # its connections, not its checkpointer
+    store._reader.close()
     del store
     import gc
 
