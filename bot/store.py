@@ -3,7 +3,8 @@
 Two connections per Store, each shared by threads behind a lock: one writes (every
 transaction), one reads what was last committed, so a search never waits for a file's
 transaction (WAL readers never wait for a writer). WAL also lets another process (a CLI
-`ingest` while `serve` runs) read and write alongside.
+`ingest` while `serve` runs) read and write alongside. A third connection, on a thread of
+its own, checkpoints the WAL, so the writer never waits for that (bot/wal.py).
 
 Every change to a paper takes the next value of one counter: `seq` is the value at which
 the paper was first stored (what digests call new), `rev` the value of its latest change
