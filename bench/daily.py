@@ -18,7 +18,11 @@ this checkout), in its own process, interleaved over `--rounds`:
   file lock) was held, summed over acquisitions, and the in-process upsert time; the time
   from the start until a search (polled by a third thread) first finds a new paper; the
   searches' p50/p95 while the ingest ran; the first typo query that started after the
-  last commit;
+  last commit; and the searches by phase of the ingest (`phases`): storing (the file comes
+  until the index upsert starts), indexing (until the index's lock is first taken), the
+  commit (until the probe first finds a new paper), and after it (learning, until the
+  ingest returns); a search counts in the phase it started in (storing: also one that was
+  under way when the file came);
 - checks: every new paper is found by its title once the ingest returns, no page ever
   lists a paper twice, no search fails; and a fingerprint of the mix's results after the
   ingest, which must be equal for every `--code` (results must not change);
@@ -223,6 +227,14 @@ def worker_ingest(data: Path, daily: Path, meta_path: Path, passes: int) -> dict
     in_ingest = [ms for t, ms, _ in during if t < ended and t + ms / 1000 > started]
     after_commit = [(t, ms, text) for t, ms, text in during if t >= last_commit]
     first_typo = next((ms for t, ms, text in sorted(after_commit) if kinds.get(text) == TYPO), None)
+    upsert_starts = [a for a, b in upserts if b >= started]
+    edges = [started, min(upsert_starts, default=ended), min((a for a, _ in holds), default=ended), found_at[0] if found_at else ended, ended]
+    edges = [max(edges[0], min(edge, ended)) for edge in edges]
+    phases = {}
+    for name, low, high in zip(("storing", "indexing", "commit", "after"), edges, edges[1:], strict=False):
+        # a search counts in the phase it started in; the first also has those it overlapped
+        times = [ms for t, ms, _ in during if t < high and (t >= low if name != "storing" else t + ms / 1000 > started)]
+        phases[name] = {**summary(times), "from_s": low - started, "to_s": high - started}
     if first_typo is None:  # the loop met no typo after the commit: this is the first
         first_typo = search(next(text for kind, text in QUERIES if kind == TYPO))[1]
 
@@ -252,6 +264,7 @@ def worker_ingest(data: Path, daily: Path, meta_path: Path, passes: int) -> dict
         "before": summary(before),
         "during": summary(in_ingest),
         "first_typo_after_commit_ms": first_typo,
+        "phases": phases,
         "problems": problems[:5] + ([f"new papers not found by title: {missing[:3]}"] if missing else [])
         + ([f"index has {index_count} papers, store {count}"] if index_count != count else []),
         "results_sha": fingerprint.hexdigest()[:16],
@@ -338,6 +351,14 @@ def render(results: dict[str, list[dict]]) -> str:
             f"| {fmt_ms(med(ing, 'during', 'p50_ms'))} / {fmt_ms(med(ing, 'during', 'p95_ms'))} ms "
             f"| {fmt_ms(med(ing, 'first_typo_after_commit_ms'))} ms | `{ing[-1]['results_sha']}` |"
         )
+    lines += ["", "| code | phase | searches (median a round) | p50 / p95 | from → to (s after the file came) |", "|---|---|---:|---:|---|"]
+    for label, rows in results.items():
+        ing = [r["ingest"] for r in rows]
+        for name in ("storing", "indexing", "commit", "after"):
+            lines.append(
+                f"| {label} | {name} | {med(ing, 'phases', name, 'n'):.0f} | {fmt_ms(med(ing, 'phases', name, 'p50_ms'))} / "
+                f"{fmt_ms(med(ing, 'phases', name, 'p95_ms'))} ms | {med(ing, 'phases', name, 'from_s'):.2f} → {med(ing, 'phases', name, 'to_s'):.2f} |"
+            )
     lines += ["", "| code | filter | papers | `digest --json` (CLI wall) | in process, 1st / 2nd | output |", "|---|---|---:|---:|---:|---|"]
     for label, rows in results.items():
         for text in DIGEST_FILTERS:
