@@ -24,7 +24,7 @@ from json.encoder import encode_basestring  # how json.dumps(ensure_ascii=False)
 from pathlib import Path
 
 from bot.models import Affiliation, ArxivRecord, IngestReport, Listing, Paper
-from bot.wal import Checkpointer, prepare_writer
+from bot.wal import Checkpointer
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -183,8 +183,7 @@ class Store:
         # CPU, 0.94-1.01 s with 16 MB (pages are allocated as used: up to 16 MB of memory).
         self._db.execute("PRAGMA cache_size=-16384")
         # The WAL is checkpointed beside the writer, not inside its commits (bot/wal.py).
-        prepare_writer(self._db)
-        self._checkpointer = Checkpointer(path, owner=self)
+        self._checkpointer = Checkpointer(path, self._db, owner=self)
         with self.transaction() as db:
             apply_schema(db, SCHEMA, COLUMNS)
         # Reads have a connection of their own (see read()): through the writer's, a search

@@ -41,12 +41,6 @@ _CHECKPOINTING = threading.Lock()
 os.register_at_fork(before=_CHECKPOINTING.acquire, after_in_parent=_CHECKPOINTING.release, after_in_child=_CHECKPOINTING.release)
 
 
-def prepare_writer(db: sqlite3.Connection) -> None:
-    """Make `db` (a store's writing connection) leave its checkpoints to a Checkpointer."""
-    db.execute("PRAGMA wal_autocheckpoint=0")
-    db.execute("PRAGMA journal_size_limit=0")
-
-
 class Checkpointer:
     """Checkpoints one database's WAL on a thread of its own (started at the first need).
 
@@ -54,8 +48,11 @@ class Checkpointer:
     the next commit, and SQLite's data is as safe as before it began.
     """
 
-    def __init__(self, path: Path, owner: object | None = None):
-        """`owner` (the Store): if it is dropped unclosed, the thread stops with it."""
+    def __init__(self, path: Path, writer: sqlite3.Connection, owner: object | None = None):
+        """Take over the checkpoints of `writer` (the store's writing connection on `path`).
+        `owner` (the Store): if it is dropped unclosed, the thread stops with it."""
+        writer.execute("PRAGMA wal_autocheckpoint=0")
+        writer.execute("PRAGMA journal_size_limit=0")
         self.path = path
         self.wal = Path(f"{path}-wal")
         self._cond = threading.Condition()
