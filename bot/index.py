@@ -38,7 +38,7 @@ from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
 from whoosh.filedb.filestore import FileStorage
 from whoosh.index import LockError
 from whoosh.multiproc import MpWriter, SubWriterTask
-from whoosh.reading import SegmentReader
+from whoosh.reading import EmptyReader, MultiReader, SegmentReader
 from whoosh.searching import Searcher
 
 from bot.analysis import (
@@ -64,7 +64,7 @@ from bot.lexicon import (
 from bot.locks import HolderRecord, die_with_parent
 from bot.models import Fragment, Paper
 from bot.query import TEXT_FIELD, build_query, iter_words, suggest_query
-from bot.segments import PaperWriter, write_segment, write_segment_in_child
+from bot.segments import PaperWriter, commit_toc, write_segment, write_segment_in_child
 from bot.typos import PinyinVocabulary, correct_chinese
 
 logger = logging.getLogger(__name__)
@@ -270,6 +270,80 @@ class PaperSearcher(Searcher):
         if fieldname not in cache:
             cache[fieldname] = self.reader().field_length(fieldname)
         return cache[fieldname]
+
+    def refresh(self) -> PaperSearcher:
+        """Return a searcher of the index's latest version (this one if it is the latest),
+        keeping the readers of the segments it still has; this searcher is then done with.
+
+        Whoosh's refresh() means to keep them, but files the old readers by the index's
+        generation and looks them up by segment id, so it never finds one: after every
+        commit each searcher opened every segment again (~4 ms at 1M papers), and its
+        first searches paid again for what the readers had opened and cached since (their
+        columns, stored fields, each field's lengths). A segment never changes once
+        written, except for the documents deleted from it, which live in its entry in the
+        index's table of contents: a kept reader is given the new entry.
+        """
+        ix = self._ix
+        if ix is None:
+            raise ValueError("this searcher has no index to refresh from")
+        old = self.reader()
+        if ix.latest_generation() == old.generation():
+            return self
+        leaves = [old] if old.is_atomic() else [leaf for leaf, _ in old.leaf_readers()]
+        kept = {leaf.segment().segment_id(): leaf for leaf in leaves if isinstance(leaf, SegmentReader)}
+        for attempt in range(10):
+            try:
+                toc, readers = _readers_of_latest(ix, kept)
+                break
+            except OSError:
+                # A commit removed the version just read (its table of contents, or a
+                # segment it merged away): read the next one, as Whoosh's reader() does.
+                if attempt == 9:
+                    raise  # the caller keeps this version
+                time.sleep(0.05)
+        for segment in toc.segments:
+            kept.pop(segment.segment_id(), None)
+        for leaf in kept.values():  # merged away: nothing reads them any more
+            leaf.close()
+        if not readers:
+            reader = EmptyReader(toc.schema)
+        elif len(readers) == 1:
+            reader = readers[0]
+        else:
+            reader = MultiReader(readers, generation=toc.generation)
+        self.is_closed = True
+        return PaperSearcher(reader, fromindex=ix, weighting=self.weighting)
+
+
+def _readers_of_latest(ix, kept: dict[str, SegmentReader]) -> tuple:
+    """The index's latest table of contents and a reader for each of its segments: one of
+    `kept` where its segment is there (left in `kept`), else one opened now."""
+    toc = ix._read_toc()
+    readers, opened = [], []
+    try:
+        for segment in toc.segments:
+            leaf = kept.get(segment.segment_id())
+            if leaf is None:
+                leaf = SegmentReader(ix.storage, toc.schema, segment, generation=toc.generation)
+                opened.append(leaf)
+            else:
+                leaf = _with_segment(leaf, segment, toc.generation)
+            readers.append(leaf)
+    except BaseException:
+        for leaf in opened:
+            leaf.close()
+        raise
+    return toc, readers
+
+
+def _with_segment(leaf: SegmentReader, segment, generation: int) -> SegmentReader:
+    """`leaf` (its open files and caches) reading the index entry `segment` of its segment,
+    which says which of its documents are deleted now. `leaf` itself is left as it was."""
+    fresh = copy.copy(leaf)
+    fresh._segment, fresh._gen = segment, generation
+    fresh._perdoc = copy.copy(leaf._perdoc)
+    fresh._perdoc._segment = segment
+    return fresh
 
 
 class PaperIndex:
@@ -1324,6 +1398,9 @@ def _load_share(path: Path) -> dict:
 
 class _Workers(MpWriter):
     """Whoosh's multi-process writer, with _Worker processes that die with this one."""
+
+    _commit_toc = commit_toc  # (bot/segments.py) a merged-away segment's files outlive the searches still reading it
+
 
     def __init__(self, ix, *, on_worker=None, reader=None, **kwargs):
         super().__init__(ix, **kwargs)

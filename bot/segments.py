@@ -21,12 +21,17 @@ Whoosh's own path. tests/test_segments.py compares the files with Whoosh's write
 
 from __future__ import annotations
 
+import json
+import os
+import time
 from array import array
+from contextlib import suppress
 from heapq import merge
 from pickle import dumps
 
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN
 from whoosh.formats import Frequency, Positions
+from whoosh.index import TOC
 from whoosh.system import pack_uint
 from whoosh.util.numeric import byte_to_length
 from whoosh.writing import PostingPool, SegmentWriter
@@ -216,8 +221,68 @@ class _Lengths:
 _BYTE_TO_LENGTH = [byte_to_length(b) for b in range(256)]
 
 
+RETIRED_FILE = ".retired.json"  # hidden: Whoosh's own clean-up passes over names starting with "."
+RETIRED_GRACE_S = 60.0  # a segment's files outlive its leaving the index by this long
+_wall = time.time  # (tests move it)
+
+
+def commit_toc(writer, segments) -> None:
+    """A writer's `_commit_toc`: write the index's new table of contents, then delete the
+    files nothing will read any more.
+
+    Whoosh deletes a segment's files as soon as a commit leaves it out (small segments
+    are merged on every small upsert), but a search still on the version before opens
+    some of them only when it first needs them: a search in flight beside an inbox file
+    found no stored fields and failed. So a segment's files go only once it has been out
+    of the index for RETIRED_GRACE_S (far longer than a search, and a lent searcher moves
+    to the latest version first). Old tables of contents go at once, as in Whoosh: a
+    reader that finds its own gone reads the next (see PaperSearcher.refresh).
+    """
+    TOC(writer.schema, segments, writer.generation).write(writer.storage, writer.indexname)
+    clean_files_later(writer.storage, writer.indexname, writer.generation, segments)
+
+
+def clean_files_later(storage, indexname: str, generation: int, segments) -> None:
+    """Whoosh's clean_files, with a segment's files kept RETIRED_GRACE_S after it left."""
+    now = _wall()
+    live = {segment.segment_id() for segment in segments}
+    tocs, names = TOC._pattern(indexname), TOC._segment_pattern(indexname)
+    record = os.path.join(storage.folder, RETIRED_FILE)
+    try:
+        with open(record, encoding="utf-8") as f:
+            retired = {str(k): float(v) for k, v in json.load(f).items()}
+    except (OSError, ValueError, AttributeError):
+        retired = {}
+    doomed, files_of = [], {}
+    for filename in storage:
+        if filename.startswith("."):
+            continue
+        if (toc := tocs.match(filename)) is not None:
+            if int(toc.group(1)) != generation:
+                doomed.append(filename)
+        elif (seg := names.match(filename)) is not None and seg.group(1) not in live:
+            files_of.setdefault(seg.group(1), []).append(filename)
+    still = {}
+    for name, files in files_of.items():
+        since = retired.get(name, now)
+        if now - since >= RETIRED_GRACE_S:
+            doomed.extend(files)
+        else:
+            still[name] = since
+    for filename in doomed:
+        with suppress(OSError):  # gone already, or held open (on Windows): the next commit tries again
+            storage.delete_file(filename)
+    if still != retired:
+        temporary = f"{record}.{os.getpid()}"
+        with open(temporary, "w", encoding="utf-8") as f:
+            json.dump(still, f)
+        os.replace(temporary, record)
+
+
 class PaperWriter(SegmentWriter):
     """Whoosh's SegmentWriter with a TermPool and lengths read once per field (see module doc)."""
+
+    _commit_toc = commit_toc
 
     def __init__(self, ix, **kwargs):
         super().__init__(ix, **kwargs)

@@ -3,20 +3,30 @@
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import pytest
+import whoosh.index
+import whoosh.query
 
+import bot.segments
+from bot.codec import ArrayCodec
 from bot.index import (
+    INDEX_NAME,
     MAX_IDLE_SEARCHERS,
     IndexHit,
     IndexPage,
     IndexUnusable,
     PaperIndex,
+    PaperSearcher,
+    build_schema,
     build_snippet,
     edit_distance,
+    paper_document,
 )
 from bot.models import Affiliation, Fragment, Paper
+from bot.segments import PaperWriter
 
 
 def make_paper(n: int, **changes) -> Paper:
@@ -401,14 +411,23 @@ def test_small_upserts_fold_tiny_segments_but_leave_bulk_segments_alone(tmp_path
     index = PaperIndex(tmp_path / "index", batch_size=1000, segment_docs=1000)
     index.rebuild([])
     index.upsert(make_paper(n, seq=n, rev=n) for n in range(1, 2201))  # a bulk load: 1000 + 1000 + 200
-    bulk = sorted(p.name for p in (tmp_path / "index").glob("*.pst"))
+    bulk = _segment_ids(tmp_path / "index")
     for n in range(2201, 2221):  # twenty inbox files of one paper each
         index.upsert([make_paper(n, seq=n, rev=n)])
-    segments = sorted(p.name for p in (tmp_path / "index").glob("*.pst"))
+    segments = _segment_ids(tmp_path / "index")
     assert len(bulk) == 3
     assert len(segments) == 3  # two bulk segments kept as written, one holding every small write
     assert len(set(bulk) & set(segments)) == 2
     assert index.state() == (2220, 2220)
+
+
+def _segment_ids(folder: Path) -> list[str]:
+    """The segments the index's latest table of contents lists."""
+    ix = whoosh.index.open_dir(str(folder), indexname=INDEX_NAME)
+    try:
+        return sorted(segment.segment_id() for segment in ix._segments())
+    finally:
+        ix.close()
 
 
 @pytest.mark.parametrize("revs", [[5], [1, 2, 3], [7, 300, 65_537, 2**40 + 3, 12], [2**62 + 1, 9]])
@@ -500,3 +519,78 @@ def test_a_seq_range_keeps_papers_stored_later_out_of_a_digests_slots(index: Pap
     # A digest covers seq 6..10; papers 11..20 were stored while it was being composed.
     result = index.search("Finn", min_seq=5, max_seq=10, limit=5)
     assert sorted(int(h.id[1:]) for h in result.hits) == [6, 7, 8, 9, 10] and result.total == 5
+
+
+def _commit_papers(ix, papers: list[Paper], *, delete: tuple[str, ...] = (), **commit) -> None:
+    """Write `papers` as the index does (bot/segments.py's writer, the array codec), delete ids, commit."""
+    writer = PaperWriter(ix, codec=ArrayCodec(), compound=False)
+    for paper in papers:
+        writer.add_document(**paper_document(paper))
+    for paper_id in delete:
+        writer.delete_by_term("id", paper_id)
+    writer.commit(**commit)
+
+
+def test_a_refreshed_searcher_keeps_the_readers_of_segments_that_did_not_change(tmp_path: Path) -> None:
+    ix = whoosh.index.create_in(str(tmp_path), build_schema(), indexname=INDEX_NAME)
+    _commit_papers(ix, [make_paper(n) for n in range(1, 6)], merge=False)
+    _commit_papers(ix, [make_paper(n) for n in range(6, 11)], merge=False)
+    searcher = PaperSearcher(ix.reader(), fromindex=ix)
+    first, second = (leaf for leaf, _ in searcher.reader().leaf_readers())
+    assert searcher.refresh() is searcher  # nothing committed since
+
+    # A day's file: a new segment, and a paper it lists again deleted from the first one.
+    _commit_papers(ix, [make_paper(11), make_paper(2, title_en="Grokking again")], delete=("p2",), merge=False)
+    fresh = searcher.refresh()
+    leaves = [leaf for leaf, _ in fresh.reader().leaf_readers()]
+    assert len(leaves) == 3
+    # The two older segments' readers are kept (their open files too), not opened again...
+    assert leaves[0]._terms is first._terms and leaves[1]._terms is second._terms
+    assert not first.is_closed and not second.is_closed
+    # ...and the first one knows what was deleted from it since, as a reader opened anew does.
+    assert (leaves[0].doc_count(), leaves[1].doc_count(), leaves[2].doc_count()) == (4, 5, 2)
+    assert first.doc_count() == 5  # the reader the old searcher had is as it was
+    with ix.searcher() as anew:
+        def listed(s) -> list[tuple[str, str]]:
+            return sorted((hit["id"], hit["title_en"]) for hit in s.search(whoosh.query.Every(), limit=None))
+
+        assert listed(fresh) == listed(anew)
+        assert [title for paper_id, title in listed(fresh) if paper_id == "p2"] == ["Grokking again"]
+        assert len(listed(fresh)) == 11
+
+    # A commit that merges every segment into one: the old readers are closed, the new one is Whoosh's.
+    _commit_papers(ix, [], optimize=True)
+    merged = fresh.refresh()
+    assert merged.reader().is_atomic() and merged.doc_count() == 11
+    assert leaves[0].is_closed and leaves[1].is_closed
+    merged.close()
+    ix.close()
+
+
+def test_a_search_on_the_version_before_a_merge_still_reads_the_segments_merged_away(tmp_path: Path, monkeypatch) -> None:
+    folder = tmp_path / "index"
+    index = PaperIndex(folder)
+    index.rebuild([])
+    for n in range(1, 4):
+        index.upsert([make_paper(n)])  # small segments, folded together by each upsert
+    ix = whoosh.index.open_dir(str(folder), indexname=INDEX_NAME)
+    before = ix.searcher()  # a search in flight on this version: nothing read from its segments yet
+    old = {segment.segment_id() for segment in ix._segments()}
+    index.upsert([make_paper(4)])  # folds them into a new segment: theirs leave the index
+    assert old.isdisjoint(_segment_ids(folder))
+    # Whoosh opens a segment's stored fields at their first use: the files must still be there.
+    assert sorted(before.stored_fields(d)["id"] for d in before.document_numbers()) == ["p1", "p2", "p3"]
+    before.close()
+    ix.close()
+
+    # Once they have been out of the index for the grace period, the next commit deletes them.
+    later = time.time() + bot.segments.RETIRED_GRACE_S + 1
+    monkeypatch.setattr(bot.segments, "_wall", lambda: later)
+    just_before = set(_segment_ids(folder))
+    index.upsert([make_paper(5)])  # (folds the last one in too: it leaves now, and stays for now)
+    live = set(_segment_ids(folder))
+    named = {path.name.split(".", 1)[0] for path in folder.iterdir() if path.name.startswith(f"{INDEX_NAME}_") and "." in path.name}
+    assert old.isdisjoint(named)
+    assert live <= named <= live | just_before
+    assert [hit.id for hit in index.search("speculative", limit=10).hits] and index.state() == (5, 5)
+    index.close()

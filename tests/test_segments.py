@@ -29,10 +29,14 @@ def seed_papers():
 
 
 def segment_files(folder: Path) -> dict[str, str]:
-    """{file name without the random segment id: sha256} of every segment file."""
+    """{file name without the random segment id: sha256} of every file of the index's segments
+    (not of those merged away, which stay a while: bot/segments.py commit_toc)."""
+    ix = whoosh.index.open_dir(str(folder), indexname=INDEX_NAME)
+    live = {segment.segment_id() for segment in ix._segments()}
+    ix.close()
     files = {}
     for path in folder.iterdir():
-        if path.name.startswith(f"{INDEX_NAME}_") and "." in path.name and not path.name.endswith("WRITELOCK"):
+        if path.name.split(".", 1)[0] in live:
             files[path.name.split(".", 1)[1]] = hashlib.sha256(path.read_bytes()).hexdigest()
     return files
 
