@@ -17,11 +17,14 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from bot import intake
 from bot.analysis import load_chinese
+from bot.child import ChildFailed
 from bot.config import DataDirError, Settings, ensure_data_dir
 from bot.index import MAX_PER_PAGE, IndexBusy, IndexPage, IndexUnusable, PaperIndex, StoredPapers
+from bot.intake import CHILD_BYTES, store_listing
 from bot.lexicon import DICTIONARY
-from bot.listing import decode_listing, parse_paths, parse_text
+from bot.listing import parse_bytes, parse_path, parse_paths
 from bot.models import Hit, IngestReport, Listing, Paper, SearchResult
 from bot.store import Store, read_papers
 
@@ -233,12 +236,12 @@ class Corpus:
 
     def ingest_listing(self, listing: Listing, *, sync: bool = True) -> IngestReport:
         """Store one parsed listing (one transaction), then bring the index up to date."""
-        if not listing.feed:
-            return IngestReport(path=listing.path, errors=list(listing.errors))
-        report = self.store.ingest_listing(listing)
+        return self._stored(store_listing(self.store, listing), sync)
+
+    def _stored(self, report: IngestReport, sync: bool, *, anyway: bool = False) -> IngestReport:
         # During a rebuild (it holds the sync lock for minutes) the papers are stored and
         # the answer comes at once: the rebuild, or the next scan after it, indexes them.
-        if sync and (report.new or report.updated) and self._progress is None:
+        if sync and (report.new or report.updated or anyway) and self._progress is None:
             self._sync_index()
         return report
 
@@ -247,29 +250,53 @@ class Corpus:
 
         With `writer_procs` > 1 (the CLI) and several files, worker processes parse the
         files ahead while this one stores them, still in order, one transaction each.
+        The server (`writer_procs` 1) has a child process parse and store a large file
+        (bot/intake.py): searches run beside it.
         """
         files = expand_paths(paths)
         sizes = [_size(f) for f in files]
         total, done = sum(sizes), 0
-        reports = []
+        reports: list[IngestReport] = []
+        in_doubt = False  # a child failed: it may have stored papers that no report counts
+
+        def stored(path: Path, size: int, report: IngestReport) -> None:
+            nonlocal done
+            reports.append(report)
+            done += size
+            if progress:
+                progress(done, total, str(path))
+
         try:
-            with parse_paths(files, self.index.procs) as listings:
-                for path, size, listing in zip(files, sizes, listings, strict=True):
-                    reports.append(self.ingest_listing(listing, sync=False))
-                    done += size
-                    if progress:
-                        progress(done, total, str(path))
+            if self.index.procs > 1:
+                with parse_paths(files, self.index.procs) as listings:
+                    for path, size, listing in zip(files, sizes, listings, strict=True):
+                        stored(path, size, store_listing(self.store, listing))
+            else:
+                for path, size in zip(files, sizes, strict=True):
+                    report = self._in_child(str(path), path=path) if size >= CHILD_BYTES else None
+                    in_doubt = in_doubt or (report is None and size >= CHILD_BYTES)
+                    stored(path, size, report if report is not None else store_listing(self.store, parse_path(path)))
         finally:
-            if any(r.new or r.updated for r in reports):
+            if in_doubt or any(r.new or r.updated for r in reports):
                 self._sync_index()
         return reports
 
     def ingest_bytes(self, name: str, data: bytes) -> IngestReport:
         """Ingest a listing that arrived as bytes (a Slack upload), named `name` in reports."""
-        text, error = decode_listing(name, data)
-        if error:
-            return IngestReport(path=name, errors=[error])
-        return self.ingest_listing(parse_text(text, name))
+        if self.index.procs == 1 and len(data) >= CHILD_BYTES:  # the server: see ingest_paths
+            report = self._in_child(name, name=name, data=data)
+            if report is not None:
+                return self._stored(report, True)
+            return self._stored(store_listing(self.store, parse_bytes(name, data)), True, anyway=True)
+        return self._stored(store_listing(self.store, parse_bytes(name, data)), True)
+
+    def _in_child(self, what: str, **listing) -> IngestReport | None:
+        """bot/intake.py's in_child, or None if no child could store it (then it is done here)."""
+        try:
+            return intake.in_child(self.store.path, now=self.store.now(), **listing)
+        except (OSError, ChildFailed) as exc:  # (TimeoutError is an OSError)
+            logger.warning("could not store %s in a child process (%s); storing it here", what, exc)
+            return None
 
     def ingest_seeds_if_empty(self) -> list[IngestReport]:
         """On first start, ingest the sample listings so the bot is never empty."""

@@ -157,14 +157,9 @@ def paper_id(title_en: str) -> str:
     return hashlib.sha1(normal.encode("utf-8")).hexdigest()[:12]
 
 
-def read_text(path: Path) -> tuple[str | None, ListingError | None]:
-    """Read a listing as UTF-8 (BOM or not); refuse binary and non-UTF-8 files with a reason."""
-    data = path.read_bytes()
-    return decode_listing(str(path), data)
-
-
 def decode_listing(name: str, data: bytes) -> tuple[str | None, ListingError | None]:
-    """Decode listing bytes, naming the likely encoding when they are not UTF-8."""
+    """Decode listing bytes as UTF-8 (BOM or not), naming the likely encoding when they are
+    not; refuse binary data with a reason."""
     if b"\x00" in data[:8192]:
         return None, listing_error(name, 0, "file_binary")
     try:
@@ -184,12 +179,19 @@ def parse_path(path: str | Path) -> Listing:
     """Parse one listing file; unreadable files come back as a Listing with one error."""
     path = Path(path)
     try:
-        text, error = read_text(path)
+        data = path.read_bytes()
     except OSError as exc:
         return Listing(path=str(path), feed="", errors=[listing_error(str(path), 0, "file_unreadable", detail=exc.strerror or str(exc))])
+    return parse_bytes(str(path), data)
+
+
+def parse_bytes(name: str, data: bytes) -> Listing:
+    """Parse a listing that arrived as bytes, named `name`; bytes that are not UTF-8 text
+    come back as a Listing with one error (and no feed: nothing to store)."""
+    text, error = decode_listing(name, data)
     if error:
-        return Listing(path=str(path), feed="", errors=[error])
-    return parse_text(text, str(path))
+        return Listing(path=name, feed="", errors=[error])
+    return parse_text(text, name)
 
 
 PARSE_POOL_MIN_FILES = 4

@@ -192,6 +192,10 @@ class Store:
         self._reader.row_factory = sqlite3.Row
         self._reader.execute("PRAGMA query_only=ON")
 
+    def now(self) -> str:
+        """The time by the store's clock, as it records times."""
+        return self._clock()
+
     def close(self) -> None:
         if self._checkpointer is not None:
             self._checkpointer.close()
