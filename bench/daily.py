@@ -11,18 +11,24 @@ that list stored papers again under the day's feed (a paper appears in several f
 so the update path runs too. For each `--code` (a copy of the `bot` package; default
 this checkout), in its own process, interleaved over `--rounds`:
 
+- the corpus prepared and its heap settled as the server starts (`prepare()`, then
+  `settle_heap()` where the code has it);
 - search p50/p95 over bench/queries.py's mix before the ingest (one thread, no ingest,
   beside the thread that polls for the day's first paper, as during the ingest);
 - `Corpus.ingest_paths([daily file])` as the CLI and the inbox call it, while another
   thread runs the mix in a loop: wall time; how long the index's write lock (Whoosh's
   file lock) was held, summed over acquisitions, and the in-process upsert time; the time
-  from the start until a search (polled by a third thread) first finds a new paper; the
-  searches' p50/p95 while the ingest ran; the first typo query that started after the
-  last commit; and the searches by phase of the ingest (`phases`): storing (the file comes
+  from the start until a lookup of its id (polled by a third thread) first finds a new
+  paper; the searches' p50/p95 while the ingest ran; the first typo query that started
+  after the last commit; the garbage collector's full passes during the ingest (each
+  stops every thread); and the searches by phase of the ingest (`phases`): storing (the file comes
   until the index upsert starts), indexing (until the index's lock is first taken), the
   commit (until the probe first finds a new paper), and after it (learning, until the
   ingest returns); a search counts in the phase it started in (storing: also one that was
   under way when the file came);
+- the searches before and during the file pooled over all the rounds (p50, p95, and
+  during ÷ before): one round's p95 rests on ~17 searches, and the host's noise moves it
+  by as much as the file does;
 - checks: every new paper is found by its title once the ingest returns, no page ever
   lists a paper twice, no search fails; and a fingerprint of the mix's results after the
   ingest, which must be equal for every `--code` (results must not change);
@@ -36,6 +42,7 @@ Never run more than 100k papers on the shared machine; the lead runs 1M.
 from __future__ import annotations
 
 import argparse
+import gc
 import hashlib
 import json
 import os
@@ -157,6 +164,11 @@ def worker_ingest(data: Path, daily: Path, meta_path: Path, passes: int) -> dict
 
     PaperIndex.upsert = timed_upsert
     corpus = Corpus.open(Settings(data_dir=data))
+    corpus.prepare()  # as the server starts: vocabularies warmed, then its heap settled
+    import bot.slack.server as server
+
+    if hasattr(server, "settle_heap"):  # (older code has no such step)
+        server.settle_heap()
     kinds = {text: kind for kind, text in QUERIES}
     problems: list[str] = []
 
@@ -194,15 +206,24 @@ def worker_ingest(data: Path, daily: Path, meta_path: Path, passes: int) -> dict
                     continue
                 during.append((started, ms, text))
 
+    def indexed(paper_id: str) -> bool:
+        # The index's own lookup of an id term, through a searcher lent as a search's is
+        # (so refreshed after a commit). It used to ask for the paper's similar papers:
+        # its last call, the one that found the paper, cost 55-135 ms at 1M, in the very
+        # window after the commit that it measures.
+        with corpus.index._searcher() as searcher:
+            return searcher.document_number(id=paper_id) is not None
+
     def probing() -> None:
         while not stop.is_set() and not found_at:
-            if corpus.index.more_like(probe_id, per_page=1).problem != "paper_not_found":
+            if indexed(probe_id):
                 found_at.append(time.perf_counter())
                 return
             time.sleep(0.01)
 
-    # The probe (a lookup every 10 ms) slows the searches beside it by itself: p95 +10-15%
-    # at 1M. So "before" is measured with it running too, and the two differ by the ingest.
+    # The probe (a lookup every 10 ms) slows the searches beside it by itself (asking for
+    # similar papers it moved p95 +10-15% at 1M). So "before" is measured with it running
+    # too, and the two differ by the ingest.
     threads = [threading.Thread(target=probing, daemon=True), threading.Thread(target=searching, daemon=True)]
     threads[0].start()
     rng = random.Random(7)
@@ -211,6 +232,17 @@ def worker_ingest(data: Path, daily: Path, meta_path: Path, passes: int) -> dict
         order = [text for _, text in QUERIES]
         rng.shuffle(order)
         before += [search(text)[1] for text in order]
+    full_passes: list[tuple[float, float]] = []  # the cyclic collector's full passes: (start, seconds)
+    pass_started: list[float] = []
+
+    def on_collect(phase: str, info: dict) -> None:
+        if info["generation"] == 2:
+            if phase == "start":
+                pass_started[:] = [time.perf_counter()]
+            elif pass_started:
+                full_passes.append((pass_started[0], time.perf_counter() - pass_started[0]))
+
+    gc.callbacks.append(on_collect)
     threads[1].start()
     time.sleep(0.5)  # searches are under way before the file arrives
     started = time.perf_counter()
@@ -221,6 +253,8 @@ def worker_ingest(data: Path, daily: Path, meta_path: Path, passes: int) -> dict
     for thread in threads:
         thread.join()
 
+    gc.callbacks.remove(on_collect)
+    passes_during = [seconds * 1000 for at, seconds in full_passes if started <= at < ended]
     holds = [(a, b) for a, b in lock_clock.holds if b >= started]
     last_commit = max((b for _, b in holds), default=ended)
     # Every search the ingest overlapped, also one that started just before the file came.
@@ -263,7 +297,12 @@ def worker_ingest(data: Path, daily: Path, meta_path: Path, passes: int) -> dict
         "searchable_s": (found_at[0] - started) if found_at else None,
         "before": summary(before),
         "during": summary(in_ingest),
+        # every search's time, so rounds can be pooled (a round's p95 rests on ~17 searches)
+        "before_ms": [round(ms, 2) for ms in before],
+        "during_ms": [round(ms, 2) for ms in in_ingest],
         "first_typo_after_commit_ms": first_typo,
+        # every thread waits while one runs a full pass: how many the ingest caused, the longest
+        "full_gc": {"n": len(passes_during), "max_ms": max(passes_during, default=0.0), "sum_ms": sum(passes_during)},
         "phases": phases,
         "problems": problems[:5] + ([f"new papers not found by title: {missing[:3]}"] if missing else [])
         + ([f"index has {index_count} papers, store {count}"] if index_count != count else []),
@@ -339,8 +378,8 @@ def render(results: dict[str, list[dict]]) -> str:
         return statistics.median(values) if values else None
 
     lines = [
-        "| code | ingest | lock held | upsert | searchable after | search p50/p95 before | during | first typo after commit | results |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| code | ingest | lock held | upsert | searchable after | search p50/p95 before | during | first typo after commit | full GC passes during, longest | results |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for label, rows in results.items():
         ing = [r["ingest"] for r in rows]
@@ -349,8 +388,27 @@ def render(results: dict[str, list[dict]]) -> str:
             f"| {(med(ing, 'searchable_s') or float('nan')):.2f} s "
             f"| {fmt_ms(med(ing, 'before', 'p50_ms'))} / {fmt_ms(med(ing, 'before', 'p95_ms'))} ms "
             f"| {fmt_ms(med(ing, 'during', 'p50_ms'))} / {fmt_ms(med(ing, 'during', 'p95_ms'))} ms "
-            f"| {fmt_ms(med(ing, 'first_typo_after_commit_ms'))} ms | `{ing[-1]['results_sha']}` |"
+            f"| {fmt_ms(med(ing, 'first_typo_after_commit_ms'))} ms "
+            f"| {sum(r.get('full_gc', {}).get('n', 0) for r in ing)} in {len(ing)} rounds, {fmt_ms(max((r.get('full_gc', {}).get('max_ms', 0) for r in ing), default=0))} ms "
+            f"| `{ing[-1]['results_sha']}` |"
         )
+    lines += [
+        "",
+        "| code | rounds | searches before / during, all rounds | p50 / p95 / p99 before | p50 / p95 / p99 during | during ÷ before, p95 | over 100 ms, before / during |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for label, rows in results.items():
+        ing = [r["ingest"] for r in rows]
+        before = [ms for r in ing for ms in r.get("before_ms", [])]
+        during = [ms for r in ing for ms in r.get("during_ms", [])]
+        if before and during:
+            b95, d95 = percentile(before, 0.95), percentile(during, 0.95)
+            lines.append(
+                f"| {label} | {len(ing)} | {len(before):,} / {len(during):,} "
+                f"| {percentile(before, 0.5):.1f} / {b95:.1f} / {percentile(before, 0.99):.1f} ms "
+                f"| {percentile(during, 0.5):.1f} / {d95:.1f} / {percentile(during, 0.99):.1f} ms | {d95 / b95:.2f}x "
+                f"| {sum(ms > 100 for ms in before)} / {sum(ms > 100 for ms in during)} |"
+            )
     lines += ["", "| code | phase | searches (median a round) | p50 / p95 | from → to (s after the file came) |", "|---|---|---:|---:|---|"]
     for label, rows in results.items():
         ing = [r["ingest"] for r in rows]
