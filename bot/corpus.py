@@ -12,6 +12,7 @@ import re
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -238,10 +239,10 @@ class Corpus:
         """Store one parsed listing (one transaction), then bring the index up to date."""
         return self._stored(store_listing(self.store, listing), sync)
 
-    def _stored(self, report: IngestReport, sync: bool, *, anyway: bool = False) -> IngestReport:
+    def _stored(self, report: IngestReport, sync: bool) -> IngestReport:
         # During a rebuild (it holds the sync lock for minutes) the papers are stored and
         # the answer comes at once: the rebuild, or the next scan after it, indexes them.
-        if sync and (report.new or report.updated or anyway) and self._progress is None:
+        if sync and (report.new or report.updated) and self._progress is None:
             self._sync_index()
         return report
 
@@ -257,7 +258,6 @@ class Corpus:
         sizes = [_size(f) for f in files]
         total, done = sum(sizes), 0
         reports: list[IngestReport] = []
-        in_doubt = False  # a child failed: it may have stored papers that no report counts
 
         def stored(path: Path, size: int, report: IngestReport) -> None:
             nonlocal done
@@ -274,29 +274,41 @@ class Corpus:
             else:
                 for path, size in zip(files, sizes, strict=True):
                     report = self._in_child(str(path), path=path) if size >= CHILD_BYTES else None
-                    in_doubt = in_doubt or (report is None and size >= CHILD_BYTES)
                     stored(path, size, report if report is not None else store_listing(self.store, parse_path(path)))
         finally:
-            if in_doubt or any(r.new or r.updated for r in reports):
+            if any(r.new or r.updated for r in reports):
                 self._sync_index()
         return reports
 
     def ingest_bytes(self, name: str, data: bytes) -> IngestReport:
         """Ingest a listing that arrived as bytes (a Slack upload), named `name` in reports."""
+        report = None
         if self.index.procs == 1 and len(data) >= CHILD_BYTES:  # the server: see ingest_paths
             report = self._in_child(name, name=name, data=data)
-            if report is not None:
-                return self._stored(report, True)
-            return self._stored(store_listing(self.store, parse_bytes(name, data)), True, anyway=True)
-        return self._stored(store_listing(self.store, parse_bytes(name, data)), True)
+        if report is None:
+            report = store_listing(self.store, parse_bytes(name, data))
+        return self._stored(report, True)
 
-    def _in_child(self, what: str, **listing) -> IngestReport | None:
-        """bot/intake.py's in_child, or None if no child could store it (then it is done here)."""
+    def _in_child(self, what: str, *, path: Path | None = None, name: str = "", data: bytes | None = None) -> IngestReport | None:
+        """Store a listing through bot/intake.py's child process; None if it did not store it
+        (then the caller does it here).
+
+        A child that stored it but whose answer was lost (it died or hung after its commit)
+        is told by the token its ingest was recorded under: the report is then made from
+        that record and the listing's own errors, and nothing is stored twice.
+        """
+        token = uuid.uuid4().hex
         try:
-            return intake.in_child(self.store.path, now=self.store.now(), **listing)
-        except (OSError, ChildFailed) as exc:  # (TimeoutError is an OSError)
-            logger.warning("could not store %s in a child process (%s); storing it here", what, exc)
-            return None
+            return intake.in_child(self.store.path, now=self.store.now(), token=token, path=path, name=name, data=data)
+        except (OSError, ChildFailed) as exc:  # (TimeoutError is an OSError) the child is gone by now
+            counts = self.store.ingested(token)
+            if counts is None:
+                logger.warning("could not store %s in a child process (%s); storing it here", what, exc)
+                return None
+            logger.warning("the child process stored %s, but its answer was lost (%s)", what, exc)
+            listing = parse_path(path) if path is not None else parse_bytes(name, data or b"")
+            new, updated, unchanged = counts
+            return IngestReport(path=listing.path, feed=listing.feed, new=new, updated=updated, unchanged=unchanged, errors=list(listing.errors))
 
     def ingest_seeds_if_empty(self) -> list[IngestReport]:
         """On first start, ingest the sample listings so the bot is never empty."""

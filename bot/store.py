@@ -99,7 +99,11 @@ CREATE INDEX IF NOT EXISTS arxiv_records_checked ON arxiv_records (checked_at);
 
 EVENT_MEMORY = timedelta(days=1)  # how long a Slack event id is remembered (Store.claim_event)
 
-COLUMNS: dict[str, dict[str, str]] = {}
+COLUMNS: dict[str, dict[str, str]] = {
+    # who stored a listing, when the one who asked cannot tell (a child process that failed
+    # after its commit: bot/corpus.py _in_child)
+    "ingests": {"token": "TEXT"},
+}
 """Columns added to a table after it first shipped: {table: {column: type and default}}.
 
 `CREATE TABLE IF NOT EXISTS` leaves an older file's table as it was, so a newer column is
@@ -246,13 +250,14 @@ class Store:
 
     # -- papers ------------------------------------------------------------------------
 
-    def ingest_listing(self, listing: Listing) -> IngestReport:
+    def ingest_listing(self, listing: Listing, *, token: str | None = None) -> IngestReport:
         """Store every good record of a listing in one transaction; report new/updated/same.
 
         A paper already stored is updated. Listed again by a feed that listed it before,
         the new record replaces the old one whole (so a corrected file can also clear a
         field). Listed by another feed, its non-empty fields replace the old ones and the
-        feed is added. Nothing changed means no new `rev`.
+        feed is added. Nothing changed means no new `rev`. `token`, recorded with the
+        ingest, lets `ingested()` tell later whether this transaction committed.
         """
         report = IngestReport(path=listing.path, feed=listing.feed, errors=list(listing.errors))
         now = self._clock()
@@ -309,10 +314,15 @@ class Store:
             write_new()
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('counter', ?)", (str(counter),))
             db.execute(
-                "INSERT INTO ingests (path, feed, at, new, updated, unchanged, rejected) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (listing.path, listing.feed, now, report.new, report.updated, report.unchanged, report.rejected),
+                "INSERT INTO ingests (path, feed, at, new, updated, unchanged, rejected, token) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (listing.path, listing.feed, now, report.new, report.updated, report.unchanged, report.rejected, token),
             )
         return report
+
+    def ingested(self, token: str) -> tuple[int, int, int] | None:
+        """(new, updated, unchanged) of the ingest recorded under `token`, or None if none was."""
+        rows = self.read("SELECT new, updated, unchanged FROM ingests WHERE token = ?", (token,))
+        return (rows[0][0], rows[0][1], rows[0][2]) if rows else None
 
     @staticmethod
     def _counter(db: sqlite3.Connection) -> int:

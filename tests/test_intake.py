@@ -43,6 +43,20 @@ def corpus(tmp_path):
 
 
 @pytest.fixture
+def children(monkeypatch) -> list[str]:
+    """What was asked of a child process (bot/child.py run_in_child's targets)."""
+    targets: list[str] = []
+    real = bot.intake.run_in_child
+
+    def run_in_child(target, args, **kwargs):
+        targets.append(target)
+        return real(target, args, **kwargs)
+
+    monkeypatch.setattr(bot.intake, "run_in_child", run_in_child)
+    return targets
+
+
+@pytest.fixture
 def parsed_here(monkeypatch) -> list[str]:
     """What the server's own process parsed (the child, a process of its own, is not watched)."""
     names: list[str] = []
@@ -65,7 +79,7 @@ def _found(corpus: Corpus, n: int) -> list[str]:
     return [hit.paper.title_en for hit in corpus.search(f'"Sparse Attention Study Number {n}"').hits]
 
 
-def test_a_large_file_is_parsed_and_stored_by_a_child_and_reported_as_if_here(corpus, tmp_path, parsed_here) -> None:
+def test_a_large_file_is_parsed_and_stored_by_a_child_and_reported_as_if_here(corpus, tmp_path, parsed_here, children) -> None:
     path = tmp_path / "icml.txt"
     path.write_text(large_listing(), encoding="utf-8")
     small = tmp_path / "small.txt"
@@ -73,7 +87,8 @@ def test_a_large_file_is_parsed_and_stored_by_a_child_and_reported_as_if_here(co
 
     reports = corpus.ingest_paths([path, small])
 
-    assert parsed_here == [str(small)]  # the large file never parsed in this process
+    assert parsed_here == [str(small)]  # the large file never parsed in this process...
+    assert children == ["bot.intake:store_file"]  # ...but in a child
     large, little = reports
     assert (large.path, large.feed, large.new, large.updated, large.rejected) == (str(path), "ICML", COUNT, 0, 1)
     assert large.errors[0].path == str(path) and large.errors[0].line > 0
@@ -93,10 +108,10 @@ def test_the_same_file_again_changes_nothing(corpus, tmp_path, parsed_here) -> N
     assert parsed_here == []
 
 
-def test_a_large_upload_is_stored_by_a_child_too(corpus, parsed_here) -> None:
+def test_a_large_upload_is_stored_by_a_child_too(corpus, parsed_here, children) -> None:
     data = large_listing("ICLR").encode()
     report = corpus.ingest_bytes("iclr.txt", data)
-    assert parsed_here == []
+    assert parsed_here == [] and children == ["bot.intake:store_bytes"]
     assert (report.path, report.feed, report.new, report.rejected) == ("iclr.txt", "ICLR", COUNT, 1)
     assert _found(corpus, 12)
     # Bytes that are not a listing are refused with the reason, as in this process.
@@ -104,8 +119,12 @@ def test_a_large_upload_is_stored_by_a_child_too(corpus, parsed_here) -> None:
     assert (refused.new, refused.feed, refused.rejected) == (0, "", 1) and "binary" in refused.errors[0].reason
 
 
-def test_without_a_child_the_server_stores_the_file_itself(corpus, tmp_path, monkeypatch, caplog, parsed_here) -> None:
-    monkeypatch.setattr(bot.intake, "CHILD_TIMEOUT_S", 0.001)  # no child can start in time
+@pytest.mark.parametrize("how", ["no child starts", "the child takes too long"])
+def test_without_a_child_the_server_stores_the_file_itself(corpus, tmp_path, monkeypatch, caplog, parsed_here, how) -> None:
+    if how == "no child starts":
+        monkeypatch.setattr(bot.child.sys, "executable", str(tmp_path / "no-such-python"))
+    else:
+        monkeypatch.setattr(bot.intake, "CHILD_TIMEOUT_S", 0.001)  # killed before Python has started
     path = tmp_path / "icml.txt"
     path.write_text(large_listing(), encoding="utf-8")
     with caplog.at_level(logging.WARNING, logger="bot.corpus"):
@@ -113,19 +132,42 @@ def test_without_a_child_the_server_stores_the_file_itself(corpus, tmp_path, mon
     assert "could not store" in caplog.text and "storing it here" in caplog.text
     assert parsed_here == [str(path)]
     assert (report.new, report.rejected) == (COUNT, 1)
+    assert corpus.store.stats()["ingests"] == 1
     assert _found(corpus, 300)
 
 
-def test_a_child_that_stored_the_file_but_whose_answer_was_lost_still_gets_it_indexed(corpus, tmp_path, monkeypatch, caplog) -> None:
-    # The child commits, then its answer cannot be read: the file is stored again here (every
-    # paper unchanged), and the papers the child stored are indexed all the same.
+@pytest.mark.parametrize("kind", ["file", "upload"])
+def test_a_child_that_stored_the_listing_but_whose_answer_was_lost_is_not_stored_twice(corpus, tmp_path, monkeypatch, caplog, kind) -> None:
+    # The child commits, then its answer cannot be read. Storing the listing again would
+    # turn papers another feed listed first into this feed's (their records replaced
+    # whole): the ingest's record says what the child did, and the papers get indexed.
+    first = corpus.ingest_paths([_write(tmp_path / "seen.txt", listing_text("NeurIPS", 1, 2))])[0]
+    assert first.new == 2
     unreadable = types.SimpleNamespace(dumps=pickle.dumps, HIGHEST_PROTOCOL=pickle.HIGHEST_PROTOCOL, loads=lambda data: 1 / 0)
     monkeypatch.setattr(bot.child, "pickle", unreadable)
-    path = tmp_path / "icml.txt"
-    path.write_text(large_listing(), encoding="utf-8")
+    text = large_listing()
     with caplog.at_level(logging.WARNING, logger="bot.corpus"):
-        report = corpus.ingest_paths([path])[0]
-    assert "answer could not be read" in caplog.text
-    assert (report.new, report.unchanged) == (0, COUNT)
+        if kind == "file":
+            report = corpus.ingest_paths([_write(tmp_path / "icml.txt", text)])[0]
+        else:
+            report = corpus.ingest_bytes("icml.txt", text.encode())
+    assert "answer was lost" in caplog.text and "storing it here" not in caplog.text
+    assert (report.feed, report.new, report.updated, report.unchanged, report.rejected) == ("ICML", COUNT - 2, 2, 0, 1)
+    assert corpus.store.stats()["ingests"] == 2  # the first file's and the child's: not a third
     assert corpus.store.state()[0] == COUNT
     assert _found(corpus, 451)
+
+
+def _write(path, text: str):
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_the_store_tells_whether_an_ingest_under_a_token_committed(tmp_path) -> None:
+    from bot.listing import parse_text
+
+    store = Store(tmp_path / "db.sqlite3")
+    report = store.ingest_listing(parse_text(listing_text("ICML", 1, 3), "icml.txt"), token="t-1")
+    assert store.ingested("t-1") == (report.new, report.updated, report.unchanged) == (3, 0, 0)
+    assert store.ingested("t-2") is None
+    store.close()
