@@ -15,7 +15,7 @@ this checkout), in its own process, interleaved over `--rounds`:
   `settle_heap()` where the code has it);
 - search p50/p95 over bench/queries.py's mix before the ingest (one thread, no ingest,
   beside the thread that polls for the day's first paper, as during the ingest);
-- `Corpus.ingest_paths([daily file])` as the CLI and the inbox call it, while another
+- `Corpus.ingest_paths([daily file])` as the server's inbox calls it, while another
   thread runs the mix in a loop: wall time; how long the index's write lock (Whoosh's
   file lock) was held, summed over acquisitions, and the in-process upsert time; the time
   from the start until a lookup of its id (polled by a third thread) first finds a new
@@ -205,6 +205,9 @@ def worker_ingest(data: Path, daily: Path, meta_path: Path, passes: int) -> dict
                     problems.append(f"{text!r} failed: {exc!r}")
                     continue
                 during.append((started, ms, text))
+
+    if not hasattr(corpus.index, "_searcher"):  # (the probe lends a searcher as a search does)
+        raise SystemExit("this code's PaperIndex has no _searcher(): bench/daily.py's probe needs one")
 
     def indexed(paper_id: str) -> bool:
         # The index's own lookup of an id term, through a searcher lent as a search's is

@@ -281,7 +281,9 @@ class PaperSearcher(Searcher):
         first searches paid again for what the readers had opened and cached since (their
         columns, stored fields, each field's lengths). A segment never changes once
         written, except for the documents deleted from it, which live in its entry in the
-        index's table of contents: a kept reader is given the new entry.
+        index's table of contents: a kept reader is given the new entry. The new
+        searcher shares the kept readers' open files with this one: close only the new
+        one (as with Whoosh's refresh, this one must not be used again).
         """
         ix = self._ix
         if ix is None:

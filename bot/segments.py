@@ -22,6 +22,7 @@ Whoosh's own path. tests/test_segments.py compares the files with Whoosh's write
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 from array import array
@@ -39,6 +40,8 @@ from whoosh.writing import PostingPool, SegmentWriter
 from .analysis import BilingualAnalyzer
 from .child import run_in_child
 from .codec import ArrayCodec
+
+logger = logging.getLogger(__name__)
 
 _ONE_POSITION: dict[int, bytes] = {}  # Positions.encode([p]) by p: most postings have one
 _PACKED = [pack_uint(n) for n in range(256)]  # Frequency.encode(n): a word's count in a document
@@ -239,7 +242,10 @@ def commit_toc(writer, segments) -> None:
     reader that finds its own gone reads the next (see PaperSearcher.refresh).
     """
     TOC(writer.schema, segments, writer.generation).write(writer.storage, writer.indexname)
-    clean_files_later(writer.storage, writer.indexname, writer.generation, segments)
+    try:
+        clean_files_later(writer.storage, writer.indexname, writer.generation, segments)
+    except Exception:  # the commit is done (its table of contents written): never report it failed
+        logger.warning("could not delete the files the index no longer uses; the next commit tries again", exc_info=True)
 
 
 def clean_files_later(storage, indexname: str, generation: int, segments) -> None:
@@ -251,7 +257,7 @@ def clean_files_later(storage, indexname: str, generation: int, segments) -> Non
     try:
         with open(record, encoding="utf-8") as f:
             retired = {str(k): float(v) for k, v in json.load(f).items()}
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, TypeError, AttributeError):  # none yet, or damaged: the grace starts again
         retired = {}
     doomed, files_of = [], {}
     for filename in storage:
@@ -273,7 +279,7 @@ def clean_files_later(storage, indexname: str, generation: int, segments) -> Non
         with suppress(OSError):  # gone already, or held open (on Windows): the next commit tries again
             storage.delete_file(filename)
     if still != retired:
-        temporary = f"{record}.{os.getpid()}"
+        temporary = f"{record}.tmp"  # one writer at a time (the index's write lock): one name
         with open(temporary, "w", encoding="utf-8") as f:
             json.dump(still, f)
         os.replace(temporary, record)
