@@ -18,12 +18,11 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from bot import intake
 from bot.analysis import load_chinese
 from bot.child import ChildFailed
 from bot.config import DataDirError, Settings, ensure_data_dir
 from bot.index import MAX_PER_PAGE, IndexBusy, IndexPage, IndexUnusable, PaperIndex, StoredPapers
-from bot.intake import CHILD_BYTES, store_listing
+from bot.intake import CHILD_BYTES, in_child, store_listing
 from bot.lexicon import DICTIONARY
 from bot.listing import parse_bytes, parse_path, parse_paths
 from bot.models import Hit, IngestReport, Listing, Paper, SearchResult
@@ -299,7 +298,7 @@ class Corpus:
         """
         token = uuid.uuid4().hex
         try:
-            return intake.in_child(self.store.path, now=self.store.now(), token=token, path=path, name=name, data=data)
+            return in_child(self.store.path, now=self.store.now(), token=token, path=path, name=name, data=data)
         except (OSError, ChildFailed) as exc:  # (TimeoutError is an OSError) the child is gone by now
             counts = self.store.ingested(token)
             if counts is None:
