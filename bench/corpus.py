@@ -1,6 +1,6 @@
 """Generate a deterministic benchmark corpus in the real listing format from the seed listings.
 
-Every piece of text comes from the seeds' own vocabulary, parsed with `bot.listing`:
+Every piece of text comes from the seeds' own vocabulary, parsed with `bot.ingest.listing`:
 English title words (a bigram chain mixed with unigram draws, so common phrases such as
 "language models" recur the way they do in real titles), Chinese title segments (rjieba
 words of the seed titles, same chain), author first and last names recombined, the seed
@@ -33,7 +33,7 @@ if str(ROOT) not in sys.path:
 
 import rjieba  # noqa: E402  (a paperbot dependency: the same segmenter the index uses)
 
-from bot.listing import VENUES, paper_id, parse_path  # noqa: E402
+from bot.ingest.listing import VENUES, paper_id, parse_path  # noqa: E402
 from bot.models import Paper  # noqa: E402
 
 SEED = 20260601

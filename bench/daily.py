@@ -146,10 +146,12 @@ def summary(times_ms: list[float]) -> dict:
 def worker_ingest(data: Path, daily: Path, meta_path: Path, passes: int) -> dict:
     from queries import QUERIES
 
-    lock_clock = LockClock(data / "index")  # not a scratch index's lock (bot/index.py _write_aside)
+    lock_clock = LockClock(data / "index")  # not a scratch index's lock (bot/search/index.py _write_aside)
     from bot.config import Settings
     from bot.corpus import Corpus
-    from bot.index import PaperIndex
+    from layout import find
+
+    PaperIndex = find("bot.search.index:PaperIndex", "bot.index:PaperIndex")
 
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
     upserts: list[tuple[float, float]] = []
@@ -185,7 +187,9 @@ def worker_ingest(data: Path, daily: Path, meta_path: Path, passes: int) -> dict
     last_seq = corpus.store.last_seq()
     count_before = corpus.store.state()[0]
     probe_title = meta["new_titles"][0]
-    from bot.listing import paper_id
+    from layout import find
+
+    paper_id = find("bot.ingest.listing:paper_id", "bot.listing:paper_id")
 
     probe_id = paper_id(probe_title)
     stop = threading.Event()

@@ -3,7 +3,7 @@
 Layout: one `papers` table holds every column (and the paper as JSON); an external-content
 FTS5 table indexes the text columns with `tokenize='trigram'`, which needs no word
 segmentation, so Chinese works as substring search. One transaction per listing file,
-records parsed by the same `bot.listing` parser paperbot uses; a paper listed again is
+records parsed by the same `bot.ingest.listing` parser paperbot uses; a paper listed again is
 merged (non-empty fields win, feeds are joined), its FTS row deleted and re-inserted.
 
 Query translation (the same syntax paperbot accepts, minus what FTS5 cannot do):
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 COLUMNS = ("title_en", "title_zh", "authors", "affil_en", "affil_zh", "summary", "venue", "comments", "feed")
-# paperbot's bot/query.py FIELD_WEIGHTS, in COLUMNS order.
+# paperbot's bot/search/query.py FIELD_WEIGHTS, in COLUMNS order.
 WEIGHTS = (4.0, 4.0, 2.5, 2.0, 2.0, 1.2, 1.0, 0.8, 0.5)
 PREFIXES = {
     "author": ("authors",),
@@ -206,7 +206,7 @@ class Fts5Corpus:
         self.db.close()
 
     def ingest_paths(self, paths: list[Path]) -> dict:
-        from bot.listing import parse_path  # the same parser paperbot uses
+        from bot.ingest.listing import parse_path  # the same parser paperbot uses
 
         totals = {"new": 0, "updated": 0, "records": 0}
         for path in paths:

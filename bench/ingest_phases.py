@@ -3,9 +3,9 @@
     .venv/bin/python bench/ingest_phases.py --corpus DIR [--code DIR ...] [--runs 2]
 
 For each run and each `--code` (default: this checkout), in a process of its own: parse
-every listing (bot.listing.parse_path), store each (Store.ingest_listing) into a fresh
+every listing (bot.ingest.listing.parse_path), store each (Store.ingest_listing) into a fresh
 store, read them back (Store.iter_papers(since_rev=0)) and build the index documents
-(bot.index.paper_document), printing each phase's CPU seconds. The index upsert is left
+(bot.search.index.paper_document), printing each phase's CPU seconds. The index upsert is left
 out (bench/ingest_ab.py measures the whole ingest). Codes alternate, so a busy machine
 slows them alike; compare ratios within one run.
 """
@@ -26,9 +26,22 @@ PHASES = r"""
 import json, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
-from bot.index import paper_document
-from bot.listing import parse_path
-from bot.store import Store
+import importlib
+
+
+def find(*targets):  # bench/layout.py's, inline: this runs with only the code under test on the path
+    for target in targets:
+        module, name = target.split(":")
+        try:
+            return getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError):
+            pass
+    raise ImportError(targets)
+
+
+paper_document = find("bot.search.schema:paper_document", "bot.search.index:paper_document", "bot.index:paper_document")
+parse_path = find("bot.ingest.listing:parse_path", "bot.listing:parse_path")
+Store = find("bot.store.database:Store", "bot.store:Store")
 files = sorted(Path(sys.argv[2]).glob("*.txt"))
 store = Store(Path(sys.argv[3]) / "paperbot.sqlite3")
 marks = [time.process_time()]

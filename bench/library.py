@@ -1,4 +1,4 @@
-"""Benchmark "for you" ranking: term vectors (bot.library.rank_papers) vs Whoosh more-like-this.
+"""Benchmark "for you" ranking: term vectors (bot.library.readinglist.rank_papers) vs Whoosh more-like-this.
 
     .venv/bin/python bench/library.py [--new 1000] [--saved 200] [--repeat 5]
 
@@ -33,11 +33,11 @@ if str(ROOT) not in sys.path:
 from whoosh import query as wq  # noqa: E402
 
 from bench.corpus import generate  # noqa: E402
-from bot import library  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from bot.corpus import Corpus  # noqa: E402
-from bot.library import TermCache, rank_papers  # noqa: E402
-from bot.query import TEXT_FIELD  # noqa: E402
+from bot.library import readinglist as library  # noqa: E402
+from bot.library.readinglist import TermCache, rank_papers  # noqa: E402
+from bot.search.query import TEXT_FIELD  # noqa: E402
 
 TOPICS = {  # topic -> words in a title that put a paper on it
     "reasoning": ("Reasoning",),

@@ -33,7 +33,9 @@ def _setup_path(code: str | None) -> None:
 
 def read_seed_papers():
     """Parse every seed listing, merging papers that several feeds list."""
-    from bot.listing import parse_path
+    from layout import find
+
+    parse_path = find("bot.ingest.listing:parse_path", "bot.listing:parse_path")
 
     papers = {}
     for path in sorted(SEEDS.glob("*.txt")):
@@ -98,7 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     _setup_path(args.code)
     from relevance_set import CASES
 
-    from bot.index import PaperIndex
+    from layout import find
+
+    PaperIndex = find("bot.search.index:PaperIndex", "bot.index:PaperIndex")
 
     papers = read_seed_papers()
     with tempfile.TemporaryDirectory() as tmp:

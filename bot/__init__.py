@@ -17,7 +17,7 @@ __version__ = "0.1.0"
 # fork whoosh-reloaded 2.7.5 has no such strings but was measured worse: searcher
 # refresh crashes on an empty index and counts deleted documents again after an upsert
 # (bench/RESULTS.md, "Whoosh or whoosh-reloaded").
-# Its codec (whoosh/codec/whoosh3.py, which bot/codec.py extends) also compares with
+# Its codec (whoosh/codec/whoosh3.py, which bot/search/codec.py extends) also compares with
 # `is 0`, which warns '"is" with a literal' the same way.
 for _category in (DeprecationWarning, SyntaxWarning):
     for _message in ("invalid escape sequence", '"is" with a literal'):

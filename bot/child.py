@@ -10,18 +10,51 @@ result comes back on stdout, pickled.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import importlib
 import os
 import pickle
+import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
-
-from .locks import die_with_parent
 
 PARENT_PID_VARIABLE = "PAPERBOT_PARENT_PID"  # the child dies with this process, even one that died first
 CHILD_TIMEOUT_S = 900.0
 _CHILD = "from bot.child import _run_here; _run_here()"
+
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def die_with_parent(parent: int | None = None) -> None:
+    """In a forked worker: exit as soon as the process that forked it dies, however it dies.
+
+    Linux: the kernel sends SIGKILL on the parent's death (prctl PR_SET_PDEATHSIG).
+    Elsewhere: a thread that notices the parent change. Either way, a parent that died
+    before this ran is noticed at once: `parent`, the pid the child was started by, for
+    a child that ran imports first (by then its parent may already be gone).
+    """
+    parent = os.getppid() if parent is None else parent
+    armed = False
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            armed = libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            armed = False
+    if not armed:
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(0.5)
+            os._exit(1)
+
+        threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 class ChildFailed(Exception):

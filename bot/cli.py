@@ -102,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         logger.debug("command failed", exc_info=True)
         return _fail(f"{type(exc).__name__}: {exc}")
     except Exception as exc:
-        index = sys.modules.get("bot.index")  # only loaded, and only raised, once a command opened it
+        index = sys.modules.get("bot.search.index")  # only loaded, and only raised, once a command opened it
         if index is not None and isinstance(exc, index.IndexBusy):
             return _fail(f"{exc}; the store has every paper, so run the command again once that process is done")
         if index is not None and isinstance(exc, index.WorkerFailed):
@@ -334,7 +334,7 @@ def cmd_digest(settings: Settings, args) -> int:
 
 
 def cmd_export(settings: Settings, args) -> int:
-    from bot.export import FORMATS, export_papers, normalize_format
+    from bot.library.export import FORMATS, export_papers, normalize_format
 
     fmt = normalize_format(args.format)
     if fmt is None:
@@ -365,7 +365,7 @@ def cmd_export(settings: Settings, args) -> int:
 
 
 def cmd_enrich(settings: Settings, args) -> int:
-    from bot.arxiv import ArxivError, build_enricher
+    from bot.feeds.arxiv import ArxivError, build_enricher
 
     if not settings.arxiv_enabled:
         return _fail("arXiv lookups are off (PAPERBOT_ARXIV=off); set PAPERBOT_ARXIV=on in .env to use them")
@@ -390,7 +390,7 @@ def cmd_enrich(settings: Settings, args) -> int:
 
 
 def cmd_sources(settings: Settings, args) -> int:
-    from bot.sources import SourceError, SourceService, format_source_line
+    from bot.feeds.sources import SourceError, SourceService, format_source_line
 
     if not getattr(args, "sources_command", None):
         return _fail("say what to do: python -m bot sources list|add|remove|poll")

@@ -70,7 +70,7 @@ class Settings:
     slack_signing_secret: str = field(default="", repr=False)
     slack_app_token: str = field(default="", repr=False)
     slack_api_base_url: str = ""
-    # arXiv enrichment (bot/arxiv.py) and feeds (bot/sources.py)
+    # arXiv enrichment (bot/feeds/arxiv.py) and feeds (bot/feeds/sources.py)
     arxiv_enabled: bool = True
     arxiv_api_url: str = "https://export.arxiv.org/api/query"
     arxiv_interval_seconds: float = 3.0
@@ -88,7 +88,7 @@ class Settings:
 
     @property
     def aliases_path(self) -> Path:
-        """The admin's own aliases, added to bot/data/aliases.tsv (same format)."""
+        """The admin's own aliases, added to bot/search/data/aliases.tsv (same format)."""
         return self.data_dir / "aliases.tsv"
 
     @property

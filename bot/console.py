@@ -17,12 +17,12 @@ import dataclasses
 import logging
 from typing import TextIO
 
-from bot.digest import DigestService
+from bot.digests.service import DigestService
+from bot.digests.subscriptions import SubscriptionStore
 from bot.i18n import detect_lang, t
 from bot.slack.blocks import blocks_to_text
 from bot.slack.commands import Reply, answer_command, error_reply
 from bot.slack.digest import Digests, Profile, render_digest, render_empty
-from bot.subscriptions import SubscriptionStore
 
 logger = logging.getLogger(__name__)
 

@@ -18,15 +18,22 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from bot.analysis import load_chinese
 from bot.child import ChildFailed
 from bot.config import DataDirError, Settings, ensure_data_dir
-from bot.index import MAX_PER_PAGE, IndexBusy, IndexPage, IndexUnusable, PaperIndex, StoredPapers
-from bot.intake import CHILD_BYTES, in_child, store_listing
-from bot.lexicon import DICTIONARY
-from bot.listing import parse_bytes, parse_path, parse_paths
+from bot.ingest.intake import CHILD_BYTES, in_child, store_listing
+from bot.ingest.listing import parse_bytes, parse_path, parse_paths
 from bot.models import Hit, IngestReport, Listing, Paper, SearchResult
-from bot.store import Store, read_papers
+from bot.search.analysis import load_chinese
+from bot.search.index import (
+    MAX_PER_PAGE,
+    IndexBusy,
+    IndexPage,
+    IndexUnusable,
+    PaperIndex,
+    StoredPapers,
+)
+from bot.search.lexicon import DICTIONARY
+from bot.store.database import Store, read_papers
 
 logger = logging.getLogger(__name__)
 
@@ -251,7 +258,7 @@ class Corpus:
         With `writer_procs` > 1 (the CLI) and several files, worker processes parse the
         files ahead while this one stores them, still in order, one transaction each.
         The server (`writer_procs` 1) has a child process parse and store a large file
-        (bot/intake.py): searches run beside it.
+        (bot/ingest/intake.py): searches run beside it.
         """
         files = expand_paths(paths)
         sizes = [_size(f) for f in files]
@@ -289,7 +296,7 @@ class Corpus:
         return self._stored(report, True)
 
     def _in_child(self, what: str, *, path: Path | None = None, name: str = "", data: bytes | None = None) -> IngestReport | None:
-        """Store a listing through bot/intake.py's child process; None if it did not store it
+        """Store a listing through bot/ingest/intake.py's child process; None if it did not store it
         (then the caller does it here).
 
         A child that stored it but whose answer was lost (it died or hung after its commit)
@@ -434,7 +441,7 @@ class Corpus:
         if self._library is None:
             with self._library_lock:
                 if self._library is None:
-                    from bot.library import Library
+                    from bot.library.readinglist import Library
 
                     self._library = Library(self)
         return self._library

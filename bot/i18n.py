@@ -532,7 +532,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "There's no paper digest here to stop.",
         "zh": "这里没有可以取消的论文日报。",
     },
-    # --- inbox and listing uploads (bot/inbox.py, bot/slack/uploads.py) ---------------------------
+    # --- inbox and listing uploads (bot/feeds/inbox.py, bot/slack/uploads.py) ---------------------------
     "inbox.report": {
         "en": "`{name}`{feed}: *{new}* new, {updated} updated, {unchanged} unchanged, {rejected} rejected.",
         "zh": "`{name}`{feed}：新增 *{new}* 篇，更新 {updated} 篇，未变 {unchanged} 篇，拒收 {rejected} 条。",

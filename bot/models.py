@@ -80,7 +80,7 @@ class Paper:
     first_seen: str = ""  # ISO 8601 UTC, set by the store
     seq: int = 0
     rev: int = 0
-    arxiv: ArxivRecord | None = None  # found by bot/arxiv.py, kept in the store's arxiv table
+    arxiv: ArxivRecord | None = None  # found by bot/feeds/arxiv.py, kept in the store's arxiv table
 
     def title(self, lang: str) -> str:
         """Return the title in `lang`, falling back to the other language."""

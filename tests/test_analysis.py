@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.analysis import (
+from bot.search.analysis import (
     BilingualAnalyzer,
     analyze,
     bilingual_analyzer,
@@ -177,8 +177,8 @@ def _counted(tokens: list[tuple], positions: bool) -> tuple[int, dict[str, list]
 def test_a_paper_indexes_to_the_same_postings_through_the_fast_path() -> None:
     from whoosh.analysis.analyzers import CompositeAnalyzer
 
-    from bot.index import build_schema, paper_document
     from bot.models import Affiliation, Paper
+    from bot.search.index import build_schema, paper_document
 
     paper = Paper(
         id="p1", title_en="Speculative Decoding of the KVCache", title_zh="推測解碼的上下文学习",

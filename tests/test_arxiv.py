@@ -14,8 +14,8 @@ import pytest
 from digest_support import FakeClock, ingest, open_corpus
 from fake_arxiv import Entry, FakeArxiv
 
-from bot.arxiv import ArxivClient, ArxivError, Enricher, authors_overlap, normalize_title
-from bot.listing import paper_id
+from bot.feeds.arxiv import ArxivClient, ArxivError, Enricher, authors_overlap, normalize_title
+from bot.ingest.listing import paper_id
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -196,7 +196,7 @@ def test_network_down_logs_once_backs_off_and_changes_nothing(corpus, caplog):
     clock = FakeClock(datetime(2026, 12, 1, tzinfo=UTC))
     client = ArxivClient("http://127.0.0.1:9/api/query", interval=0.0, retries=1, backoff=0.0, timeout=1)
     job = Enricher(corpus, client, clock=clock)
-    with caplog.at_level(logging.DEBUG, logger="bot.arxiv"):
+    with caplog.at_level(logging.DEBUG, logger="bot.feeds.arxiv"):
         assert job.run_background() is None
         assert job.run_background() is None  # paused: not even a request
         assert client.requests == 2  # one try and one retry, the first time only
@@ -259,7 +259,7 @@ def test_a_bad_switch_names_the_variable():
 
 
 def test_a_mirrors_oversized_fields_are_clipped_to_the_listing_limits(arxiv):
-    from bot.listing import FIELD_LIMITS
+    from bot.ingest.listing import FIELD_LIMITS
 
     arxiv.add(Entry("2612.00111", "Huge " * 500, ["Ann Lee"], abstract="word " * 50_000, comment="c " * 10_000))
     client = ArxivClient(arxiv.api_url, interval=0.0, backoff=0.01, timeout=5)

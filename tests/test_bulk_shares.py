@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 from bench_modules import bench_module
 
-import bot.index as index_module
+import bot.search.index as index_module
 from bot.config import Settings
 from bot.corpus import Corpus
-from bot.index import LEXICON_FILE, PaperIndex, StoredPapers, WorkerFailed
 from bot.models import Listing
-from bot.store import Store, read_papers
+from bot.search.index import LEXICON_FILE, PaperIndex, StoredPapers, WorkerFailed
+from bot.store.database import Store, read_papers
 
 PAPERS = 300
 QUERIES = ["language models", "大语言模型", "reinforcement learning", "Harvard", "author:Mohri", "diffusion OR 扩散"]

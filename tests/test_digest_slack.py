@@ -14,7 +14,7 @@ from fake_slack import Call, FilesFakeSlack
 from slack_helpers import BOT_TOKEN, SIGNING_SECRET, SlackSender, all_text, button_values
 
 from bot.config import Settings
-from bot.scheduler import DigestScheduler, ManualScheduler
+from bot.digests.scheduler import DigestScheduler, ManualScheduler
 from bot.slack.app import build_app
 from bot.slack.blocks import LIMITS, check_blocks, check_view
 from bot.slack.digest import build_digests

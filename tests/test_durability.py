@@ -15,7 +15,7 @@ import pytest
 
 from bot.config import Settings
 from bot.corpus import Corpus
-from bot.listing import parse_path
+from bot.ingest.listing import parse_path
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
@@ -147,8 +147,8 @@ def test_index_of_another_store_is_rebuilt(seeded_settings):
 
 def test_ingest_while_another_process_holds_the_index_lock(seeded_settings, tmp_path, caplog):
     """The store keeps the papers; the index catches up once the lock is free."""
-    from bot.inbox import scan_inbox_and_check_index
-    from bot.index import PaperIndex
+    from bot.feeds.inbox import scan_inbox_and_check_index
+    from bot.search.index import PaperIndex
 
     corpus = Corpus.open(seeded_settings)
     corpus.index.writer_timeout = 0.2
@@ -171,7 +171,7 @@ def test_ingest_while_another_process_holds_the_index_lock(seeded_settings, tmp_
 
 
 def test_server_start_up_survives_an_index_locked_by_another_process(seeded_settings, tmp_path, caplog):
-    from bot.index import PaperIndex
+    from bot.search.index import PaperIndex
 
     write_listings(tmp_path / "more", 1)
     cli = Corpus.open(seeded_settings)

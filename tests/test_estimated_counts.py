@@ -14,8 +14,8 @@ import pytest
 from bot.cli import format_result
 from bot.console import reply_to_text
 from bot.i18n import format_estimate
-from bot.index import IndexHit, IndexPage
 from bot.models import Hit, Paper, SearchResult
+from bot.search.index import IndexHit, IndexPage
 from bot.slack.blocks import blocks_to_text, decode_value, render_results, section
 from bot.slack.commands import Reply
 from bot.slack.home import render_home

@@ -124,7 +124,7 @@ def test_a_socket_mode_retry_is_acked_and_not_acted_on(bot, fake):
 
 
 def test_event_ids_are_forgotten_after_a_day(tmp_path):
-    from bot.store import Store
+    from bot.store.database import Store
 
     now = ["2026-12-01T08:00:00+00:00"]
     store = Store(tmp_path / "s.sqlite3", clock=lambda: now[0])

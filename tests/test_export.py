@@ -9,7 +9,7 @@ import bibtexparser
 import pytest
 
 from bot.cli import main
-from bot.export import citation_keys, export_papers, to_bibtex, to_csl_json, to_ris
+from bot.library.export import citation_keys, export_papers, to_bibtex, to_csl_json, to_ris
 from bot.models import Paper
 
 
@@ -126,6 +126,6 @@ def test_cli_export_writes_saves_and_ids_to_stdout(tmp_path, monkeypatch, capsys
 
 
 def bib_title_of(p: Paper) -> str:
-    from bot.export import bib_title
+    from bot.library.export import bib_title
 
     return bib_title(p.title_en)

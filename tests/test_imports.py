@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 MODULES = [
-    "bot", "bot.cli", "bot.config", "bot.models", "bot.listing", "bot.store", "bot.i18n", "bot.logs",
-    "bot.analysis", "bot.index", "bot.query", "bot.corpus", "bot.digest", "bot.scheduler", "bot.inbox",
-    "bot.subscriptions", "bot.console", "bot.slack.app", "bot.slack.server", "bot.slack.commands",
+    "bot", "bot.cli", "bot.config", "bot.models", "bot.ingest.listing", "bot.store.database", "bot.i18n", "bot.logs",
+    "bot.search.analysis", "bot.search.index", "bot.search.query", "bot.corpus", "bot.digests.service", "bot.digests.scheduler", "bot.feeds.inbox",
+    "bot.digests.subscriptions", "bot.console", "bot.slack.app", "bot.slack.server", "bot.slack.commands",
     "bot.slack.actions", "bot.slack.home", "bot.slack.blocks", "bot.slack.digest", "bot.slack.subscribe",
-    "bot.slack.uploads", "bot.fetch", "bot.arxiv", "bot.sources",
+    "bot.slack.uploads", "bot.feeds.fetch", "bot.feeds.arxiv", "bot.feeds.sources",
 ]  # fmt: skip
 
 
@@ -51,7 +51,7 @@ def test_the_filter_spares_our_own_code(fresh_whoosh):
 
 
 def test_importing_the_package_loads_no_heavy_dependency():
-    code = "import sys, bot, bot.models, bot.config, bot.listing; print(sorted(m for m in ('whoosh', 'slack_bolt', 'rjieba', 'apscheduler') if m in sys.modules))"
+    code = "import sys, bot, bot.models, bot.config, bot.ingest.listing; print(sorted(m for m in ('whoosh', 'slack_bolt', 'rjieba', 'apscheduler') if m in sys.modules))"
     proc = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 from digest_support import listing_text, open_corpus
 
-from bot.inbox import scan_inbox
+from bot.feeds.inbox import scan_inbox
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ BAD_RECORD = "A Title Without Summary\n中文标题\nSomeone\n\n"
 def test_a_good_file_is_ingested_and_moved_to_done(corpus, tmp_path, caplog):
     inbox = tmp_path / "inbox"
     drop(inbox, "icml.txt", listing_text("ICML", 1, 4).encode())
-    caplog.set_level("INFO", logger="bot.inbox")
+    caplog.set_level("INFO", logger="bot.feeds.inbox")
     (result,) = scan_inbox(corpus, inbox, clock=now)
     assert (result.report.new, result.report.rejected, result.report_path) == (4, 0, None)
     assert (inbox / "done" / "icml.txt").exists() and not (inbox / "icml.txt").exists()

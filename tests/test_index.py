@@ -10,9 +10,10 @@ import pytest
 import whoosh.index
 import whoosh.query
 
-import bot.segments
-from bot.codec import ArrayCodec
-from bot.index import (
+import bot.search.segments
+from bot.models import Affiliation, Fragment, Paper
+from bot.search.codec import ArrayCodec
+from bot.search.index import (
     INDEX_NAME,
     MAX_IDLE_SEARCHERS,
     IndexHit,
@@ -25,8 +26,7 @@ from bot.index import (
     edit_distance,
     paper_document,
 )
-from bot.models import Affiliation, Fragment, Paper
-from bot.segments import PaperWriter
+from bot.search.segments import PaperWriter
 
 
 def make_paper(n: int, **changes) -> Paper:
@@ -116,7 +116,7 @@ def test_rebuild_keeps_the_later_version_of_a_paper_given_twice(index: PaperInde
 
 
 def test_rebuild_waits_for_another_writer_and_gives_up_cleanly(index: PaperIndex, tmp_path: Path) -> None:
-    from bot.index import IndexBusy
+    from bot.search.index import IndexBusy
 
     other = PaperIndex(index.path)._index().writer()  # another process, mid-write
     index.writer_timeout = 0.2
@@ -171,7 +171,7 @@ def test_index_of_another_schema_is_unusable(tmp_path: Path) -> None:
     from whoosh.fields import ID, Schema
     from whoosh.index import create_in
 
-    from bot.index import INDEX_NAME
+    from bot.search.index import INDEX_NAME
 
     path = tmp_path / "index"
     path.mkdir()
@@ -253,24 +253,24 @@ def test_a_settled_index_lends_its_searcher_without_asking_whoosh_and_still_sees
 def test_a_commit_in_the_same_clock_tick_as_a_check_is_seen_once_the_folder_looks_settled(index: PaperIndex, monkeypatch) -> None:
     import os
 
-    import bot.index
+    import bot.search.index
 
-    frozen = bot.index._monotonic()
-    monkeypatch.setattr(bot.index, "_monotonic", lambda: frozen)  # never RECHECK_S after a check
+    frozen = bot.search.index._monotonic()
+    monkeypatch.setattr(bot.search.index, "_monotonic", lambda: frozen)  # never RECHECK_S after a check
     reader = PaperIndex(index.path)
     assert reader.search("grokking").total == 0  # checked while the folder's time was recent
     stamp = index.path.stat().st_mtime_ns
     index.upsert([make_paper(60, title_en="Grokking revisited")])
     os.utime(index.path, ns=(stamp, stamp))  # as if the commit had landed in the same clock tick
-    real = bot.index._wall_ns
-    monkeypatch.setattr(bot.index, "_wall_ns", lambda: real() + 3_000_000_000)  # ... and the time now looks settled
+    real = bot.search.index._wall_ns
+    monkeypatch.setattr(bot.search.index, "_wall_ns", lambda: real() + 3_000_000_000)  # ... and the time now looks settled
     assert reader.search("grokking").total == 1  # a recent stamp was never recorded as the version
 
 
 def test_a_folder_whose_time_lags_is_still_listed_every_second(index: PaperIndex, monkeypatch) -> None:
     import os
 
-    import bot.index
+    import bot.search.index
 
     reader = PaperIndex(index.path)
     _settle(index.path)
@@ -278,8 +278,8 @@ def test_a_folder_whose_time_lags_is_still_listed_every_second(index: PaperIndex
     assert reader.search("grokking").total == 0
     index.upsert([make_paper(60, title_en="Grokking revisited")])
     os.utime(index.path, ns=(stamp, stamp))  # a mount that keeps the folder's old time (NFS, FUSE)
-    real = bot.index._monotonic
-    monkeypatch.setattr(bot.index, "_monotonic", lambda: real() + bot.index.RECHECK_S)
+    real = bot.search.index._monotonic
+    monkeypatch.setattr(bot.search.index, "_monotonic", lambda: real() + bot.search.index.RECHECK_S)
     assert reader.search("grokking").total == 1
 
 
@@ -455,7 +455,7 @@ def _built(path: Path, papers: list[Paper], *, indexed_numbers: bool) -> PaperIn
     """An index of `papers` in the schema of today or (indexed_numbers) of before 2026-12."""
     import whoosh.index
 
-    from bot.index import INDEX_NAME, build_schema
+    from bot.search.index import INDEX_NAME, build_schema
 
     path.mkdir(parents=True)
     whoosh.index.create_in(str(path), build_schema(indexed_numbers=indexed_numbers), indexname=INDEX_NAME).close()
@@ -471,10 +471,10 @@ def test_seq_and_rev_are_columns_not_terms_and_older_indexes_open_as_they_are(tm
     with them as terms still open (no rebuild), and every range reads the columns."""
     import whoosh.query as wq
 
-    import bot.index
-    import bot.topk
+    import bot.search.index
+    import bot.search.topk
 
-    monkeypatch.setattr(bot.index, "TINY_SEGMENT_DOCS", 0)
+    monkeypatch.setattr(bot.search.index, "TINY_SEGMENT_DOCS", 0)
     papers = [make_paper(n, rev=rev) for n, rev in enumerate([3, 7, 5, *range(8, 30)], start=1)]  # revs out of order
     new = _built(tmp_path / "new", papers, indexed_numbers=False)
     old = _built(tmp_path / "old", papers, indexed_numbers=True)
@@ -496,8 +496,8 @@ def test_seq_and_rev_are_columns_not_terms_and_older_indexes_open_as_they_are(tm
             assert hits == [(h.id, h.score) for h in old.search(text, min_seq=after, max_seq=upto, per_page=50).hits]
             assert {h[0] for h in hits} == {p.id for p in papers if p.seq > after and (upto is None or p.seq <= upto)}
             assert new.score_new(text, after_seq=after, upto_seq=upto) == old.score_new(text, after_seq=after, upto_seq=upto)
-            # Whoosh's own search (what bot/topk.py does not evaluate) gets the range as the column's documents.
-            monkeypatch.setattr(bot.topk, "search", lambda *args, **kwargs: None)
+            # Whoosh's own search (what bot/search/topk.py does not evaluate) gets the range as the column's documents.
+            monkeypatch.setattr(bot.search.topk, "search", lambda *args, **kwargs: None)
             assert [(h.id, h.score) for h in new.search(text, min_seq=after, max_seq=upto, per_page=50).hits] == hits
             monkeypatch.undo()
     finally:
@@ -522,7 +522,7 @@ def test_a_seq_range_keeps_papers_stored_later_out_of_a_digests_slots(index: Pap
 
 
 def _commit_papers(ix, papers: list[Paper], *, delete: tuple[str, ...] = (), **commit) -> None:
-    """Write `papers` as the index does (bot/segments.py's writer, the array codec), delete ids, commit."""
+    """Write `papers` as the index does (bot/search/segments.py's writer, the array codec), delete ids, commit."""
     writer = PaperWriter(ix, codec=ArrayCodec(), compound=False)
     for paper in papers:
         writer.add_document(**paper_document(paper))
@@ -584,8 +584,8 @@ def test_a_search_on_the_version_before_a_merge_still_reads_the_segments_merged_
     ix.close()
 
     # Once they have been out of the index for the grace period, the next commit deletes them.
-    later = time.time() + bot.segments.RETIRED_GRACE_S + 1
-    monkeypatch.setattr(bot.segments, "_wall", lambda: later)
+    later = time.time() + bot.search.segments.RETIRED_GRACE_S + 1
+    monkeypatch.setattr(bot.search.segments, "_wall", lambda: later)
     just_before = set(_segment_ids(folder))
     index.upsert([make_paper(5)])  # (folds the last one in too: it leaves now, and stays for now)
     live = set(_segment_ids(folder))

@@ -18,9 +18,9 @@ import pytest
 
 from bot.config import Settings
 from bot.corpus import Corpus
-from bot.index import LOCK_FILE
-from bot.listing import parse_text
-from bot.locks import HolderRecord
+from bot.ingest.listing import parse_text
+from bot.search.index import LOCK_FILE
+from bot.search.locks import HolderRecord
 
 ROOT = Path(__file__).resolve().parent.parent
 PAPERS = 5200  # above PaperIndex.batch_size (5000): the CLI forks a worker per core for it
@@ -182,7 +182,7 @@ def test_a_lock_whose_holder_may_be_alive_is_never_taken(behind, case):
 
 
 def test_a_forked_upsert_completes_and_leaves_no_process_behind(tmp_path):
-    from bot.index import PaperIndex
+    from bot.search.index import PaperIndex
 
     papers = [p for _, p in parse_text(listing("Forked", 0, 120), "forked.txt").records]
     index = PaperIndex(tmp_path / "index", procs=2, batch_size=50, segment_docs=25)
@@ -198,7 +198,7 @@ def test_a_forked_upsert_completes_and_leaves_no_process_behind(tmp_path):
 
 
 def test_releasing_leaves_another_writers_record_alone(tmp_path):
-    from bot.locks import HolderRecord
+    from bot.search.locks import HolderRecord
 
     record = HolderRecord(tmp_path, tmp_path / "LOCK")
     record.take()

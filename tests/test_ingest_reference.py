@@ -17,15 +17,16 @@ from pathlib import Path
 import pytest
 from bench_modules import bench_module
 
-from bot import analysis, listing
-from bot import index as index_module
-from bot import store as store_module
 from bot.config import Settings
 from bot.corpus import Corpus
-from bot.index import paper_document
-from bot.listing import parse_path, parse_paths, parse_text
+from bot.ingest import listing
+from bot.ingest.listing import parse_path, parse_paths, parse_text
 from bot.models import Affiliation, ArxivRecord, IngestReport, Listing, Paper
-from bot.store import _CONTENT, Store
+from bot.search import analysis
+from bot.search import index as index_module
+from bot.search.index import paper_document
+from bot.store import database as store_module
+from bot.store.database import _CONTENT, Store
 
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 

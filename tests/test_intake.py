@@ -1,4 +1,4 @@
-"""In the server, a large listing is parsed and stored by a child process (bot/intake.py)."""
+"""In the server, a large listing is parsed and stored by a child process (bot/ingest/intake.py)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from digest_support import listing_text
 
 import bot.child
 import bot.corpus
-import bot.intake
+import bot.ingest.intake
 from bot.config import Settings
 from bot.corpus import Corpus
-from bot.index import PaperIndex
-from bot.intake import CHILD_BYTES
-from bot.store import Store
+from bot.ingest.intake import CHILD_BYTES
+from bot.search.index import PaperIndex
+from bot.store.database import Store
 
 THEN = "2026-11-30T07:00:00+00:00"  # the store's clock, which the child must use too
 BAD_RECORD = "A Title Without Summary\n\n中文标题\n\nSomeone\n"
@@ -46,13 +46,13 @@ def corpus(tmp_path):
 def children(monkeypatch) -> list[str]:
     """What was asked of a child process (bot/child.py run_in_child's targets)."""
     targets: list[str] = []
-    real = bot.intake.run_in_child
+    real = bot.ingest.intake.run_in_child
 
     def run_in_child(target, args, **kwargs):
         targets.append(target)
         return real(target, args, **kwargs)
 
-    monkeypatch.setattr(bot.intake, "run_in_child", run_in_child)
+    monkeypatch.setattr(bot.ingest.intake, "run_in_child", run_in_child)
     return targets
 
 
@@ -88,7 +88,7 @@ def test_a_large_file_is_parsed_and_stored_by_a_child_and_reported_as_if_here(co
     reports = corpus.ingest_paths([path, small])
 
     assert parsed_here == [str(small)]  # the large file never parsed in this process...
-    assert children == ["bot.intake:store_file"]  # ...but in a child
+    assert children == ["bot.ingest.intake:store_file"]  # ...but in a child
     large, little = reports
     assert (large.path, large.feed, large.new, large.updated, large.rejected) == (str(path), "ICML", COUNT, 0, 1)
     assert large.errors[0].path == str(path) and large.errors[0].line > 0
@@ -111,7 +111,7 @@ def test_the_same_file_again_changes_nothing(corpus, tmp_path, parsed_here) -> N
 def test_a_large_upload_is_stored_by_a_child_too(corpus, parsed_here, children) -> None:
     data = large_listing("ICLR").encode()
     report = corpus.ingest_bytes("iclr.txt", data)
-    assert parsed_here == [] and children == ["bot.intake:store_bytes"]
+    assert parsed_here == [] and children == ["bot.ingest.intake:store_bytes"]
     assert (report.path, report.feed, report.new, report.rejected) == ("iclr.txt", "ICLR", COUNT, 1)
     assert _found(corpus, 12)
     # Bytes that are not a listing are refused with the reason, as in this process.
@@ -124,7 +124,7 @@ def test_without_a_child_the_server_stores_the_file_itself(corpus, tmp_path, mon
     if how == "no child starts":
         monkeypatch.setattr(bot.child.sys, "executable", str(tmp_path / "no-such-python"))
     else:
-        monkeypatch.setattr(bot.intake, "CHILD_TIMEOUT_S", 0.001)  # killed before Python has started
+        monkeypatch.setattr(bot.ingest.intake, "CHILD_TIMEOUT_S", 0.001)  # killed before Python has started
     path = tmp_path / "icml.txt"
     path.write_text(large_listing(), encoding="utf-8")
     with caplog.at_level(logging.WARNING, logger="bot.corpus"):
@@ -164,7 +164,7 @@ def _write(path, text: str):
 
 
 def test_the_store_tells_whether_an_ingest_under_a_token_committed(tmp_path) -> None:
-    from bot.listing import parse_text
+    from bot.ingest.listing import parse_text
 
     store = Store(tmp_path / "db.sqlite3")
     report = store.ingest_listing(parse_text(listing_text("ICML", 1, 3), "icml.txt"), token="t-1")

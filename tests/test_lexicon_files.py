@@ -12,9 +12,16 @@ import multiprocessing
 import pytest
 from bench_modules import bench_module
 
-from bot.index import LEXICON_FILE, PaperIndex
-from bot.lexicon import Lexicon, TermLearner, learn_more, load_alias_groups, load_terms, terms_path
 from bot.models import Affiliation, Paper
+from bot.search.index import LEXICON_FILE, PaperIndex
+from bot.search.lexicon import (
+    Lexicon,
+    TermLearner,
+    learn_more,
+    load_alias_groups,
+    load_terms,
+    terms_path,
+)
 
 relevance = bench_module("relevance")
 

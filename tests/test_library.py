@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from digest_support import FakeClock, RecordingPoster, ingest, open_corpus, service_for
 
-from bot.library import Library, rank_papers, short_title
+from bot.library.readinglist import Library, rank_papers, short_title
 from bot.slack.digest import render_digest
 
 # (key, English title, Chinese title, summary): three topics, told apart by their words.

@@ -9,8 +9,8 @@ from digest_support import ingest, listing_text
 from slack_helpers import all_text
 from test_digest_slack import posts, run_at, slack, w, world  # noqa: F401 (fixtures)
 
+from bot.digests.subscriptions import parse_subscribe
 from bot.slack.blocks import check_blocks, decode_value
-from bot.subscriptions import parse_subscribe
 
 
 def test_order_is_read_from_the_subscribe_line():

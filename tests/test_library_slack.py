@@ -307,7 +307,7 @@ def test_save_on_details_and_more_like_this_redraws_them(slack, fake_slack):
 def test_save_from_a_personal_digest_row_in_a_dm_saves_for_that_reader(slack, fake_slack, seed_corpus):
     from datetime import date
 
-    from bot.digest import Digest
+    from bot.digests.service import Digest
     from bot.slack.digest import render_digest
 
     user, dm = "U_DM_DIGEST", "DU_DM_DIGEST"

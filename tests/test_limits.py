@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from bot.index import SNIPPET_SCAN_CHARS, PaperIndex, _fragments, build_snippet
-from bot.listing import FIELD_LIMITS, parse_text
+from bot.ingest.listing import FIELD_LIMITS, parse_text
 from bot.models import Fragment, Paper
+from bot.search.index import SNIPPET_SCAN_CHARS, PaperIndex, _fragments, build_snippet
 
 # -- the parser's field limits -------------------------------------------------------------
 

@@ -14,9 +14,9 @@ from fake_arxiv import Entry, FakeArxiv
 from fake_slack import FakeSlack
 from slack_helpers import BOT_TOKEN, SIGNING_SECRET, SlackSender, all_text, button_values
 
-from bot.arxiv import ArxivClient, Enricher
 from bot.config import Settings
-from bot.scheduler import ManualScheduler
+from bot.digests.scheduler import ManualScheduler
+from bot.feeds.arxiv import ArxivClient, Enricher
 from bot.slack.app import build_app
 from bot.slack.blocks import check_blocks
 from bot.slack.digest import start_digests

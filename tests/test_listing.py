@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from bot.listing import find_urls, find_venue, paper_id, parse_affiliations, parse_path, parse_text
+from bot.ingest.listing import (
+    find_urls,
+    find_venue,
+    paper_id,
+    parse_affiliations,
+    parse_path,
+    parse_text,
+)
 from bot.models import Affiliation
 
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"

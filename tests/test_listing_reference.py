@@ -15,7 +15,7 @@ import pytest
 from bench_modules import bench_module
 from test_listing import RECORD, SEEDS  # the same well-formed record and seed folder
 
-from bot import listing as new
+from bot.ingest import listing as new
 
 ODD_TEXTS = [
     "",

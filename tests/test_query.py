@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from whoosh import query as wq
 
-from bot.query import (
+from bot.search.query import (
     MAX_CLAUSES,
     Clause,
     Group,

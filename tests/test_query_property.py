@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.index import IndexPage, PaperIndex
 from bot.models import Affiliation, Fragment, Paper
-from bot.query import build_query
+from bot.search.index import IndexPage, PaperIndex
+from bot.search.query import build_query
 
 PAPERS = [
     Paper(

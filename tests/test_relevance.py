@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.index import PaperIndex
-from bot.listing import parse_path
+from bot.ingest.listing import parse_path
 from bot.models import Paper
+from bot.search.index import PaperIndex
 
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 

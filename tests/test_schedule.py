@@ -1,10 +1,11 @@
-"""Times, zones and days as people type them (bot/schedule.py), and subscribe lines that use them."""
+"""Times, zones and days as people type them (bot/digests/times.py), and subscribe lines that use them."""
 
 from __future__ import annotations
 
 import pytest
 
-from bot.schedule import (
+from bot.digests.subscriptions import SubscribeError, parse_subscribe
+from bot.digests.times import (
     ZoneRefusal,
     parse_day_word,
     parse_time,
@@ -12,7 +13,6 @@ from bot.schedule import (
     suggest_time,
     zone_offset_label,
 )
-from bot.subscriptions import SubscribeError, parse_subscribe
 
 
 @pytest.mark.parametrize(

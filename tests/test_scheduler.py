@@ -16,10 +16,10 @@ from digest_support import (
     service_for,
 )
 
-from bot.digest import DeliveryFailed
-from bot.scheduler import DigestScheduler, ManualScheduler
-from bot.store import Store
-from bot.subscriptions import SubscriptionStore
+from bot.digests.scheduler import DigestScheduler, ManualScheduler
+from bot.digests.service import DeliveryFailed
+from bot.digests.subscriptions import SubscriptionStore
+from bot.store.database import Store
 
 
 class Instance:

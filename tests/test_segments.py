@@ -1,4 +1,4 @@
-"""The bulk writer (bot/segments.py) writes the segment Whoosh's own writer writes, byte for byte."""
+"""The bulk writer (bot/search/segments.py) writes the segment Whoosh's own writer writes, byte for byte."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import pytest
 import whoosh.index
 from whoosh.writing import SegmentWriter
 
-from bot.codec import ArrayCodec
-from bot.index import INDEX_NAME, build_schema, merge_tiny_segments, paper_document
-from bot.listing import parse_path
-from bot.segments import PaperWriter
+from bot.ingest.listing import parse_path
+from bot.search.codec import ArrayCodec
+from bot.search.index import INDEX_NAME, build_schema, merge_tiny_segments, paper_document
+from bot.search.segments import PaperWriter
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -30,7 +30,7 @@ def seed_papers():
 
 def segment_files(folder: Path) -> dict[str, str]:
     """{file name without the random segment id: sha256} of every file of the index's segments
-    (not of those merged away, which stay a while: bot/segments.py commit_toc)."""
+    (not of those merged away, which stay a while: bot/search/segments.py commit_toc)."""
     ix = whoosh.index.open_dir(str(folder), indexname=INDEX_NAME)
     live = {segment.segment_id() for segment in ix._segments()}
     ix.close()

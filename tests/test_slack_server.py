@@ -86,7 +86,7 @@ def test_while_the_index_is_rebuilt_a_search_is_told_how_far_it_has_got(slack_se
     from conftest import REPO
 
     from bot.corpus import Corpus
-    from bot.listing import parse_path
+    from bot.ingest.listing import parse_path
 
     settings = replace(slack_settings, data_dir=tmp_path / "data", seeds_dir=REPO / "seeds")
     corpus = Corpus.load(settings)
@@ -143,7 +143,7 @@ def test_a_paper_stored_after_the_rebuilds_last_read_is_indexed_when_it_ends(sla
     from conftest import REPO
 
     from bot.corpus import Corpus
-    from bot.listing import parse_path, parse_text
+    from bot.ingest.listing import parse_path, parse_text
 
     corpus = Corpus.load(replace(slack_settings, data_dir=tmp_path / "data", seeds_dir=REPO / "seeds"))
     for path in sorted((REPO / "seeds").iterdir()):

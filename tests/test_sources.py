@@ -14,9 +14,9 @@ import pytest
 from digest_support import FakeClock, ingest, listing_text, open_corpus
 from fake_arxiv import Entry, FakeArxiv, atom_feed
 
-from bot.arxiv import ArxivClient
 from bot.config import Settings
-from bot.sources import SourceError, SourceService, parse_target
+from bot.feeds.arxiv import ArxivClient
+from bot.feeds.sources import SourceError, SourceService, parse_target
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 START = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
@@ -152,7 +152,7 @@ def test_bad_input_is_a_clear_status_line_and_changes_nothing(corpus, fake, cloc
         fake.delay[path] = 1.0
     feeds = service(corpus, fake, clock, timeout=0.3)
     feeds.add(target, added_by="U1")
-    with caplog.at_level(logging.WARNING, logger="bot.sources"):
+    with caplog.at_level(logging.WARNING, logger="bot.feeds.sources"):
         (result,) = feeds.poll_all()
     assert result.error == error
     (source,) = feeds.list()
@@ -169,7 +169,7 @@ def test_bad_input_is_a_clear_status_line_and_changes_nothing(corpus, fake, cloc
      "format", "api", "arxiv_off", "stopped", "internal"],
 )  # fmt: skip
 def test_every_failure_has_words_in_both_languages(kind):
-    from bot.sources import Source
+    from bot.feeds.sources import Source
 
     source = Source(1, "listing", "https://x.org/a.txt", "", "", last_error=kind, last_error_detail="d")
     assert source.error_text("en") and source.error_text("zh") != source.error_text("en")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.listing import parse_path, parse_text
-from bot.store import Store
+from bot.ingest.listing import parse_path, parse_text
+from bot.store.database import Store
 
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 
@@ -169,7 +169,7 @@ def test_another_feed_keeps_fields_it_lacks_and_moves_venue_fields_together(stor
 
 
 def test_ensure_columns_upgrades_an_older_table_once(tmp_path, monkeypatch):
-    from bot import store as store_module
+    from bot.store import database as store_module
 
     path = tmp_path / "old.sqlite3"
     db = sqlite3.connect(path)

@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from digest_support import FakeClock, ingest, listing_text, open_corpus
 
-from bot.subscriptions import SubscribeError, SubscriptionStore, parse_subscribe, parse_time
+from bot.digests.subscriptions import SubscribeError, SubscriptionStore, parse_subscribe, parse_time
 
 
 @pytest.mark.parametrize(

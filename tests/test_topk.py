@@ -1,4 +1,4 @@
-"""bot/topk.py ranks exactly as Whoosh's exhaustive search does, on real indexes.
+"""bot/search/topk.py ranks exactly as Whoosh's exhaustive search does, on real indexes.
 
 Two corpora: the seed papers, and a generated one (bench/corpus.py's generator, 2,000
 papers in several segments, some replaced so segments carry deletions). For every query
@@ -20,11 +20,11 @@ import pytest
 from bench_modules import bench_module
 from whoosh import query as wq
 
-from bot import topk
 from bot.config import Settings
 from bot.corpus import Corpus
-from bot.index import TINY_SEGMENT_DOCS, _segment_id
-from bot.query import build_query
+from bot.search import topk
+from bot.search.index import TINY_SEGMENT_DOCS, _segment_id
+from bot.search.query import build_query
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -89,7 +89,7 @@ def _queries(corpus: Corpus) -> list[wq.Query]:
 
 
 def _whoosh(searcher, q, limit, filter=None, mask=None):
-    """Whoosh's exhaustive top `limit` (ties as bot/topk.py breaks them), and the true count (Whoosh's own count drops
+    """Whoosh's exhaustive top `limit` (ties as bot/search/topk.py breaks them), and the true count (Whoosh's own count drops
     documents its matcher tree prunes once they cannot reach the top)."""
     collector = searcher.collector(limit=limit + 20, optimize=False, filter=filter, mask=mask)
     collector.replace = (
@@ -243,7 +243,7 @@ def test_an_estimated_phrase_count_reaches_the_reader_as_an_estimate(generated_i
 def test_scratch_folders_of_dead_processes_are_swept_at_open(tmp_path):
     import subprocess
 
-    from bot.index import PaperIndex
+    from bot.search.index import PaperIndex
 
     index = PaperIndex(tmp_path / "index")
     index.rebuild([])

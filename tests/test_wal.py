@@ -1,4 +1,4 @@
-"""The store's WAL is checkpointed beside the writer (bot/wal.py), never lost, never unbounded."""
+"""The store's WAL is checkpointed beside the writer (bot/store/wal.py), never lost, never unbounded."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bot import wal
-from bot.store import Store
+from bot.store import wal
+from bot.store.database import Store
 
 ROW = 4000  # bytes a row: about a page
 

@@ -12,7 +12,7 @@ from slack_helpers import BOT_TOKEN, SIGNING_SECRET, SlackSender, signed_headers
 
 from bot.config import Settings
 from bot.corpus import Corpus
-from bot.scheduler import DigestScheduler, ManualScheduler
+from bot.digests.scheduler import DigestScheduler, ManualScheduler
 from bot.slack.app import build_app
 from bot.slack.digest import build_digests
 from bot.slack.server import start_http_server

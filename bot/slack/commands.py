@@ -42,7 +42,7 @@ from bot.slack.blocks import (
     section,
     unescape_slack_text,
 )
-from bot.store import is_storage_full
+from bot.store.database import is_storage_full
 
 logger = logging.getLogger(__name__)
 
@@ -203,7 +203,7 @@ COMMAND_WORDS = ("subscribe", "unsubscribe", "subscriptions", "digest", "share",
 
 def meant_command(word: str, rest: str) -> str | None:
     """The command a first word of 4+ letters is one or two typos away from, else None."""
-    from bot.index import edit_distance
+    from bot.search.index import edit_distance
 
     if len(word) < 4 or not word.isascii() or not word.isalpha():
         return None

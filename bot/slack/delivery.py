@@ -72,7 +72,7 @@ def respond_privately(reply, *, respond, client, user_id: str, channel_id: str =
 def share_in_channel(reply, *, client, respond, channel_id: str, user_id: str, logger=logger, library=None) -> bool:
     """Post the shared card in the channel; return whether everyone can now see it.
 
-    With a `library` (bot.library.Library) the share is counted for the channel, and the
+    With a `library` (bot.library.readinglist.Library) the share is counted for the channel, and the
     card's ts remembered so reactions to it count as votes (a response_url post has no ts).
 
     chat.postMessage fails with not_in_channel/channel_not_found where the bot isn't a

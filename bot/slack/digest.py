@@ -6,7 +6,7 @@ admins send in a DM, in bot/slack/uploads.py.
 Rendering is pure (Digest -> messages of Block Kit dicts), and slack_sdk is imported only
 where Slack is called, so the offline console (bot/console.py) renders and subscribes
 through this module without a Slack library. A digest's first message holds its
-highlights (the top papers by bot.digest.rank_papers); the rest follow as replies in
+highlights (the top papers by bot.digests.service.rank_papers); the rest follow as replies in
 its thread, grouped by venue, within 50 blocks and a size budget per message. Each row
 has one overflow menu (`paper_menu`: Save, Details, More like this, then links; see
 MENU_ENTRIES), answered by the same action handlers as search results.
@@ -22,11 +22,17 @@ from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from bot.config import Settings
-from bot.digest import DeliveryFailed, Digest, DigestService
+from bot.digests.service import DeliveryFailed, Digest, DigestService
+from bot.digests.subscriptions import (
+    Clock,
+    Subscription,
+    SubscriptionStore,
+    system_clock,
+)
+from bot.digests.times import WEEK, WEEKDAYS, chinese_city, day_set, zone_offset_label
 from bot.i18n import normalize_lang, other_lang, t
-from bot.listing import parse_affiliations
+from bot.ingest.listing import parse_affiliations
 from bot.models import Paper, paper_links
-from bot.schedule import WEEK, WEEKDAYS, chinese_city, day_set, zone_offset_label
 from bot.slack.blocks import (
     LIMITS,
     Message,
@@ -45,12 +51,6 @@ from bot.slack.blocks import (
     short_affiliations,
     short_authors,
     truncate,
-)
-from bot.subscriptions import (
-    Clock,
-    Subscription,
-    SubscriptionStore,
-    system_clock,
 )
 
 if TYPE_CHECKING:
@@ -587,8 +587,8 @@ class Digests:
     admins: frozenset[str] = frozenset()
     settings: Settings | None = None
     directory: object | None = None  # SlackDirectory (or the console's): people's zones, channels
-    sources: object | None = None  # a bot.sources.SourceService (feeds) under `serve`
-    enricher: object | None = None  # a bot.arxiv.Enricher under `serve`, when arXiv is on
+    sources: object | None = None  # a bot.feeds.sources.SourceService (feeds) under `serve`
+    enricher: object | None = None  # a bot.feeds.arxiv.Enricher under `serve`, when arXiv is on
 
     def changed(self, sub_id: int) -> None:
         if self.on_change:
@@ -631,22 +631,22 @@ def start_digests(
     `background` (serve) also schedules feed polls and, unless PAPERBOT_ARXIV=off, arXiv
     enrichment: both run in the scheduler's worker threads, never in a request's.
     """
-    from bot.inbox import scan_inbox_and_check_index
-    from bot.scheduler import DigestScheduler, background_scheduler
+    from bot.digests.scheduler import DigestScheduler, background_scheduler
+    from bot.feeds.inbox import scan_inbox_and_check_index
 
     digests = build_digests(settings, corpus, clock=clock)
     inbox = settings.inbox_dir
     inbox.mkdir(parents=True, exist_ok=True)
     jobs_to_add = []
     if background:
-        from bot.sources import SourceService
+        from bot.feeds.sources import SourceService
 
         poster = digests.service.poster
         client = getattr(poster, "client", None)
         digests.sources = SourceService(settings, corpus, clock=clock, on_failing=lambda s: tell_admins_failing(client, corpus, settings.admins, s))
         jobs_to_add.append((SOURCES_JOB, digests.sources.poll_due, timedelta(minutes=settings.sources_interval_minutes)))
         if settings.arxiv_enabled:
-            from bot.arxiv import build_enricher
+            from bot.feeds.arxiv import build_enricher
 
             digests.enricher = build_enricher(settings, corpus, clock=clock)
             jobs_to_add.append((ENRICH_JOB, digests.enricher.run_background, ENRICH_INTERVAL))
@@ -696,7 +696,7 @@ def digest_payload(corpus, *, lang: str = "en", filter_text: str = "", since: in
     """
     from zoneinfo import ZoneInfo
 
-    from bot.digest import compose_digest
+    from bot.digests.service import compose_digest
 
     if filter_text:
         problem = corpus.query_problem(filter_text)  # not a search of the whole index: only whether it reads

@@ -1,6 +1,6 @@
 """/papers sources ...: admins manage feeds from Slack; App Home shows admins their status.
 
-Pure answers over `Digests.sources` (a bot.sources.SourceService). A poll can take as
+Pure answers over `Digests.sources` (a bot.feeds.sources.SourceService). A poll can take as
 long as a slow server (30 s), longer than Slack waits for an ack, so `add` and `poll`
 start it in a thread and answer at once; `/papers sources` shows how it went.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 import logging
 import threading
 
+from bot.feeds.sources import SourceError, format_source_line
 from bot.i18n import t
 from bot.slack.blocks import Message, context, escape_code, header, render_notice
-from bot.sources import SourceError, format_source_line
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """The reading list in Slack: save/saved/foryou/top/export, the Save button, reactions.
 
-The domain (saves, votes, rankings, export formats) is bot/library.py and bot/export.py;
+The domain (saves, votes, rankings, export formats) is bot/library/readinglist.py and bot/library/export.py;
 this module renders it and wires Slack to it. Answers are pure (they return a `Reply`)
 so the offline console shares them; `register` adds the reaction listeners and
 `send_upload` the one Web API call an export needs (files_upload_v2).
@@ -15,9 +15,9 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime
 
-from bot.export import EXTENSIONS, export_papers, normalize_format
 from bot.i18n import t
-from bot.library import Library, short_title
+from bot.library.export import EXTENSIONS, export_papers, normalize_format
+from bot.library.readinglist import Library, short_title
 from bot.models import Hit, Paper
 from bot.slack.blocks import (
     LIMITS,

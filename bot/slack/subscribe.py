@@ -10,7 +10,17 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
-from bot.digest import Digest, next_run
+from bot.digests.service import Digest, next_run
+from bot.digests.subscriptions import (
+    DEFAULT_DAYS,
+    DEFAULT_HOUR,
+    DEFAULT_MINUTE,
+    DEFAULT_TOP,
+    SubscribeError,
+    Subscription,
+    check_zone,
+    parse_subscribe,
+)
 from bot.i18n import choose_lang, format_estimate, is_lang, normalize_lang, t
 from bot.slack.blocks import (
     Message,
@@ -41,16 +51,6 @@ from bot.slack.digest import (
     resume_hint,
     schedule_label,
     zone_label,
-)
-from bot.subscriptions import (
-    DEFAULT_DAYS,
-    DEFAULT_HOUR,
-    DEFAULT_MINUTE,
-    DEFAULT_TOP,
-    SubscribeError,
-    Subscription,
-    check_zone,
-    parse_subscribe,
 )
 
 logger = logging.getLogger(__name__)
@@ -204,7 +204,7 @@ def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel
     if sub.notify_empty:
         lines.append(t("subscribe.notify_empty_note", reader))
     if sub.ranking:
-        from bot.library import digest_order
+        from bot.library.readinglist import digest_order
 
         order = digest_order(sub)
         lines.append(t("library.order_note", reader, order=t(f"library.order_{order}_{sub.kind}", reader)))

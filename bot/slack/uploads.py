@@ -27,7 +27,7 @@ from bot.slack.digest import (
     Digests,
     slack_error_code,
 )
-from bot.store import is_storage_full
+from bot.store.database import is_storage_full
 
 logger = logging.getLogger(__name__)
 

@@ -1,0 +1,603 @@
+"""Digest subscriptions and their deliveries, in the store's SQLite file.
+
+One subscription per place: a channel (`kind="channel"`, `place_id` = channel id) or a
+person's DM (`kind="user"`, `place_id` = user id). Subscribing again in the same place
+updates it.
+
+`cursor_seq` is the ingest sequence (`Paper.seq`) up to which the place has had its
+papers. A new subscription starts at the store's current last seq, so it gets the
+papers that arrive from then on, not the whole back catalogue.
+
+A delivery is one digest for one local date. It is claimed before anything is posted,
+under UNIQUE (subscription_id, local_date), so two instances (or a restart) never post
+the same day's digest twice. Its status moves:
+
+    posting -> sent | empty          cursor moves in the same transaction
+    posting -> failed                nothing lost; may be claimed again (retry, resume)
+    posting -> interrupted           the poster died (no heartbeat for STALE_AFTER);
+                                     never re-posted for that date
+
+`posted_ids` records, per accepted Slack message, which papers went out, so a digest
+that was cut short (failed or interrupted) is completed later without repeating them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from zoneinfo import ZoneInfo
+
+from bot.digests.times import (
+    EVERY_DAY,
+    EVERY_DAY_WORDS,
+    WEEKDAY_WORDS,
+    WEEKDAYS,
+    WEEKLY_WORDS,
+    ZoneRefusal,
+    canonical_days,
+    day_set,
+    is_timeish,
+    is_zone_word,
+    normalize_word,
+    parse_day_word,
+    parse_time,
+    parse_zone,
+    suggest_time,
+)
+from bot.i18n import is_lang, normalize_lang
+from bot.store.database import Store, apply_schema
+
+Clock = Callable[[], datetime]
+"""Returns the current time as an aware datetime (UTC). Injected everywhere, for tests."""
+
+
+def system_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+COLUMNS: dict[str, dict[str, str]] = {
+    "subscriptions": {
+        "days": "TEXT NOT NULL DEFAULT '*'",  # cron day_of_week (bot.digests.times); older rows: every day
+        "top": "INTEGER NOT NULL DEFAULT 10",  # papers in the first message; the rest in its thread
+        # order:new|foryou|popular (issue 10); '' = the place's default (bot.library.readinglist.digest_order)
+        "ranking": "TEXT NOT NULL DEFAULT ''",
+    },
+}
+"""Columns added to the tables below after they first shipped (see bot.store.database.ensure_columns)."""
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS subscriptions (
+    id            INTEGER PRIMARY KEY,
+    kind          TEXT NOT NULL CHECK (kind IN ('channel', 'user')),
+    place_id      TEXT NOT NULL,
+    created_by    TEXT NOT NULL,
+    lang          TEXT NOT NULL,
+    hour          INTEGER NOT NULL,
+    minute        INTEGER NOT NULL,
+    timezone      TEXT NOT NULL,
+    filter_text   TEXT NOT NULL,
+    notify_empty  INTEGER NOT NULL DEFAULT 0,
+    cursor_seq    INTEGER NOT NULL,
+    status        TEXT NOT NULL DEFAULT 'active',
+    paused_reason TEXT NOT NULL DEFAULT '',
+    active_since  TEXT NOT NULL,
+    created_at    TEXT NOT NULL,
+    updated_at    TEXT NOT NULL,
+    UNIQUE (kind, place_id)
+);
+CREATE INDEX IF NOT EXISTS subscriptions_created_by ON subscriptions (created_by);
+CREATE TABLE IF NOT EXISTS deliveries (
+    id              INTEGER PRIMARY KEY,
+    subscription_id INTEGER NOT NULL,
+    local_date      TEXT NOT NULL,
+    status          TEXT NOT NULL,
+    from_seq        INTEGER NOT NULL,
+    to_seq          INTEGER,
+    papers          INTEGER NOT NULL DEFAULT 0,
+    posted_ids      TEXT NOT NULL DEFAULT '[]',
+    messages        INTEGER NOT NULL DEFAULT 0,
+    channel_id      TEXT NOT NULL DEFAULT '',
+    message_ts      TEXT NOT NULL DEFAULT '',
+    attempts        INTEGER NOT NULL DEFAULT 1,
+    error           TEXT NOT NULL DEFAULT '',
+    claimed_at      TEXT NOT NULL,
+    heartbeat_at    TEXT NOT NULL,
+    finished_at     TEXT,
+    UNIQUE (subscription_id, local_date)
+);
+"""
+
+DEFAULT_HOUR, DEFAULT_MINUTE = 9, 0
+DEFAULT_DAYS = WEEKDAYS  # weekends hold few new papers
+DEFAULT_TOP = 10
+MAX_TOP = 25  # a highlight row is one block; 25 leave room in a 50-block message
+MAX_FILTER_CHARS = 500
+NOTIFY_EMPTY = {"notify:empty": True, "notify:always": True, "notify:none": False, "notify:new": False}
+_TOP = re.compile(r"^(?:top|highlights|精选)[:：](\S*)$", re.IGNORECASE)
+_ZONE_PREFIX = ("tz:", "时区:", "zone:")  # after NFKC, which folds the full-width colon
+
+
+def iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def parse_iso(text: str) -> datetime:
+    return datetime.fromisoformat(text).astimezone(UTC)
+
+
+@dataclass
+class Subscription:
+    id: int
+    kind: str  # "channel" | "user"
+    place_id: str  # channel id, or the user id for a personal (DM) digest
+    created_by: str
+    lang: str
+    hour: int
+    minute: int
+    timezone: str
+    filter_text: str = ""
+    notify_empty: bool = False
+    cursor_seq: int = 0
+    status: str = "active"  # "active" | "paused"
+    paused_reason: str = ""  # the Slack error that paused it
+    active_since: str = ""  # runs before this moment (creation, resume, time change) are never due
+    created_at: str = ""
+    updated_at: str = ""
+    ranking: str = ""  # order:new|foryou|popular; '' = the default for the kind of place
+    days: str = EVERY_DAY  # cron day_of_week: "*" or "mon,tue,wed,thu,fri" (bot.digests.times)
+    top: int = DEFAULT_TOP
+
+    @property
+    def day_set(self) -> set[str]:
+        return day_set(self.days)
+
+    @property
+    def job_id(self) -> str:
+        return f"digest:{self.id}"
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return ZoneInfo(self.timezone)
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == "active"
+
+    @property
+    def time_label(self) -> str:
+        return f"{self.hour:02d}:{self.minute:02d}"
+
+
+@dataclass
+class Delivery:
+    id: int
+    subscription_id: int
+    local_date: str
+    status: str
+    from_seq: int
+    to_seq: int | None = None
+    papers: int = 0
+    posted_ids: list[str] = field(default_factory=list)
+    messages: int = 0
+    channel_id: str = ""
+    message_ts: str = ""
+    attempts: int = 1
+    error: str = ""
+    claimed_at: str = ""
+    heartbeat_at: str = ""
+    finished_at: str | None = None
+
+
+# -- what people type -------------------------------------------------------------------
+
+
+@dataclass
+class SubscribeRequest:
+    """`/papers subscribe [en|zh] [DAYS] [TIME] [tz:ZONE] [top:N] [notify:empty] [FILTER]`, parsed."""
+
+    lang: str | None = None
+    hour: int | None = None
+    minute: int | None = None
+    timezone: str | None = None
+    notify_empty: bool | None = None
+    days: str | None = None
+    top: int | None = None
+    filter_text: str = ""
+    order: str | None = None  # "new" | "foryou" | "popular"
+
+    @property
+    def has_options(self) -> bool:
+        values = (self.lang, self.hour, self.timezone, self.notify_empty, self.days, self.top, self.order)
+        return any(v is not None for v in values) or bool(self.filter_text)
+
+
+ORDERS = ("new", "foryou", "popular")
+
+
+class SubscribeError(ValueError):
+    """What was wrong with a subscribe line: an i18n key (`subscribe.<key>`) and its fields."""
+
+    def __init__(self, key: str, **fmt: object):
+        super().__init__(key)
+        self.key = key
+        self.fmt = fmt
+
+
+def check_zone(name: str) -> str | None:
+    """Return the IANA zone `name` means (any spelling bot.digests.times reads), else None."""
+    try:
+        return parse_zone(name)
+    except ZoneRefusal:
+        return None
+
+
+def _zone_error(refusal: ZoneRefusal) -> SubscribeError:
+    if refusal.key == "ambiguous":
+        options = " / ".join(f"`tz:{o}`" for o in refusal.options)  # reads the same in both languages
+        return SubscribeError("zone_ambiguous", value=refusal.value, options=options)
+    if refusal.key == "offset":
+        return SubscribeError("zone_offset", value=refusal.value)
+    return SubscribeError("bad_zone", value=refusal.value or "tz:")
+
+
+def _time_error(word: str) -> SubscribeError:
+    suggestion = suggest_time(word)
+    if suggestion:
+        return SubscribeError("bad_time_suggest", value=word, suggestion=suggestion)
+    return SubscribeError("bad_time", value=word)
+
+
+def _is_spelled_time(word: str) -> bool:
+    """A time nobody means as a filter word: with a colon, am/pm or 点 (`9:30`, `9pm`, `8点`)."""
+    text = normalize_word(word).lower()
+    return parse_time(text) is not None and (":" in text or text.endswith(("am", "pm")) or any(c in text for c in "点點时時"))
+
+
+def parse_subscribe(text: str) -> SubscribeRequest:
+    """Parse the words after `subscribe`: options first (any order), the rest is the filter.
+
+    Options are read only before the filter starts, so a filter may hold anything the
+    search syntax allows (`author:Chen`, `"KV cache" OR 推测解码`). A time or zone after
+    the filter starts is still caught: the first is taken, a second one is an error
+    (`9:00 9:30`), never a filter. Raises SubscribeError.
+    """
+    request = SubscribeRequest()
+    words = text.split()
+    days: set[str] | None = None
+    last_was_day = False
+    while words:
+        word, lowered = words[0], normalize_word(words[0]).lower()
+        taken = 1
+        is_day = False
+        if is_lang(word) and request.lang is None:  # the words `/papers lang` knows
+            request.lang = normalize_lang(word)
+        elif lowered.startswith(_ZONE_PREFIX) or is_zone_word(word):
+            value = normalize_word(word).split(":", 1)[1] if lowered.startswith(_ZONE_PREFIX) else word
+            if request.timezone is not None:
+                raise SubscribeError("two_zones", first=request.timezone, second=value)
+            request.timezone, taken = _read_zone(value, words[1:])
+        elif lowered.startswith("notify:") and request.notify_empty is None:
+            key = lowered
+            if key not in NOTIFY_EMPTY:
+                raise SubscribeError("bad_notify", value=word)
+            request.notify_empty = NOTIFY_EMPTY[key]
+        elif lowered.startswith(("order:", "order：")) and request.order is None:
+            value = lowered[6:]
+            if value not in ORDERS:
+                raise SubscribeError("bad_order", value=word)
+            request.order = value
+        elif _TOP.match(lowered):
+            raw = _TOP.match(lowered).group(1)
+            if not raw.isdigit() or not 1 <= int(raw) <= MAX_TOP:
+                raise SubscribeError("bad_top", value=word, limit=MAX_TOP)
+            request.top = int(raw)
+        elif lowered in EVERY_DAY_WORDS or lowered in WEEKDAY_WORDS:
+            if days is not None:
+                raise SubscribeError("two_schedules", value=word)
+            days = set(day_set(EVERY_DAY if lowered in EVERY_DAY_WORDS else WEEKDAYS))
+        elif lowered in WEEKLY_WORDS:
+            if days is not None:
+                raise SubscribeError("two_schedules", value=word)
+            following = parse_day_word(words[1]) if len(words) > 1 else None
+            days, taken = (following, 2) if following else ({"mon"}, 1)
+            is_day = bool(following)
+        elif parse_day_word(word) is not None and (days is None or last_was_day):
+            days = (days or set()) | parse_day_word(word)
+            is_day = True
+        elif is_timeish(word) or (word.isdigit() and len(words) > 1 and words[1].lower() in ("am", "pm")):
+            if len(words) > 1 and words[1].lower() in ("am", "pm") and word.isdigit():
+                word, taken = word + words[1], 2
+            if request.hour is not None:
+                if word.isdigit():  # "9 2024 results": a bare number after the time is a filter word
+                    break
+                raise SubscribeError("two_times", first=f"{request.hour:02d}:{request.minute:02d}", second=word)
+            parsed = parse_time(word)
+            if parsed is None:
+                raise _time_error(word)
+            request.hour, request.minute = parsed
+        else:
+            break
+        last_was_day = is_day
+        del words[:taken]
+    rest: list[str] = []
+    for word in words:  # a time or zone that strayed into the filter
+        lowered = normalize_word(word).lower()
+        if _is_spelled_time(word):
+            if request.hour is not None:
+                raise SubscribeError("two_times", first=f"{request.hour:02d}:{request.minute:02d}", second=word)
+            request.hour, request.minute = parse_time(word)
+        elif lowered.startswith(_ZONE_PREFIX):
+            if request.timezone is not None:
+                raise SubscribeError("two_zones", first=request.timezone, second=word)
+            request.timezone, _ = _read_zone(normalize_word(word).split(":", 1)[1], [])
+        else:
+            rest.append(word)
+    request.days = canonical_days(days) if days is not None else None
+    request.filter_text = " ".join(rest)
+    if len(request.filter_text) > MAX_FILTER_CHARS:
+        raise SubscribeError("filter_too_long", limit=MAX_FILTER_CHARS)
+    return request
+
+
+def _read_zone(value: str, following: list[str]) -> tuple[str, int]:
+    """The zone `value` names, trying `value` plus the next word (`tz:New York`); how many words it took."""
+    try:
+        return parse_zone(value), 1
+    except ZoneRefusal as refusal:
+        if refusal.key == "unknown" and following:
+            try:
+                return parse_zone(f"{value} {following[0]}"), 2
+            except ZoneRefusal:
+                pass
+        raise _zone_error(refusal) from None
+
+
+# -- the tables ----------------------------------------------------------------------------
+
+
+class SubscriptionStore:
+    """Subscriptions and deliveries, sharing the Store's connection and its transactions."""
+
+    def __init__(self, store: Store, *, clock: Clock = system_clock):
+        self.store = store
+        self._clock = clock
+        with store.transaction() as db:
+            apply_schema(db, SCHEMA, COLUMNS)
+
+    def _now(self) -> str:
+        return iso(self._clock())
+
+    # -- subscriptions -------------------------------------------------------------------
+
+    def save(
+        self,
+        *,
+        kind: str,
+        place_id: str,
+        user_id: str,
+        lang: str,
+        hour: int,
+        minute: int,
+        timezone: str,
+        filter_text: str = "",
+        notify_empty: bool = False,
+        days: str = EVERY_DAY,
+        top: int = DEFAULT_TOP,
+        status: str = "active",
+        paused_reason: str = "",
+    ) -> tuple[Subscription, bool]:
+        """Create the place's subscription, or update it; return it and whether it is new.
+
+        Updating keeps the cursor (the next digest still holds everything since the last
+        one) and resumes a paused subscription (unless `status` says paused: a channel the
+        bot can't post in yet). A change of time, days or zone, or a resume, restarts
+        `active_since`, so a run time already past today is not "missed".
+        """
+        assert status in ("active", "paused")
+        now = self._now()
+        lang = normalize_lang(lang)
+        with self.store.transaction() as db:
+            row = db.execute("SELECT * FROM subscriptions WHERE kind = ? AND place_id = ?", (kind, place_id)).fetchone()
+            if row is None:
+                last_seq = db.execute("SELECT COALESCE(MAX(seq), 0) FROM papers").fetchone()[0]
+                cursor = db.execute(
+                    "INSERT INTO subscriptions (kind, place_id, created_by, lang, hour, minute, timezone, filter_text,"
+                    " notify_empty, cursor_seq, status, paused_reason, active_since, created_at, updated_at, days, top)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (kind, place_id, user_id, lang, hour, minute, timezone, filter_text, int(notify_empty), last_seq,
+                     status, paused_reason, now, now, now, days, top),
+                )  # fmt: skip
+                created, sub_id = True, cursor.lastrowid
+            else:
+                old = _subscription(row)
+                rescheduled = (old.hour, old.minute, old.timezone, old.days) != (hour, minute, timezone, days) or not old.is_active
+                db.execute(
+                    "UPDATE subscriptions SET created_by = ?, lang = ?, hour = ?, minute = ?, timezone = ?, filter_text = ?,"
+                    " notify_empty = ?, status = ?, paused_reason = ?, active_since = ?, updated_at = ?, days = ?, top = ?"
+                    " WHERE id = ?",
+                    (user_id, lang, hour, minute, timezone, filter_text, int(notify_empty), status, paused_reason,
+                     now if rescheduled else old.active_since, now, days, top, old.id),
+                )  # fmt: skip
+                created, sub_id = False, old.id
+            saved = _subscription(db.execute("SELECT * FROM subscriptions WHERE id = ?", (sub_id,)).fetchone())
+        return saved, created
+
+    def get(self, sub_id: int) -> Subscription | None:
+        rows = self._rows("SELECT * FROM subscriptions WHERE id = ?", (sub_id,))
+        return _subscription(rows[0]) if rows else None
+
+    def for_place(self, kind: str, place_id: str) -> Subscription | None:
+        rows = self._rows("SELECT * FROM subscriptions WHERE kind = ? AND place_id = ?", (kind, place_id))
+        return _subscription(rows[0]) if rows else None
+
+    def for_user(self, user_id: str) -> list[Subscription]:
+        """The person's own digest first, then the channel digests they set up."""
+        rows = self._rows(
+            "SELECT * FROM subscriptions WHERE (kind = 'user' AND place_id = ?) OR (kind = 'channel' AND created_by = ?)"
+            " ORDER BY kind = 'channel', id",
+            (user_id, user_id),
+        )
+        return [_subscription(r) for r in rows]
+
+    def all(self) -> list[Subscription]:
+        return [_subscription(r) for r in self._rows("SELECT * FROM subscriptions ORDER BY id")]
+
+    def delete(self, sub_id: int) -> bool:
+        with self.store.transaction() as db:
+            db.execute("DELETE FROM deliveries WHERE subscription_id = ?", (sub_id,))
+            return db.execute("DELETE FROM subscriptions WHERE id = ?", (sub_id,)).rowcount > 0
+
+    def set_ranking(self, sub_id: int, ranking: str) -> None:
+        """Set the subscription's order (`order:` when subscribing); '' for the default."""
+        with self.store.transaction() as db:
+            db.execute("UPDATE subscriptions SET ranking = ?, updated_at = ? WHERE id = ?", (ranking, self._now(), sub_id))
+
+    def pause(self, sub_id: int, reason: str) -> None:
+        with self.store.transaction() as db:
+            db.execute(
+                "UPDATE subscriptions SET status = 'paused', paused_reason = ?, updated_at = ? WHERE id = ?",
+                (reason, self._now(), sub_id),
+            )
+
+    def resume(self, sub_id: int) -> bool:
+        """Resume a paused subscription (the bot can post again); return whether it was paused."""
+        now = self._now()
+        with self.store.transaction() as db:
+            return db.execute(
+                "UPDATE subscriptions SET status = 'active', paused_reason = '', active_since = ?, updated_at = ?"
+                " WHERE id = ? AND status = 'paused'",
+                (now, now, sub_id),
+            ).rowcount > 0
+
+    # -- deliveries ------------------------------------------------------------------------
+
+    def claim(self, sub_id: int, local_date: date) -> Delivery | None:
+        """Claim the digest of `local_date` for this subscription; None if it is taken.
+
+        A `failed` claim may be taken again (a retry or a resumed thread); every other
+        status means someone has, or had, that day's digest in hand.
+        """
+        now = self._now()
+        day = local_date.isoformat()
+        with self.store.transaction() as db:
+            sub = db.execute("SELECT cursor_seq FROM subscriptions WHERE id = ?", (sub_id,)).fetchone()
+            if sub is None:
+                return None
+            try:
+                db.execute(
+                    "INSERT INTO deliveries (subscription_id, local_date, status, from_seq, claimed_at, heartbeat_at)"
+                    " VALUES (?, ?, 'posting', ?, ?, ?)",
+                    (sub_id, day, sub[0], now, now),
+                )
+            except sqlite3.IntegrityError:
+                taken = db.execute(
+                    "UPDATE deliveries SET status = 'posting', attempts = attempts + 1, from_seq = ?, error = '',"
+                    " heartbeat_at = ? WHERE subscription_id = ? AND local_date = ? AND status = 'failed'",
+                    (sub[0], now, sub_id, day),
+                ).rowcount
+                if not taken:
+                    return None
+            row = db.execute("SELECT * FROM deliveries WHERE subscription_id = ? AND local_date = ?", (sub_id, day)).fetchone()
+        return _delivery(row)
+
+    def plan(self, delivery_id: int, *, to_seq: int, papers: int) -> None:
+        """Record what the claimed digest will cover: papers up to `to_seq`."""
+        with self.store.transaction() as db:
+            db.execute(
+                "UPDATE deliveries SET to_seq = ?, papers = ?, heartbeat_at = ? WHERE id = ?",
+                (to_seq, papers, self._now(), delivery_id),
+            )
+
+    def record_posted(self, delivery_id: int, paper_ids: Iterable[str], *, channel_id: str, message_ts: str) -> None:
+        """Note one message Slack accepted: its papers, and the thread it started (the first)."""
+        with self.store.transaction() as db:
+            row = db.execute("SELECT posted_ids, message_ts FROM deliveries WHERE id = ?", (delivery_id,)).fetchone()
+            if row is None:
+                return
+            posted = json.loads(row[0]) + [p for p in paper_ids]
+            db.execute(
+                "UPDATE deliveries SET posted_ids = ?, messages = messages + 1, channel_id = ?, message_ts = ?,"
+                " heartbeat_at = ? WHERE id = ?",
+                (json.dumps(posted), channel_id, row[1] or message_ts, self._now(), delivery_id),
+            )
+
+    def finish(self, delivery_id: int, *, status: str, to_seq: int) -> None:
+        """Close a delivery as `sent` or `empty` and move the cursor, in one transaction."""
+        assert status in ("sent", "empty")
+        with self.store.transaction() as db:
+            row = db.execute("SELECT subscription_id FROM deliveries WHERE id = ?", (delivery_id,)).fetchone()
+            if row is None:
+                return
+            db.execute(
+                "UPDATE deliveries SET status = ?, to_seq = ?, finished_at = ?, error = '' WHERE id = ?",
+                (status, to_seq, self._now(), delivery_id),
+            )
+            db.execute("UPDATE subscriptions SET cursor_seq = MAX(cursor_seq, ?) WHERE id = ?", (to_seq, row[0]))
+
+    def release(self, delivery_id: int, error: str) -> int:
+        """Mark a delivery `failed` (retryable, nothing lost); return its attempt count."""
+        with self.store.transaction() as db:
+            db.execute(
+                "UPDATE deliveries SET status = 'failed', error = ?, finished_at = ? WHERE id = ?",
+                (error[:500], self._now(), delivery_id),
+            )
+            row = db.execute("SELECT attempts FROM deliveries WHERE id = ?", (delivery_id,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def recover_stale(self, before: datetime, sub_id: int | None = None) -> int:
+        """Mark `posting` claims whose last heartbeat is older than `before` as interrupted.
+
+        Their poster died (crash, kill, power) somewhere between claiming and finishing.
+        The date stays claimed: Slack may have accepted a message whose receipt was never
+        recorded, so posting that day again could repeat it. What was not recorded as
+        posted goes out in the next digest (the cursor never moved).
+        """
+        sql = "UPDATE deliveries SET status = 'interrupted', error = 'no heartbeat', finished_at = ? WHERE status = 'posting' AND heartbeat_at < ?"
+        args: tuple = (self._now(), iso(before))
+        if sub_id is not None:
+            sql += " AND subscription_id = ?"
+            args += (sub_id,)
+        with self.store.transaction() as db:
+            return db.execute(sql, args).rowcount
+
+    def posted_since(self, sub_id: int, cursor_seq: int) -> set[str]:
+        """Papers already posted by unfinished digests (failed/interrupted) past the cursor."""
+        rows = self._rows(
+            "SELECT posted_ids FROM deliveries WHERE subscription_id = ? AND status IN ('failed', 'interrupted', 'posting')"
+            " AND (to_seq IS NULL OR to_seq > ?)",
+            (sub_id, cursor_seq),
+        )
+        return {paper_id for row in rows for paper_id in json.loads(row[0])}
+
+    def delivery(self, sub_id: int, local_date: date | str) -> Delivery | None:
+        day = local_date if isinstance(local_date, str) else local_date.isoformat()
+        rows = self._rows("SELECT * FROM deliveries WHERE subscription_id = ? AND local_date = ?", (sub_id, day))
+        return _delivery(rows[0]) if rows else None
+
+    def deliveries(self, sub_id: int | None = None) -> list[Delivery]:
+        if sub_id is None:
+            rows = self._rows("SELECT * FROM deliveries ORDER BY id")
+        else:
+            rows = self._rows("SELECT * FROM deliveries WHERE subscription_id = ? ORDER BY id", (sub_id,))
+        return [_delivery(r) for r in rows]
+
+    def _rows(self, sql: str, args: tuple = ()) -> list[sqlite3.Row]:
+        # A plain read, not BEGIN IMMEDIATE: it must not wait for a long ingest's write lock.
+        return self.store.read(sql, args)
+
+
+def _subscription(row: sqlite3.Row) -> Subscription:
+    data = dict(row)
+    data["notify_empty"] = bool(data["notify_empty"])
+    return Subscription(**data)
+
+
+def _delivery(row: sqlite3.Row) -> Delivery:
+    data = dict(row)
+    data["posted_ids"] = json.loads(data["posted_ids"])
+    return Delivery(**data)
+

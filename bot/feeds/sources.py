@@ -1,0 +1,458 @@
+"""Feeds that bring papers by themselves: listing URLs and arXiv queries, polled on a schedule.
+
+A source is one of
+
+    https://example.org/icml.txt   a listing (the format of seeds/) fetched with conditional
+                                   GETs (ETag / Last-Modified), a timeout and a size cap
+    arxiv:cs.CL                    an arXiv category's newest papers
+    arxiv:"speculative decoding"   an arXiv search's newest papers
+
+Listing papers go through the listing parser and the store like an inbox file; arXiv
+papers become English-only papers (with their arXiv record) and merge with papers
+already stored by arXiv id, else by title and authors, so a paper seen in both is one
+paper. Either way new papers take the next `seq`, so digests pick them up like any other.
+
+Each poll is one lease in the database (`polling_until`), so neither two scheduler threads
+nor a CLI `sources poll` beside `serve` ever poll one source at once. A failed poll keeps
+its reason (an i18n key under `sources.error_`), changes nothing stored, and waits longer
+before the next try (doubling up to MAX_BACKOFF, or the server's Retry-After); the first
+failure of a run of failures is reported once through `on_failing` (admins' DMs).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
+from datetime import UTC, datetime, timedelta
+
+from bot.feeds.arxiv import ArxivClient, ArxivError, authors_overlap, normalize_title, plain_title
+from bot.feeds.fetch import DEFAULT_MAX_BYTES, FetchError, fetch
+from bot.i18n import t
+from bot.ingest.listing import (
+    decode_listing,
+    find_urls,
+    find_venue,
+    paper_id,
+    parse_text,
+    venue_label,
+)
+from bot.models import ArxivRecord, Listing, Paper
+from bot.store.database import Store, apply_schema
+
+logger = logging.getLogger(__name__)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS sources (
+    id                INTEGER PRIMARY KEY,
+    kind              TEXT NOT NULL,          -- 'listing' | 'arxiv'
+    target            TEXT NOT NULL UNIQUE,   -- the URL, or arxiv:cs.CL / arxiv:"a query"
+    added_at          TEXT NOT NULL,
+    added_by          TEXT NOT NULL,
+    etag              TEXT NOT NULL DEFAULT '',
+    last_modified     TEXT NOT NULL DEFAULT '',
+    last_poll         TEXT NOT NULL DEFAULT '',
+    last_success      TEXT NOT NULL DEFAULT '',
+    last_error        TEXT NOT NULL DEFAULT '',  -- an error kind (i18n sources.error_<kind>)
+    last_error_detail TEXT NOT NULL DEFAULT '',
+    failures          INTEGER NOT NULL DEFAULT 0,
+    retry_at          TEXT NOT NULL DEFAULT '',
+    notified          INTEGER NOT NULL DEFAULT 0,
+    papers_added      INTEGER NOT NULL DEFAULT 0,
+    polling_until     TEXT NOT NULL DEFAULT ''
+);
+"""
+
+COLUMNS: dict[str, dict[str, str]] = {}
+"""Columns added to `sources` after it first shipped (see bot.store.database.ensure_columns)."""
+
+LISTING_TIMEOUT = 30.0
+LISTING_MAX_BYTES = DEFAULT_MAX_BYTES
+ARXIV_FEED_RESULTS = 50
+MAX_BACKOFF = timedelta(hours=24)
+LEASE = timedelta(minutes=15)
+_CATEGORY = re.compile(r"^[a-z][a-z\-]*(\.[A-Za-z][A-Za-z\-]*)?$")
+_HTML = re.compile(rb"^\s*(<!doctype html|<html|<head|<body)", re.IGNORECASE)
+
+Clock = Callable[[], datetime]
+
+
+class SourceError(ValueError):
+    """A source command that can't be done; `key`/`fmt` are the i18n message."""
+
+    def __init__(self, key: str, **fmt: object):
+        super().__init__(t(key, "en", **fmt))
+        self.key = key
+        self.fmt = fmt
+
+    def text(self, lang: str) -> str:
+        return t(self.key, lang, **self.fmt)
+
+
+@dataclass
+class Source:
+    id: int
+    kind: str
+    target: str
+    added_at: str
+    added_by: str
+    etag: str = ""
+    last_modified: str = ""
+    last_poll: str = ""
+    last_success: str = ""
+    last_error: str = ""
+    last_error_detail: str = ""
+    failures: int = 0
+    retry_at: str = ""
+    notified: bool = False
+    papers_added: int = 0
+
+    @property
+    def feed_name(self) -> str:
+        """The feed arXiv papers are listed under: `arXiv cs.CL`, `arXiv "a query"`."""
+        return "arXiv " + self.target.removeprefix("arxiv:") if self.kind == "arxiv" else self.target
+
+    @property
+    def arxiv_query(self) -> str:
+        """The API's search_query for an arXiv source: `cat:cs.CL` or `all:"a query"`."""
+        spec = self.target.removeprefix("arxiv:")
+        return f"cat:{spec}" if _CATEGORY.match(spec) else f'all:"{spec.strip(chr(34))}"'
+
+    def error_text(self, lang: str) -> str:
+        """Why the last poll failed, in `lang` ("" when it succeeded)."""
+        if not self.last_error:
+            return ""
+        return t(f"sources.error_{self.last_error}", lang, detail=self.last_error_detail or "?")
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["last_error_text"] = self.error_text("en")
+        return data
+
+
+@dataclass
+class PollResult:
+    source: Source
+    added: int = 0
+    unchanged: bool = False
+    skipped: str = ""  # "busy" (another poll holds it) or "waiting" (backing off)
+    error: str = ""  # an error kind
+
+    def line(self, lang: str) -> str:
+        """One line for the CLI and Slack: what this poll did."""
+        if self.skipped:
+            return t(f"sources.poll_skipped_{self.skipped}", lang, source=self.source.target, when=self.source.retry_at)
+        if self.error:
+            return t("sources.poll_failed", lang, source=self.source.target, reason=self.source.error_text(lang))
+        if self.unchanged:
+            return t("sources.poll_unchanged", lang, source=self.source.target)
+        return t("sources.poll_done", lang, source=self.source.target, count=self.added)
+
+    def to_dict(self) -> dict:
+        return {"source": self.source.target, "added": self.added, "unchanged": self.unchanged, "skipped": self.skipped,
+                "error": self.error, "error_text": self.source.error_text("en")}  # fmt: skip
+
+
+def parse_target(text: str) -> tuple[str, str]:
+    """Read what someone typed as a source: (kind, canonical target); SourceError if neither."""
+    text = " ".join((text or "").split()).strip("<>")  # Slack wraps links in <...>
+    if "|" in text and text.startswith("http"):
+        text = text.split("|", 1)[0]
+    lowered = text.lower()
+    if lowered.startswith(("http://", "https://")) and len(text) > len("https://") and " " not in text:
+        return "listing", text
+    if lowered.startswith("arxiv:"):
+        spec = text[len("arxiv:") :].strip()
+        spec = spec.replace("“", '"').replace("”", '"')
+        if _CATEGORY.match(spec):
+            return "arxiv", f"arxiv:{spec}"
+        words = spec.strip('"').strip()
+        if words and '"' not in words:
+            return "arxiv", f'arxiv:"{words}"'
+    raise SourceError("sources.bad_target", target=text[:200])
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="seconds")
+
+
+class SourceStore:
+    """The sources table, on the Store's connection."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        with store.transaction() as db:
+            apply_schema(db, SCHEMA, COLUMNS)
+
+    def all(self) -> list[Source]:
+        return [_source(r) for r in self.store.read("SELECT * FROM sources ORDER BY id")]
+
+    def get(self, target: str) -> Source | None:
+        rows = self.store.read("SELECT * FROM sources WHERE target = ?", (target,))
+        return _source(rows[0]) if rows else None
+
+    def add(self, kind: str, target: str, added_by: str, now: str) -> tuple[Source, bool]:
+        with self.store.transaction() as db:
+            created = db.execute(
+                "INSERT OR IGNORE INTO sources (kind, target, added_at, added_by) VALUES (?, ?, ?, ?)",
+                (kind, target, now, added_by),
+            ).rowcount
+        return self.get(target), bool(created)  # type: ignore[return-value]
+
+    def remove(self, target: str) -> bool:
+        with self.store.transaction() as db:
+            return bool(db.execute("DELETE FROM sources WHERE target = ?", (target,)).rowcount)
+
+    def lease(self, source_id: int, now: datetime) -> bool:
+        """Take the right to poll this source; False when another poll holds it."""
+        with self.store.transaction() as db:
+            return bool(
+                db.execute(
+                    "UPDATE sources SET polling_until = ? WHERE id = ? AND polling_until <= ?",
+                    (_iso(now + LEASE), source_id, _iso(now)),
+                ).rowcount
+            )
+
+    def finish(self, source_id: int, **values: object) -> None:
+        """Record a poll's outcome and give the lease back."""
+        values["polling_until"] = ""
+        columns = ", ".join(f"{k} = ?" for k in values)
+        with self.store.transaction() as db:
+            db.execute(f"UPDATE sources SET {columns} WHERE id = ?", (*values.values(), source_id))
+
+
+def _source(row) -> Source:
+    names = row.keys()  # a sqlite3.Row iterates over its values, not its names
+    data = {k: row[k] for k in names if k != "polling_until"}
+    data["notified"] = bool(data["notified"])
+    return Source(**data)
+
+
+def feed_paper(record: ArxivRecord, feed: str) -> Paper:
+    """An arXiv entry as a paper of its own: English fields only, listed by `feed`."""
+    title = plain_title(record.title)
+    extra = f"{record.comment} {record.journal_ref}"
+    venue_name, year, track = find_venue(extra)
+    return Paper(
+        id=paper_id(title),
+        title_en=title,
+        title_zh="",
+        authors=list(record.authors),
+        comments=record.comment,
+        journal_ref=record.journal_ref,
+        venue=venue_label(venue_name, year, track),
+        venue_name=venue_name,
+        year=year,
+        track=track,
+        urls=find_urls(extra),
+        feeds=[feed],
+        arxiv=record,
+    )
+
+
+class SourceService:
+    """Add, remove, list and poll sources; the CLI, Slack and the scheduler share it."""
+
+    def __init__(
+        self,
+        settings,
+        corpus,
+        *,
+        clock: Clock = lambda: datetime.now(UTC),
+        arxiv_client: ArxivClient | None = None,
+        on_failing: Callable[[Source], None] | None = None,
+        timeout: float = LISTING_TIMEOUT,
+        max_bytes: int = LISTING_MAX_BYTES,
+    ):
+        self.settings = settings
+        self.corpus = corpus
+        self.sources = SourceStore(corpus.store)
+        self.clock = clock
+        self.arxiv = arxiv_client or ArxivClient(
+            settings.arxiv_api_url, interval=settings.arxiv_interval_seconds, backoff=settings.arxiv_backoff_seconds, retries=1
+        )
+        self.on_failing = on_failing
+        self.timeout = timeout
+        self.max_bytes = max_bytes
+        self.interval = timedelta(minutes=settings.sources_interval_minutes)
+        self._lock = threading.Lock()
+
+    def list(self) -> list[Source]:
+        return self.sources.all()
+
+    def add(self, text: str, *, added_by: str) -> Source:
+        kind, target = parse_target(text)
+        if kind == "arxiv" and not self.settings.arxiv_enabled:
+            raise SourceError("sources.arxiv_off")
+        source, created = self.sources.add(kind, target, added_by, _iso(self.clock()))
+        if not created:
+            raise SourceError("sources.exists", source=target)
+        return source
+
+    def remove(self, text: str) -> Source:
+        target = text.strip()
+        source = self.sources.get(target)
+        if source is None:
+            try:
+                source = self.sources.get(parse_target(text)[1])
+            except SourceError:
+                source = None
+        if source is None:
+            raise SourceError("sources.unknown", source=target[:200])
+        self.sources.remove(source.target)
+        return source
+
+    def poll_all(self, targets: list[str] | None = None, *, force: bool = False) -> list[PollResult]:
+        """Poll every source (or those named); `force` ignores a backoff's waiting time."""
+        chosen = self.list()
+        if targets:
+            wanted = set(targets)
+            chosen = [s for s in chosen if s.target in wanted]
+            missing = wanted - {s.target for s in chosen}
+            if missing:
+                raise SourceError("sources.unknown", source=sorted(missing)[0][:200])
+        return [self.poll(s, force=force) for s in chosen]
+
+    def poll_due(self) -> list[PollResult]:
+        """The scheduler's job: poll the sources that are not backing off."""
+        results = [r for r in self.poll_all() if r.skipped != "waiting"]
+        for result in results:
+            if result.error or result.added:
+                logger.info("source %s: %s", result.source.target, result.line("en"))
+        return results
+
+    def poll(self, source: Source, *, force: bool = False) -> PollResult:
+        now = self.clock()
+        if not force and source.retry_at and source.retry_at > _iso(now):
+            return PollResult(source, skipped="waiting")
+        if not self.sources.lease(source.id, now):
+            return PollResult(source, skipped="busy")
+        try:
+            if source.kind == "arxiv":
+                added, unchanged, etag, modified = self._poll_arxiv(source), False, "", ""
+            else:
+                added, unchanged, etag, modified = self._poll_listing(source)
+        except _PollFailed as failure:
+            return self._failed(source, failure, now)
+        except Exception as error:  # a bug must not leave the lease held or kill the scheduler
+            logger.exception("polling %s failed", source.target)
+            return self._failed(source, _PollFailed("internal", type(error).__name__), now)
+        done = _iso(self.clock())
+        self.sources.finish(
+            source.id, last_poll=done, last_success=done, last_error="", last_error_detail="", failures=0, retry_at="",
+            notified=0, papers_added=source.papers_added + added, etag=etag or source.etag,
+            last_modified=modified or source.last_modified,
+        )  # fmt: skip
+        fresh = self.sources.get(source.target) or source
+        return PollResult(fresh, added=added, unchanged=unchanged)
+
+    def _failed(self, source: Source, failure: _PollFailed, now: datetime) -> PollResult:
+        failures = source.failures + 1
+        wait = min(MAX_BACKOFF, self.interval * (2 ** (failures - 1)))
+        if failure.retry_after:
+            wait = max(wait, timedelta(seconds=failure.retry_after))
+        logger.warning("source %s failed (%s: %s); next try after %s", source.target, failure.kind, failure.detail, wait)
+        tell = not source.notified
+        self.sources.finish(
+            source.id, last_poll=_iso(now), last_error=failure.kind, last_error_detail=failure.detail[:300],
+            failures=failures, retry_at=_iso(now + wait), notified=1,
+        )  # fmt: skip
+        fresh = self.sources.get(source.target) or source
+        if tell and self.on_failing is not None:
+            try:
+                self.on_failing(fresh)
+            except Exception:
+                logger.exception("telling admins that %s fails failed", source.target)
+        return PollResult(fresh, error=failure.kind)
+
+    # -- the two kinds --------------------------------------------------------------------
+
+    def _poll_listing(self, source: Source) -> tuple[int, bool, str, str]:
+        try:
+            response = fetch(source.target, etag=source.etag, last_modified=source.last_modified, timeout=self.timeout,
+                             max_bytes=self.max_bytes, accept="text/plain")  # fmt: skip
+        except FetchError as error:
+            raise _PollFailed(error.kind, error.detail, error.retry_after) from None
+        if response.status == 304:
+            return 0, True, response.etag, response.last_modified
+        if "html" in response.content_type.lower() or _HTML.match(response.body[:1024]):
+            raise _PollFailed("html", response.content_type or "text/html")
+        text, problem = decode_listing(source.target, response.body)
+        if problem is not None:
+            raise _PollFailed("listing", problem.reason)
+        listing = parse_text(text or "", source.target)
+        if not listing.records:
+            reason = listing.errors[0].reason if listing.errors else "no records"
+            raise _PollFailed("listing", reason)
+        report = self.corpus.ingest_listing(listing)
+        if report.errors:
+            logger.warning("source %s: %d record(s) rejected, first: %s", source.target, report.rejected, report.errors[0])
+        return report.new, False, response.etag, response.last_modified
+
+    def _poll_arxiv(self, source: Source) -> int:
+        if not self.settings.arxiv_enabled:
+            raise _PollFailed("arxiv_off", "PAPERBOT_ARXIV=off")
+        try:
+            page = self.arxiv.query(search_query=source.arxiv_query, max_results=ARXIV_FEED_RESULTS, sort_by="submittedDate")
+        except ArxivError as error:
+            raise _PollFailed(error.kind, error.detail, error.retry_after) from None
+        return self.store_arxiv_papers(page.entries, source.feed_name)
+
+    def store_arxiv_papers(self, records: list[ArxivRecord], feed: str) -> int:
+        """Store arXiv entries as papers of `feed`, merged with the papers already stored."""
+        store = self.corpus.store
+        now = _iso(self.clock())
+        new_papers: list[Paper] = []
+        known: dict[str, ArxivRecord] = {}
+        for record in records:
+            existing = store.paper_id_for_arxiv(record.arxiv_id) or self._same_paper(record)
+            if existing:
+                known[existing] = record
+                continue
+            paper = feed_paper(record, feed)
+            if store.get(paper.id) is not None:
+                # The title's id belongs to a stored paper that _same_paper found to be
+                # another one (other authors): merging into it would overwrite its authors.
+                paper = replace(paper, id=paper_id(f"{paper.title_en} arXiv:{record.arxiv_id}"))
+            new_papers.append(paper)
+        added = 0
+        if new_papers:
+            report = self.corpus.ingest_listing(Listing(path=feed, feed=feed, records=[(0, p) for p in new_papers]), sync=False)
+            added = report.new
+        if known:
+            store.add_feed(list(known), feed)
+        self.corpus.save_arxiv({**{p.id: p.arxiv for p in new_papers}, **known}, now)
+        self.corpus.ensure_index()
+        return added
+
+    def _same_paper(self, record: ArxivRecord) -> str | None:
+        """A stored paper with this entry's title and authors (listed before arXiv had it)."""
+        title = normalize_title(record.title)
+        candidate = self.corpus.store.get(paper_id(plain_title(record.title)))
+        hits = [candidate] if candidate else [h.paper for h in self.corpus.search(plain_title(record.title), per_page=3).hits]
+        for paper in hits:
+            if normalize_title(paper.title_en) == title and authors_overlap(paper.authors, record.authors):
+                return paper.id
+        return None
+
+
+class _PollFailed(Exception):
+    def __init__(self, kind: str, detail: str = "", retry_after: float | None = None):
+        super().__init__(f"{kind}: {detail}")
+        self.kind = kind
+        self.detail = detail
+        self.retry_after = retry_after
+
+
+def format_source_line(source: Source, lang: str) -> str:
+    """One source for `sources list` and App Home: target, last poll/success/error, papers added."""
+    return t(
+        "sources.row", lang,
+        source=source.target,
+        poll=source.last_poll or t("sources.never", lang),
+        success=source.last_success or t("sources.never", lang),
+        count=source.papers_added,
+        error=source.error_text(lang) or t("sources.no_error", lang),
+    )  # fmt: skip

@@ -1,0 +1,556 @@
+"""The team's reading list: saves, channel votes, popularity, and ranking new papers for you.
+
+Everything here is domain logic over the store's SQLite file; Slack only renders and
+wires it (bot/slack/library.py). Four tables:
+
+    saves      one row per (person, paper); `channel_id` is the channel whose public
+               card (a share or a digest) it was saved from, '' otherwise
+    cards      which papers each message the bot posted in a channel carries
+    shares     every share of a paper into a channel
+    reactions  the latest state of each (message, person, emoji), newest event wins
+
+A person's saves are private: every read of `saves` is keyed by the asking user's id,
+which comes from Slack's signed payload, never from a button's value. Channels only
+ever see counts.
+
+A reaction on a card is a vote for the papers it carries. A share card carries one
+paper; a digest message carries several, so a reaction there is 1/n of a vote for each
+of its n papers (we can't know which one the person meant). A person counts once per
+paper, however many emoji or cards they reacted with.
+
+Ranking ("for you"): each paper is a bag of terms from its titles (twice) and summary,
+analysed exactly as search analyses text (bot.search.analysis), weighted by TF-IDF over the
+papers being ranked plus the profile, and compared by cosine. A candidate's score is its
+best similarity to one profile paper (that paper is the reason shown: "like *ParisKV*,
+which you saved"), plus a smaller share of its similarity to the whole profile.
+bench/library.py measures it against Whoosh's more-like-this.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from bot.models import Paged, Paper
+from bot.search.analysis import analyze
+from bot.store.database import apply_schema
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS saves (
+    user_id    TEXT NOT NULL,
+    paper_id   TEXT NOT NULL,
+    saved_at   TEXT NOT NULL,
+    channel_id TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (user_id, paper_id)
+);
+CREATE INDEX IF NOT EXISTS saves_channel ON saves (channel_id, saved_at);
+CREATE TABLE IF NOT EXISTS cards (
+    channel_id TEXT NOT NULL,
+    message_ts TEXT NOT NULL,
+    paper_id   TEXT NOT NULL,
+    kind       TEXT NOT NULL,
+    papers     INTEGER NOT NULL DEFAULT 1,
+    posted_at  TEXT NOT NULL,
+    PRIMARY KEY (channel_id, message_ts, paper_id)
+);
+CREATE TABLE IF NOT EXISTS shares (
+    id         INTEGER PRIMARY KEY,
+    channel_id TEXT NOT NULL,
+    paper_id   TEXT NOT NULL,
+    user_id    TEXT NOT NULL,
+    message_ts TEXT NOT NULL DEFAULT '',
+    shared_at  TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS shares_channel ON shares (channel_id, shared_at);
+CREATE TABLE IF NOT EXISTS reactions (
+    channel_id TEXT NOT NULL,
+    message_ts TEXT NOT NULL,
+    user_id    TEXT NOT NULL,
+    reaction   TEXT NOT NULL,
+    present    INTEGER NOT NULL,
+    event_ts   TEXT NOT NULL,
+    at         TEXT NOT NULL,
+    PRIMARY KEY (channel_id, message_ts, user_id, reaction)
+);
+"""
+
+PERIODS = {"week": timedelta(days=7), "month": timedelta(days=30)}
+ORDERS = ("new", "foryou", "popular")
+SAVED_PER_PAGE = 5
+FORYOU_POOL = 300  # `/papers foryou` ranks the newest this many papers you haven't saved
+PROFILE_MAX = 500  # the most recent saves that make up a profile
+CENTROID_SHARE = 0.3  # how much the whole profile counts next to the single best match
+TITLE_REPEAT = 2  # title terms count twice: a title says what a paper is about
+MATCH_TERMS = 16  # a candidate's strongest terms that look for similar saved papers
+REASON_MIN_SIMILARITY = 0.2  # below this (a shared word like "robust" or "加速"), "like X" would mislead
+
+Clock = Callable[[], datetime]
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="seconds")
+
+
+@dataclass
+class SavedPage(Paged):
+    """One page of a person's saved papers, newest save first."""
+
+    papers: list[Paper]
+    total: int
+    page: int = 1
+    per_page: int = SAVED_PER_PAGE
+    query: str = ""
+
+
+
+@dataclass
+class Popular:
+    """A paper's standing in one channel over a period."""
+
+    paper: Paper
+    shares: int = 0
+    saves: int = 0
+    votes: float = 0.0  # people who reacted; a digest message's reaction is 1/n per paper
+    voters: int = 0  # people who reacted to a card carrying it
+
+    @property
+    def score(self) -> float:
+        return self.shares + self.saves + self.votes
+
+
+@dataclass
+class Ranked:
+    """A paper in a ranked list: its score, and the profile paper it is most like."""
+
+    paper: Paper
+    score: float = 0.0
+    like: Paper | None = None
+
+
+@dataclass
+class Ordering:
+    """What `order_papers` decided: the papers in order, and why each is where it is."""
+
+    papers: list[Paper]
+    order: str = "new"
+    reasons: dict[str, Paper] = field(default_factory=dict)  # paper id -> the profile paper it is like
+    why: str = ""  # "saved" | "channel": whose papers the reasons refer to
+
+
+# -- term vectors ---------------------------------------------------------------------------
+
+
+def paper_terms(paper: Paper) -> Counter:
+    """Count the analysed terms of a paper's titles (twice) and summary.
+
+    >>> sorted(paper_terms(Paper(id="x", title_en="KV cache", title_zh="", summary_zh="缓存")).items())
+    [('cach', 2), ('kv', 2), ('缓存', 1)]
+    """
+    terms: Counter = Counter()
+    for title in {paper.title_en, paper.title_zh}:
+        for _ in range(TITLE_REPEAT):
+            terms.update(analyze(title))
+    terms.update(analyze(paper.summary_zh))
+    return terms
+
+
+class TermCache:
+    """Analysed term counts per (paper id, rev): analysis is the slow part of ranking."""
+
+    def __init__(self, size: int = 20_000):
+        self.size = size
+        self._items: OrderedDict[tuple[str, int], Counter] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def terms(self, paper: Paper) -> Counter:
+        key = (paper.id, paper.rev)
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+                return found
+        terms = paper_terms(paper)
+        with self._lock:
+            self._items[key] = terms
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return terms
+
+
+def _weigh(counts: list[Counter]) -> list[dict[str, float]]:
+    """TF-IDF vectors of unit length over these documents (log tf, smoothed idf)."""
+    df: Counter = Counter()
+    for terms in counts:
+        df.update(terms.keys())
+    total = len(counts)
+    idf = {term: math.log((1 + total) / (1 + n)) + 1.0 for term, n in df.items()}
+    vectors = []
+    for terms in counts:
+        vector = {term: (1.0 + math.log(n)) * idf[term] for term, n in terms.items()}
+        norm = math.sqrt(sum(w * w for w in vector.values())) or 1.0
+        vectors.append({term: w / norm for term, w in vector.items()})
+    return vectors
+
+
+def rank_papers(
+    papers: list[Paper],
+    profile: list[Paper],
+    *,
+    weights: dict[str, float] | None = None,
+    cache: TermCache | None = None,
+) -> list[Ranked]:
+    """Order `papers` by similarity to `profile`, best first; ties keep their given order.
+
+    `weights` (paper id -> weight, default 1) lets some profile papers count more (the
+    channel's most voted). A paper with nothing in common with the profile scores 0 and
+    keeps its place among the others that do not match. Profile papers are never ranked
+    against themselves.
+    """
+    if not papers:
+        return []
+    profile_ids = {p.id for p in profile}
+    if not profile:
+        return [Ranked(p) for p in papers]
+    terms_of = cache.terms if cache else paper_terms
+    vectors = _weigh([terms_of(p) for p in profile] + [terms_of(p) for p in papers])
+    profile_vectors, paper_vectors = vectors[: len(profile)], vectors[len(profile) :]
+    weights = weights or {}
+    profile_weights = [max(0.0, weights.get(p.id, 1.0)) for p in profile]
+    # An inverted index over the profile: a candidate only meets the profile papers it
+    # shares a term with, so 1,000 x 200 comparisons cost what their overlap costs.
+    postings: dict[str, list[tuple[int, float]]] = {}
+    centroid: Counter = Counter()
+    weight_sum = sum(profile_weights) or 1.0
+    for number, (vector, weight) in enumerate(zip(profile_vectors, profile_weights, strict=True)):
+        for term, value in vector.items():
+            postings.setdefault(term, []).append((number, value * weight))
+            centroid[term] += value * weight / weight_sum
+    centroid_norm = math.sqrt(sum(v * v for v in centroid.values())) or 1.0
+    ranked = []
+    for paper, vector in zip(papers, paper_vectors, strict=True):
+        if paper.id in profile_ids:
+            continue
+        # Only a paper's strongest terms look for matches: the rest carry little weight and
+        # are the common words whose postings are longest (5x faster at 1,000 x 200).
+        strongest = sorted(vector.items(), key=lambda item: -item[1])[:MATCH_TERMS]
+        sims: dict[int, float] = {}
+        for term, value in strongest:
+            for number, weighted in postings.get(term, ()):
+                sims[number] = sims.get(number, 0.0) + value * weighted
+        best, best_sim = None, 0.0
+        for number, sim in sims.items():
+            if sim > best_sim:
+                best, best_sim = number, sim
+        to_centroid = sum(value * centroid.get(term, 0.0) for term, value in vector.items()) / centroid_norm
+        score = (1 - CENTROID_SHARE) * best_sim + CENTROID_SHARE * to_centroid
+        like = profile[best] if best is not None and best_sim >= REASON_MIN_SIMILARITY else None
+        ranked.append(Ranked(paper, score, like))
+    order = sorted(range(len(ranked)), key=lambda i: (-round(ranked[i].score, 9), i))
+    return [ranked[i] for i in order]
+
+
+# -- the library ------------------------------------------------------------------------------
+
+
+class Library:
+    """Saves, votes and rankings, in the corpus's SQLite file."""
+
+    def __init__(self, corpus, *, clock: Clock = _utc_now):
+        self.corpus = corpus
+        self.store = corpus.store
+        self.clock = clock
+        self.terms = TermCache()
+        with self.store.transaction() as db:
+            apply_schema(db, SCHEMA)
+
+    def _now(self) -> str:
+        return _iso(self.clock())
+
+    # -- saves ------------------------------------------------------------------------------
+
+    def save(self, user_id: str, paper_id: str, *, channel_id: str = "") -> bool:
+        """Save a paper for `user_id`; return False when it was already saved."""
+        with self.store.transaction() as db:
+            return db.execute(
+                "INSERT OR IGNORE INTO saves (user_id, paper_id, saved_at, channel_id) VALUES (?, ?, ?, ?)",
+                (user_id, paper_id, self._now(), channel_id),
+            ).rowcount > 0
+
+    def unsave(self, user_id: str, paper_id: str) -> bool:
+        """Remove a save; return False when there was none."""
+        with self.store.transaction() as db:
+            return db.execute("DELETE FROM saves WHERE user_id = ? AND paper_id = ?", (user_id, paper_id)).rowcount > 0
+
+    def toggle(self, user_id: str, paper_id: str, *, channel_id: str = "") -> bool:
+        """Save the paper, or unsave it when it is saved; return whether it is saved now."""
+        if self.unsave(user_id, paper_id):
+            return False
+        self.save(user_id, paper_id, channel_id=channel_id)
+        return True
+
+    def is_saved(self, user_id: str, paper_id: str) -> bool:
+        return bool(self.store.read("SELECT 1 FROM saves WHERE user_id = ? AND paper_id = ?", (user_id, paper_id)))
+
+    def saved_ids(self, user_id: str) -> set[str]:
+        return {r[0] for r in self.store.read("SELECT paper_id FROM saves WHERE user_id = ?", (user_id,))}
+
+    def saved_count(self, user_id: str) -> int:
+        return int(self.store.read("SELECT COUNT(*) FROM saves WHERE user_id = ?", (user_id,))[0][0])
+
+    def saved_papers(self, user_id: str, limit: int | None = None) -> list[Paper]:
+        """The person's saved papers, newest save first."""
+        rows = self.store.read(
+            "SELECT paper_id FROM saves WHERE user_id = ? ORDER BY saved_at DESC, rowid DESC LIMIT ?",
+            (user_id, -1 if limit is None else limit),
+        )
+        return self.store.get_many([r[0] for r in rows])
+
+    def saved(self, user_id: str, query: str = "", *, page: int = 1, per_page: int = SAVED_PER_PAGE) -> SavedPage:
+        """A page of the person's saves, newest first; `query` keeps those it matches.
+
+        A query matches a paper when every analysed term of it is among the paper's
+        terms (titles, authors, affiliations, venue, summary, comments), in either
+        language, the way search reads words: `kv cach` finds "KV-Cache Retrieval".
+        """
+        papers = self.saved_papers(user_id)
+        query = " ".join(query.split())
+        if query:
+            wanted = set(analyze(query))
+            papers = [p for p in papers if wanted and wanted <= _searchable_terms(p)]
+        per_page = max(1, per_page)
+        pages = max(1, -(-len(papers) // per_page))
+        page = min(max(1, page), pages)
+        shown = papers[(page - 1) * per_page : page * per_page]
+        return SavedPage(shown, len(papers), page, per_page, query)
+
+    # -- what the bot posted, and reactions to it ---------------------------------------------
+
+    def record_card(self, channel_id: str, message_ts: str, paper_ids: Iterable[str], *, kind: str) -> None:
+        """Remember which papers a message the bot posted in a channel carries."""
+        ids = list(dict.fromkeys(paper_ids))
+        if not (channel_id and message_ts and ids):
+            return
+        now = self._now()
+        with self.store.transaction() as db:
+            db.executemany(
+                "INSERT OR IGNORE INTO cards (channel_id, message_ts, paper_id, kind, papers, posted_at) VALUES (?, ?, ?, ?, ?, ?)",
+                [(channel_id, message_ts, paper_id, kind, len(ids), now) for paper_id in ids],
+            )
+
+    def record_share(self, channel_id: str, paper_id: str, user_id: str, message_ts: str = "") -> None:
+        """Count a share into a channel (and remember its card when Slack gave its ts)."""
+        with self.store.transaction() as db:
+            db.execute(
+                "INSERT INTO shares (channel_id, paper_id, user_id, message_ts, shared_at) VALUES (?, ?, ?, ?, ?)",
+                (channel_id, paper_id, user_id, message_ts, self._now()),
+            )
+        if message_ts:
+            self.record_card(channel_id, message_ts, [paper_id], kind="share")
+
+    def papers_on(self, channel_id: str, message_ts: str) -> list[str]:
+        rows = self.store.read("SELECT paper_id FROM cards WHERE channel_id = ? AND message_ts = ?", (channel_id, message_ts))
+        return [r[0] for r in rows]
+
+    def react(self, *, channel_id: str, message_ts: str, user_id: str, reaction: str, added: bool, event_ts: str) -> bool:
+        """Apply a reaction_added / reaction_removed event; return whether it changed a vote.
+
+        Only reactions on the bot's paper cards count. Each (message, person, emoji) keeps
+        its latest state: a repeated event (Slack retries) changes nothing, and an event
+        older than the one already applied (a late retry) is ignored.
+        """
+        if not (channel_id and message_ts and user_id and reaction):
+            return False
+        event_ts = event_ts or self._now()
+        with self.store.transaction() as db:
+            # Checked in the transaction: a card being recorded meanwhile (behind a day's
+            # file) is seen once it is, instead of the vote being lost.
+            card = "SELECT 1 FROM cards WHERE channel_id = ? AND message_ts = ? LIMIT 1"
+            if db.execute(card, (channel_id, message_ts)).fetchone() is None:
+                return False
+            row = db.execute(
+                "SELECT present, event_ts FROM reactions WHERE channel_id = ? AND message_ts = ? AND user_id = ? AND reaction = ?",
+                (channel_id, message_ts, user_id, reaction),
+            ).fetchone()
+            if row is not None:
+                if _ts_key(row[1]) >= _ts_key(event_ts):  # the same event again, or an older one
+                    return False
+                if bool(row[0]) == added:
+                    db.execute(
+                        "UPDATE reactions SET event_ts = ? WHERE channel_id = ? AND message_ts = ? AND user_id = ? AND reaction = ?",
+                        (event_ts, channel_id, message_ts, user_id, reaction),
+                    )
+                    return False
+            elif not added:
+                return False
+            db.execute(
+                "INSERT OR REPLACE INTO reactions (channel_id, message_ts, user_id, reaction, present, event_ts, at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (channel_id, message_ts, user_id, reaction, int(added), event_ts, self._now()),
+            )
+        return True
+
+    # -- what a channel values ----------------------------------------------------------------
+
+    def votes(self, channel_id: str, since: str = "") -> dict[str, tuple[float, int]]:
+        """Per paper: (votes, people) from reactions on the channel's cards since `since`.
+
+        A person counts once per paper: the largest share of a vote they gave it.
+        """
+        rows = self.store.read(
+            "SELECT c.paper_id, r.user_id, MAX(1.0 / c.papers) FROM reactions r"
+            " JOIN cards c ON c.channel_id = r.channel_id AND c.message_ts = r.message_ts"
+            " WHERE r.channel_id = ? AND r.present = 1 AND r.at >= ? GROUP BY c.paper_id, r.user_id",
+            (channel_id, since),
+        )
+        out: dict[str, tuple[float, int]] = {}
+        for paper_id, _user, share in rows:
+            votes, people = out.get(paper_id, (0.0, 0))
+            out[paper_id] = (votes + share, people + 1)
+        return out
+
+    def top(self, channel_id: str, period: str = "week", *, limit: int = 10) -> list[Popular]:
+        """The channel's most shared, saved-from and reacted papers of the period, best first."""
+        since = _iso(self.clock() - PERIODS[period])
+        found: dict[str, Popular] = {}
+
+        def entry(paper_id: str) -> Popular:
+            return found.setdefault(paper_id, Popular(Paper(id=paper_id, title_en="", title_zh="")))
+
+        for paper_id, count in self.store.read(
+            "SELECT paper_id, COUNT(*) FROM shares WHERE channel_id = ? AND shared_at >= ? GROUP BY paper_id", (channel_id, since)
+        ):
+            entry(paper_id).shares = int(count)
+        for paper_id, count in self.store.read(
+            "SELECT paper_id, COUNT(*) FROM saves WHERE channel_id = ? AND saved_at >= ? GROUP BY paper_id", (channel_id, since)
+        ):
+            entry(paper_id).saves = int(count)
+        for paper_id, (votes, people) in self.votes(channel_id, since).items():
+            entry(paper_id).votes, entry(paper_id).voters = votes, people
+        papers = {p.id: p for p in self.store.get_many(list(found))}
+        ranked = []
+        for paper_id, item in found.items():
+            if paper_id in papers:  # the stand-in becomes the stored paper
+                item.paper = papers[paper_id]
+                ranked.append(item)
+        ranked.sort(key=lambda p: (-p.score, -p.voters, -p.shares, p.paper.seq))
+        return ranked[:limit]
+
+    def channel_profile(self, channel_id: str) -> tuple[list[Paper], dict[str, float]]:
+        """Papers the channel shared, saved from its cards or reacted to, with their weight."""
+        weights: Counter = Counter()
+        for paper_id, count in self.store.read("SELECT paper_id, COUNT(*) FROM shares WHERE channel_id = ? GROUP BY paper_id", (channel_id,)):
+            weights[paper_id] += count
+        for paper_id, count in self.store.read("SELECT paper_id, COUNT(*) FROM saves WHERE channel_id = ? GROUP BY paper_id", (channel_id,)):
+            weights[paper_id] += count
+        for paper_id, (votes, _people) in self.votes(channel_id).items():
+            weights[paper_id] += votes
+        ids = [pid for pid, _ in weights.most_common(PROFILE_MAX)]
+        return self.store.get_many(ids), {pid: float(w) for pid, w in weights.items()}
+
+    # -- ordering -------------------------------------------------------------------------------
+
+    def rank_for_user(self, user_id: str, papers: list[Paper]) -> list[Ranked]:
+        """Rank `papers` by likeness to what `user_id` saved (unchanged when nothing is)."""
+        return rank_papers(papers, self.saved_papers(user_id, PROFILE_MAX), cache=self.terms)
+
+    def foryou(self, user_id: str, *, limit: int = 5, pool: int = FORYOU_POOL) -> list[Ranked]:
+        """The newest papers the person hasn't saved, most like their saves first."""
+        saved = self.saved_ids(user_id)
+        newest = [p for p in self.store.newest(pool + len(saved)) if p.id not in saved][:pool]
+        return self.rank_for_user(user_id, newest)[:limit]
+
+    def order_papers(self, papers: list[Paper], *, order: str, kind: str, place_id: str) -> Ordering:
+        """Order a digest's papers as its subscription asks (`order:new|foryou|popular`).
+
+        A personal digest (`kind="user"`) ranks by the person's saves; a channel digest by
+        what the channel shared, saved from it and reacted to, `popular` weighting those
+        by how much the channel valued them (and by any votes a paper already has). With
+        nothing to go on, or `new`, the papers keep their order (oldest first).
+        """
+        if order not in ("foryou", "popular") or not papers:
+            return Ordering(list(papers), "new")
+        if kind == "user":
+            profile, weights = self.saved_papers(place_id, PROFILE_MAX), {}
+        else:
+            profile, weights = self.channel_profile(place_id)
+        if not profile:  # nothing saved or valued yet: exactly today's digest
+            return Ordering(list(papers), "new")
+        if kind == "user":
+            ranked = rank_papers(papers, profile, cache=self.terms)
+            why = "saved"
+        else:
+            ranked = rank_papers(papers, profile, weights=weights if order == "popular" else None, cache=self.terms)
+            if order == "popular":
+                ranked = self._by_votes(place_id, ranked)
+            why = "channel"
+        ids = {p.id for p in papers}
+        # rank_papers skips papers that are in the profile themselves: they go first.
+        skipped = [p for p in papers if p.id not in {r.paper.id for r in ranked}]
+        ordered = skipped + [r.paper for r in ranked if r.paper.id in ids]
+        reasons = {r.paper.id: r.like for r in ranked if r.like is not None}
+        return Ordering(ordered, order, reasons, why)
+
+    def order_digest(self, sub, digest) -> None:
+        """Order a composed digest for its subscription, in place (DigestService.order_digest).
+
+        Also gives a channel digest the channel's popular papers of the week to open with.
+        """
+        ordering = self.order_papers(digest.papers, order=digest_order(sub), kind=sub.kind, place_id=sub.place_id)
+        digest.papers, digest.order = ordering.papers, ordering.order
+        digest.reasons, digest.reason_kind = ordering.reasons, ordering.why
+        if sub.kind == "channel" and not digest.resumed:
+            digest.popular = [item.paper for item in self.top(sub.place_id, "week", limit=3)]
+
+    def record_digest_message(self, sub, paper_ids: list[str], channel_id: str, message_ts: str) -> None:
+        """A channel digest's message was posted: reactions to it are votes for its papers."""
+        if sub.kind == "channel":
+            self.record_card(channel_id, message_ts, paper_ids, kind="digest")
+
+    def _by_votes(self, channel_id: str, ranked: list[Ranked]) -> list[Ranked]:
+        votes = self.votes(channel_id)
+        order = sorted(range(len(ranked)), key=lambda i: (-votes.get(ranked[i].paper.id, (0.0, 0))[0], i))
+        return [ranked[i] for i in order]
+
+
+def digest_order(sub) -> str:
+    """The order a subscription asked for; by default a person's digest is ranked by their
+    saves (which keeps today's order until they save something) and a channel's is not."""
+    ranking = getattr(sub, "ranking", "") or ""
+    if ranking in ORDERS:
+        return ranking
+    return "foryou" if sub.kind == "user" else "new"
+
+
+def _ts_key(ts: str) -> tuple:
+    """Slack's event_ts ("1700000000.000200") as a comparable number; ISO times sort as text."""
+    try:
+        return (0, float(ts), "")
+    except (TypeError, ValueError):
+        return (1, 0.0, str(ts))
+
+
+def _searchable_terms(paper: Paper) -> set[str]:
+    text = "\n".join(
+        [paper.title_en, paper.title_zh, ", ".join(paper.authors), paper.summary_zh, paper.comments, paper.journal_ref,
+         paper.venue, *(a.en for a in paper.affiliations), *(a.zh for a in paper.affiliations)]
+    )  # fmt: skip
+    return set(analyze(text))
+
+
+def short_title(paper: Paper, lang: str, limit: int = 60) -> str:
+    """A title as people say it: the part before a colon when there is one ("ParisKV")."""
+    title = paper.title(lang).strip()
+    for mark in (":", "：", " - "):
+        head = title.split(mark, 1)[0].strip()
+        if head and head != title and len(head) >= 3:
+            title = head
+            break
+    return title if len(title) <= limit else title[: limit - 1].rstrip() + "…"
