@@ -147,9 +147,10 @@ def worker_ingest(data: Path, daily: Path, meta_path: Path, passes: int) -> dict
     from queries import QUERIES
 
     lock_clock = LockClock(data / "index")  # not a scratch index's lock (bot/search/index.py _write_aside)
+    from layout import find
+
     from bot.config import Settings
     from bot.corpus import Corpus
-    from layout import find
 
     PaperIndex = find("bot.search.index:PaperIndex", "bot.index:PaperIndex")
 

@@ -98,9 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--misses", action="store_true", help="also list the queries that missed")
     args = parser.parse_args(argv)
     _setup_path(args.code)
-    from relevance_set import CASES
-
     from layout import find
+    from relevance_set import CASES
 
     PaperIndex = find("bot.search.index:PaperIndex", "bot.index:PaperIndex")
 

@@ -22,6 +22,8 @@ import threading
 import time
 from pathlib import Path
 
+from bot.errors import ChildFailed
+
 PARENT_PID_VARIABLE = "PAPERBOT_PARENT_PID"  # the child dies with this process, even one that died first
 CHILD_TIMEOUT_S = 900.0
 _CHILD = "from bot.child import _run_here; _run_here()"
@@ -55,10 +57,6 @@ def die_with_parent(parent: int | None = None) -> None:
         threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
     if os.getppid() != parent:
         os._exit(1)
-
-
-class ChildFailed(Exception):
-    """The child process did not finish its work."""
 
 
 def run_in_child(target: str, args: tuple, *, what: str, timeout: float | None = None):

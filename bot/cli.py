@@ -15,7 +15,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from bot.config import ConfigError, Settings
+from bot.config import Settings
+from bot.errors import ConfigError, IndexBusy, UserError, WorkerFailed
 from bot.logs import configure_logging
 from bot.models import IngestReport, Paper, SearchResult
 
@@ -98,20 +99,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(str(exc))
     except KeyboardInterrupt:
         return 130
+    except IndexBusy as exc:
+        return _fail(f"{exc}; the store has every paper, so run the command again once that process is done")
+    except WorkerFailed as exc:
+        logger.debug("index write failed", exc_info=True)
+        return _fail(
+            f"{exc}; the store has every paper and the index is as it was: run the command again"
+            " (and `python -m bot reindex` if it keeps failing; out of memory is the usual cause)"
+        )
+    except UserError as exc:
+        return _fail(exc.text("en"))
     except (OSError, sqlite3.Error) as exc:
         logger.debug("command failed", exc_info=True)
         return _fail(f"{type(exc).__name__}: {exc}")
-    except Exception as exc:
-        index = sys.modules.get("bot.search.index")  # only loaded, and only raised, once a command opened it
-        if index is not None and isinstance(exc, index.IndexBusy):
-            return _fail(f"{exc}; the store has every paper, so run the command again once that process is done")
-        if index is not None and isinstance(exc, index.WorkerFailed):
-            logger.debug("index write failed", exc_info=True)
-            return _fail(
-                f"{exc}; the store has every paper and the index is as it was: run the command again"
-                " (and `python -m bot reindex` if it keeps failing; out of memory is the usual cause)"
-            )
-        raise
 
 
 def _fail(message: str) -> int:
@@ -365,7 +365,8 @@ def cmd_export(settings: Settings, args) -> int:
 
 
 def cmd_enrich(settings: Settings, args) -> int:
-    from bot.feeds.arxiv import ArxivError, build_enricher
+    from bot.errors import ArxivError
+    from bot.feeds.arxiv import build_enricher
 
     if not settings.arxiv_enabled:
         return _fail("arXiv lookups are off (PAPERBOT_ARXIV=off); set PAPERBOT_ARXIV=on in .env to use them")
@@ -390,7 +391,8 @@ def cmd_enrich(settings: Settings, args) -> int:
 
 
 def cmd_sources(settings: Settings, args) -> int:
-    from bot.feeds.sources import SourceError, SourceService, format_source_line
+    from bot.errors import SourceError
+    from bot.feeds.sources import SourceService, format_source_line
 
     if not getattr(args, "sources_command", None):
         return _fail("say what to do: python -m bot sources list|add|remove|poll")

@@ -8,19 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-
-class ConfigError(ValueError):
-    """A setting is missing or wrong; the message names the variable and where to set it."""
-
-
-class DataDirError(ConfigError):
-    """The data folder can't be created or written: says which folder, why, and what to set."""
-
-    @classmethod
-    def of(cls, path: Path, cause: str) -> DataDirError:
-        from bot.i18n import t
-
-        return cls(t("setup.data_dir_unwritable", "en", path=Path(path).absolute(), cause=cause))
+from bot.errors import ConfigError, DataDirError
 
 
 def ensure_data_dir(path: Path) -> None:

@@ -18,20 +18,13 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from bot.child import ChildFailed
-from bot.config import DataDirError, Settings, ensure_data_dir
+from bot.config import Settings, ensure_data_dir
+from bot.errors import ChildFailed, DataDirError, IndexBusy, IndexUnusable
 from bot.ingest.intake import CHILD_BYTES, in_child, store_listing
 from bot.ingest.listing import parse_bytes, parse_path, parse_paths
 from bot.models import Hit, IngestReport, Listing, Paper, SearchResult
 from bot.search.analysis import load_chinese
-from bot.search.index import (
-    MAX_PER_PAGE,
-    IndexBusy,
-    IndexPage,
-    IndexUnusable,
-    PaperIndex,
-    StoredPapers,
-)
+from bot.search.index import MAX_PER_PAGE, IndexPage, PaperIndex, StoredPapers
 from bot.search.lexicon import DICTIONARY
 from bot.store.database import Store, read_papers
 

@@ -12,7 +12,8 @@ import sys
 import urllib.error
 import urllib.request
 
-from bot.config import ConfigError, Settings
+from bot.config import Settings
+from bot.errors import ConfigError
 
 
 def check(settings: Settings, timeout: float = 4.0) -> tuple[bool, str]:

@@ -15,8 +15,9 @@ from pathlib import Path
 
 from bot.config import Settings
 from bot.corpus import Corpus
-from bot.digests.service import DeliveryFailed, Digest, DigestService
+from bot.digests.service import Digest, DigestService
 from bot.digests.subscriptions import SubscriptionStore
+from bot.errors import DeliveryFailed
 from bot.slack.digest import render_digest
 
 VENUES = ["Accepted at ICML 2026", "Published at NeurIPS 2025", "ICLR 2026 Workshop on World Models", ""]

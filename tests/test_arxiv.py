@@ -14,7 +14,8 @@ import pytest
 from digest_support import FakeClock, ingest, open_corpus
 from fake_arxiv import Entry, FakeArxiv
 
-from bot.feeds.arxiv import ArxivClient, ArxivError, Enricher, authors_overlap, normalize_title
+from bot.errors import ArxivError
+from bot.feeds.arxiv import ArxivClient, Enricher, authors_overlap, normalize_title
 from bot.ingest.listing import paper_id
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -252,7 +253,8 @@ def test_settings(env, enabled, url):
 
 
 def test_a_bad_switch_names_the_variable():
-    from bot.config import ConfigError, Settings
+    from bot.config import Settings
+    from bot.errors import ConfigError
 
     with pytest.raises(ConfigError, match="PAPERBOT_ARXIV='maybe' must be on or off"):
         Settings.from_env({"PAPERBOT_ARXIV": "maybe"})

@@ -19,8 +19,9 @@ from bench_modules import bench_module
 import bot.search.index as index_module
 from bot.config import Settings
 from bot.corpus import Corpus
+from bot.errors import WorkerFailed
 from bot.models import Listing
-from bot.search.index import LEXICON_FILE, PaperIndex, StoredPapers, WorkerFailed
+from bot.search.index import LEXICON_FILE, PaperIndex, StoredPapers
 from bot.store.database import Store, read_papers
 
 PAPERS = 300

@@ -11,6 +11,7 @@ import whoosh.index
 import whoosh.query
 
 import bot.search.segments
+from bot.errors import IndexUnusable
 from bot.models import Affiliation, Fragment, Paper
 from bot.search.codec import ArrayCodec
 from bot.search.index import (
@@ -18,7 +19,6 @@ from bot.search.index import (
     MAX_IDLE_SEARCHERS,
     IndexHit,
     IndexPage,
-    IndexUnusable,
     PaperIndex,
     PaperSearcher,
     build_schema,
@@ -116,7 +116,7 @@ def test_rebuild_keeps_the_later_version_of_a_paper_given_twice(index: PaperInde
 
 
 def test_rebuild_waits_for_another_writer_and_gives_up_cleanly(index: PaperIndex, tmp_path: Path) -> None:
-    from bot.search.index import IndexBusy
+    from bot.errors import IndexBusy
 
     other = PaperIndex(index.path)._index().writer()  # another process, mid-write
     index.writer_timeout = 0.2

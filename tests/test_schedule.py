@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from bot.digests.subscriptions import SubscribeError, parse_subscribe
+from bot.digests.subscriptions import parse_subscribe
 from bot.digests.times import (
-    ZoneRefusal,
     parse_day_word,
     parse_time,
     parse_zone,
     suggest_time,
     zone_offset_label,
 )
+from bot.errors import SubscribeError, ZoneRefusal
 
 
 @pytest.mark.parametrize(
@@ -105,14 +105,14 @@ def test_subscribe_lines_with_schedules_times_and_zones(text, days, time, zone, 
 def test_refusals_say_what_is_wrong_and_never_become_a_filter(text, key, fmt):
     with pytest.raises(SubscribeError) as raised:
         parse_subscribe(text)
-    assert raised.value.key == key
-    assert fmt.items() <= raised.value.fmt.items()
+    assert raised.value.key == f"subscribe.{key}"
+    assert fmt.items() <= raised.value.fields.items()
 
 
 def test_ambiguous_zone_lists_the_zones_it_might_mean():
     with pytest.raises(SubscribeError) as raised:
         parse_subscribe("9am tz:CST")
-    assert "`tz:America/Chicago`" in raised.value.fmt["options"] and "`tz:Asia/Shanghai`" in raised.value.fmt["options"]
+    assert "`tz:America/Chicago`" in raised.value.fields["options"] and "`tz:Asia/Shanghai`" in raised.value.fields["options"]
 
 
 def test_top_is_a_setting():

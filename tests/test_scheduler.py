@@ -17,8 +17,8 @@ from digest_support import (
 )
 
 from bot.digests.scheduler import DigestScheduler, ManualScheduler
-from bot.digests.service import DeliveryFailed
 from bot.digests.subscriptions import SubscriptionStore
+from bot.errors import DeliveryFailed
 from bot.store.database import Store
 
 

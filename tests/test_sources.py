@@ -15,8 +15,9 @@ from digest_support import FakeClock, ingest, listing_text, open_corpus
 from fake_arxiv import Entry, FakeArxiv, atom_feed
 
 from bot.config import Settings
+from bot.errors import SourceError
 from bot.feeds.arxiv import ArxivClient
-from bot.feeds.sources import SourceError, SourceService, parse_target
+from bot.feeds.sources import SourceService, parse_target
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 START = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)

@@ -7,7 +7,8 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from digest_support import FakeClock, ingest, listing_text, open_corpus
 
-from bot.digests.subscriptions import SubscribeError, SubscriptionStore, parse_subscribe, parse_time
+from bot.digests.subscriptions import SubscriptionStore, parse_subscribe, parse_time
+from bot.errors import SubscribeError
 
 
 @pytest.mark.parametrize(
@@ -44,7 +45,7 @@ def test_options_come_first_and_the_rest_is_the_filter(text, filter_text):
 def test_bad_lines_say_what_is_wrong(text, key):
     with pytest.raises(SubscribeError) as raised:
         parse_subscribe(text)
-    assert raised.value.key == key
+    assert raised.value.key == f"subscribe.{key}"
 
 
 @pytest.fixture

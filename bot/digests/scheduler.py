@@ -45,8 +45,9 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.date import DateTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
+from bot.clock import Clock, system_clock
 from bot.digests.service import GRACE, DigestService, next_run
-from bot.digests.subscriptions import Clock, Subscription, SubscriptionStore, system_clock
+from bot.digests.subscriptions import Subscription, SubscriptionStore
 
 logger = logging.getLogger(__name__)
 

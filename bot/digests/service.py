@@ -24,15 +24,10 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
-from bot.digests.subscriptions import (
-    Clock,
-    Delivery,
-    Subscription,
-    SubscriptionStore,
-    parse_iso,
-    system_clock,
-)
+from bot.clock import Clock, parse_iso, system_clock
+from bot.digests.subscriptions import Delivery, Subscription, SubscriptionStore
 from bot.digests.times import WEEK
+from bot.errors import DeliveryFailed
 from bot.models import Paper
 
 logger = logging.getLogger(__name__)
@@ -117,16 +112,6 @@ def rank_papers(papers: list[Paper], relevance: dict[str, float], keys: list | N
         return (-relevance.get(paper.id, 0.0), *extra, -_venue_weight(paper), paper.seq)
 
     return sorted(papers, key=sort_key)
-
-
-class DeliveryFailed(Exception):
-    """Posting failed. `gone`: the place can't take posts (pause it); `retryable`: try later."""
-
-    def __init__(self, code: str, *, gone: bool = False, retryable: bool = False):
-        super().__init__(code)
-        self.code = code
-        self.gone = gone
-        self.retryable = retryable
 
 
 PostedCallback = Callable[[list[str], str, str], None]

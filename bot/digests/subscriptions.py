@@ -26,18 +26,18 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
+from bot.clock import Clock, system_clock, to_iso
 from bot.digests.times import (
     EVERY_DAY,
     EVERY_DAY_WORDS,
     WEEKDAY_WORDS,
     WEEKDAYS,
     WEEKLY_WORDS,
-    ZoneRefusal,
     canonical_days,
     day_set,
     is_timeish,
@@ -48,16 +48,9 @@ from bot.digests.times import (
     parse_zone,
     suggest_time,
 )
+from bot.errors import SubscribeError, ZoneRefusal
 from bot.i18n import is_lang, normalize_lang
 from bot.store.database import Store, apply_schema
-
-Clock = Callable[[], datetime]
-"""Returns the current time as an aware datetime (UTC). Injected everywhere, for tests."""
-
-
-def system_clock() -> datetime:
-    return datetime.now(UTC)
-
 
 COLUMNS: dict[str, dict[str, str]] = {
     "subscriptions": {
@@ -119,14 +112,6 @@ MAX_FILTER_CHARS = 500
 NOTIFY_EMPTY = {"notify:empty": True, "notify:always": True, "notify:none": False, "notify:new": False}
 _TOP = re.compile(r"^(?:top|highlights|精选)[:：](\S*)$", re.IGNORECASE)
 _ZONE_PREFIX = ("tz:", "时区:", "zone:")  # after NFKC, which folds the full-width colon
-
-
-def iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="seconds")
-
-
-def parse_iso(text: str) -> datetime:
-    return datetime.fromisoformat(text).astimezone(UTC)
 
 
 @dataclass
@@ -218,15 +203,6 @@ class SubscribeRequest:
 ORDERS = ("new", "foryou", "popular")
 
 
-class SubscribeError(ValueError):
-    """What was wrong with a subscribe line: an i18n key (`subscribe.<key>`) and its fields."""
-
-    def __init__(self, key: str, **fmt: object):
-        super().__init__(key)
-        self.key = key
-        self.fmt = fmt
-
-
 def check_zone(name: str) -> str | None:
     """Return the IANA zone `name` means (any spelling bot.digests.times reads), else None."""
     try:
@@ -238,17 +214,17 @@ def check_zone(name: str) -> str | None:
 def _zone_error(refusal: ZoneRefusal) -> SubscribeError:
     if refusal.key == "ambiguous":
         options = " / ".join(f"`tz:{o}`" for o in refusal.options)  # reads the same in both languages
-        return SubscribeError("zone_ambiguous", value=refusal.value, options=options)
+        return SubscribeError("subscribe.zone_ambiguous", value=refusal.value, options=options)
     if refusal.key == "offset":
-        return SubscribeError("zone_offset", value=refusal.value)
-    return SubscribeError("bad_zone", value=refusal.value or "tz:")
+        return SubscribeError("subscribe.zone_offset", value=refusal.value)
+    return SubscribeError("subscribe.bad_zone", value=refusal.value or "tz:")
 
 
 def _time_error(word: str) -> SubscribeError:
     suggestion = suggest_time(word)
     if suggestion:
-        return SubscribeError("bad_time_suggest", value=word, suggestion=suggestion)
-    return SubscribeError("bad_time", value=word)
+        return SubscribeError("subscribe.bad_time_suggest", value=word, suggestion=suggestion)
+    return SubscribeError("subscribe.bad_time", value=word)
 
 
 def _is_spelled_time(word: str) -> bool:
@@ -278,30 +254,30 @@ def parse_subscribe(text: str) -> SubscribeRequest:
         elif lowered.startswith(_ZONE_PREFIX) or is_zone_word(word):
             value = normalize_word(word).split(":", 1)[1] if lowered.startswith(_ZONE_PREFIX) else word
             if request.timezone is not None:
-                raise SubscribeError("two_zones", first=request.timezone, second=value)
+                raise SubscribeError("subscribe.two_zones", first=request.timezone, second=value)
             request.timezone, taken = _read_zone(value, words[1:])
         elif lowered.startswith("notify:") and request.notify_empty is None:
             key = lowered
             if key not in NOTIFY_EMPTY:
-                raise SubscribeError("bad_notify", value=word)
+                raise SubscribeError("subscribe.bad_notify", value=word)
             request.notify_empty = NOTIFY_EMPTY[key]
         elif lowered.startswith(("order:", "order：")) and request.order is None:
             value = lowered[6:]
             if value not in ORDERS:
-                raise SubscribeError("bad_order", value=word)
+                raise SubscribeError("subscribe.bad_order", value=word)
             request.order = value
         elif _TOP.match(lowered):
             raw = _TOP.match(lowered).group(1)
             if not raw.isdigit() or not 1 <= int(raw) <= MAX_TOP:
-                raise SubscribeError("bad_top", value=word, limit=MAX_TOP)
+                raise SubscribeError("subscribe.bad_top", value=word, limit=MAX_TOP)
             request.top = int(raw)
         elif lowered in EVERY_DAY_WORDS or lowered in WEEKDAY_WORDS:
             if days is not None:
-                raise SubscribeError("two_schedules", value=word)
+                raise SubscribeError("subscribe.two_schedules", value=word)
             days = set(day_set(EVERY_DAY if lowered in EVERY_DAY_WORDS else WEEKDAYS))
         elif lowered in WEEKLY_WORDS:
             if days is not None:
-                raise SubscribeError("two_schedules", value=word)
+                raise SubscribeError("subscribe.two_schedules", value=word)
             following = parse_day_word(words[1]) if len(words) > 1 else None
             days, taken = (following, 2) if following else ({"mon"}, 1)
             is_day = bool(following)
@@ -314,7 +290,7 @@ def parse_subscribe(text: str) -> SubscribeRequest:
             if request.hour is not None:
                 if word.isdigit():  # "9 2024 results": a bare number after the time is a filter word
                     break
-                raise SubscribeError("two_times", first=f"{request.hour:02d}:{request.minute:02d}", second=word)
+                raise SubscribeError("subscribe.two_times", first=f"{request.hour:02d}:{request.minute:02d}", second=word)
             parsed = parse_time(word)
             if parsed is None:
                 raise _time_error(word)
@@ -328,18 +304,18 @@ def parse_subscribe(text: str) -> SubscribeRequest:
         lowered = normalize_word(word).lower()
         if _is_spelled_time(word):
             if request.hour is not None:
-                raise SubscribeError("two_times", first=f"{request.hour:02d}:{request.minute:02d}", second=word)
+                raise SubscribeError("subscribe.two_times", first=f"{request.hour:02d}:{request.minute:02d}", second=word)
             request.hour, request.minute = parse_time(word)
         elif lowered.startswith(_ZONE_PREFIX):
             if request.timezone is not None:
-                raise SubscribeError("two_zones", first=request.timezone, second=word)
+                raise SubscribeError("subscribe.two_zones", first=request.timezone, second=word)
             request.timezone, _ = _read_zone(normalize_word(word).split(":", 1)[1], [])
         else:
             rest.append(word)
     request.days = canonical_days(days) if days is not None else None
     request.filter_text = " ".join(rest)
     if len(request.filter_text) > MAX_FILTER_CHARS:
-        raise SubscribeError("filter_too_long", limit=MAX_FILTER_CHARS)
+        raise SubscribeError("subscribe.filter_too_long", limit=MAX_FILTER_CHARS)
     return request
 
 
@@ -369,7 +345,7 @@ class SubscriptionStore:
             apply_schema(db, SCHEMA, COLUMNS)
 
     def _now(self) -> str:
-        return iso(self._clock())
+        return to_iso(self._clock())
 
     # -- subscriptions -------------------------------------------------------------------
 
@@ -557,7 +533,7 @@ class SubscriptionStore:
         posted goes out in the next digest (the cursor never moved).
         """
         sql = "UPDATE deliveries SET status = 'interrupted', error = 'no heartbeat', finished_at = ? WHERE status = 'posting' AND heartbeat_at < ?"
-        args: tuple = (self._now(), iso(before))
+        args: tuple = (self._now(), to_iso(before))
         if sub_id is not None:
             sql += " AND subscription_id = ?"
             args += (sub_id,)

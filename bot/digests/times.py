@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from functools import cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+from bot.errors import ZoneRefusal
 
 WEEK = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 EVERY_DAY = "*"
@@ -140,15 +141,6 @@ def suggest_time(word: str) -> str | None:
 
 
 # -- zones ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ZoneRefusal(Exception):
-    """A zone word we can't take: `key` is why (unknown, ambiguous, offset), `options` what it might mean."""
-
-    key: str
-    value: str
-    options: tuple[str, ...] = ()
 
 
 # Abbreviations and names that mean more than one place; what each might mean.

@@ -24,12 +24,14 @@ import unicodedata
 import xml.sax
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from urllib.parse import urlencode
 
 import feedparser
 
-from bot.feeds.fetch import FetchError, fetch
+from bot.clock import Clock, system_clock, to_iso
+from bot.errors import ArxivError, FetchError
+from bot.feeds.fetch import fetch
 from bot.ingest.listing import FIELD_LIMITS
 from bot.models import ArxivRecord, Paper
 
@@ -46,16 +48,6 @@ _MATH = re.compile(r"\$([^$]*)\$")
 _COMMAND = re.compile(r"\\([A-Za-z]+)\s*")
 _FORMATTING = {"emph", "textbf", "textit", "texttt", "textrm", "mathrm", "mathbf", "mathcal", "mathit", "text", "bf", "it"}
 _ACCENT_COMMAND = re.compile(r"\\[`'^\"~=.uvHckbdrt]\s*\{?([A-Za-z])\}?")
-
-
-class ArxivError(Exception):
-    """arXiv gave no usable answer: `kind` is a FetchError kind, "format" or "api"."""
-
-    def __init__(self, kind: str, detail: str = "", *, retry_after: float | None = None):
-        super().__init__(f"{kind}: {detail}" if detail else kind)
-        self.kind = kind
-        self.detail = detail
-        self.retry_after = retry_after
 
 
 # -- matching -----------------------------------------------------------------------------
@@ -331,7 +323,7 @@ class Enricher:
         recheck_days: int = 30,
         batch: int = TITLES_PER_REQUEST,
         per_run: int = 200,
-        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        clock: Clock = system_clock,
         max_pause: timedelta = timedelta(hours=6),
     ):
         self.corpus = corpus
@@ -356,7 +348,7 @@ class Enricher:
             before = self.client.requests
             try:
                 now = self.clock()
-                due = self.corpus.store.arxiv_due(_iso(now - self.recheck), limit)
+                due = self.corpus.store.arxiv_due(to_iso(now - self.recheck), limit)
                 known = [(p, p.arxiv.arxiv_id if p.arxiv else _arxiv_id_in(p)) for p in due]
                 by_id = [(p, i) for p, i in known if i]
                 by_title = [p for p, i in known if not i]
@@ -385,7 +377,7 @@ class Enricher:
         report.found += sum(1 for r in found.values() if r)
         report.missing += sum(1 for r in found.values() if r is None)
         report.found_ids += [i for i, r in found.items() if r]
-        report.updated += self.corpus.save_arxiv(found, _iso(self.clock()), sync=False)
+        report.updated += self.corpus.save_arxiv(found, to_iso(self.clock()), sync=False)
 
     def run_background(self) -> EnrichReport | None:
         """One scheduled run: skip while paused after a failure; log a failure once."""
@@ -413,11 +405,7 @@ class Enricher:
         return report
 
 
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="seconds")
-
-
 def build_enricher(settings, corpus, *, clock: Callable[[], datetime] | None = None) -> Enricher:
     """The enricher `serve` and `enrich` use, from settings (PAPERBOT_ARXIV_*)."""
     client = ArxivClient(settings.arxiv_api_url, interval=settings.arxiv_interval_seconds, backoff=settings.arxiv_backoff_seconds)
-    return Enricher(corpus, client, recheck_days=settings.arxiv_recheck_days, clock=clock or (lambda: datetime.now(UTC)))
+    return Enricher(corpus, client, recheck_days=settings.arxiv_recheck_days, clock=clock or system_clock)

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
+from bot.errors import FetchError
+
 USER_AGENT = "paperbot/0.1 (a Slack paper bot; python-urllib)"
 MAX_REDIRECTS = 5
 DEFAULT_TIMEOUT = 30.0
@@ -38,17 +40,6 @@ class Response:
     last_modified: str = ""
     content_type: str = ""
     url: str = ""
-
-
-class FetchError(Exception):
-    """A GET that gave us nothing to use; `kind` names why (see the module docstring)."""
-
-    def __init__(self, kind: str, detail: str = "", *, status: int = 0, retry_after: float | None = None):
-        super().__init__(f"{kind}: {detail}" if detail else kind)
-        self.kind = kind
-        self.detail = detail
-        self.status = status
-        self.retry_after = retry_after
 
 
 class _Redirects(urllib.request.HTTPRedirectHandler):

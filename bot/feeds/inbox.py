@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from bot.digests.subscriptions import Clock, system_clock
+from bot.clock import Clock, system_clock
+from bot.errors import IndexBusy
 from bot.models import IngestReport
-from bot.search.index import IndexBusy
 
 logger = logging.getLogger(__name__)
 

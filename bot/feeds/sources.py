@@ -26,10 +26,12 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
-from bot.feeds.arxiv import ArxivClient, ArxivError, authors_overlap, normalize_title, plain_title
-from bot.feeds.fetch import DEFAULT_MAX_BYTES, FetchError, fetch
+from bot.clock import Clock, system_clock, to_iso
+from bot.errors import ArxivError, FetchError, PaperbotError, SourceError
+from bot.feeds.arxiv import ArxivClient, authors_overlap, normalize_title, plain_title
+from bot.feeds.fetch import DEFAULT_MAX_BYTES, fetch
 from bot.i18n import t
 from bot.ingest.listing import (
     decode_listing,
@@ -75,21 +77,6 @@ MAX_BACKOFF = timedelta(hours=24)
 LEASE = timedelta(minutes=15)
 _CATEGORY = re.compile(r"^[a-z][a-z\-]*(\.[A-Za-z][A-Za-z\-]*)?$")
 _HTML = re.compile(rb"^\s*(<!doctype html|<html|<head|<body)", re.IGNORECASE)
-
-Clock = Callable[[], datetime]
-
-
-class SourceError(ValueError):
-    """A source command that can't be done; `key`/`fmt` are the i18n message."""
-
-    def __init__(self, key: str, **fmt: object):
-        super().__init__(t(key, "en", **fmt))
-        self.key = key
-        self.fmt = fmt
-
-    def text(self, lang: str) -> str:
-        return t(self.key, lang, **self.fmt)
-
 
 @dataclass
 class Source:
@@ -174,10 +161,6 @@ def parse_target(text: str) -> tuple[str, str]:
     raise SourceError("sources.bad_target", target=text[:200])
 
 
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="seconds")
-
-
 class SourceStore:
     """The sources table, on the Store's connection."""
 
@@ -211,7 +194,7 @@ class SourceStore:
             return bool(
                 db.execute(
                     "UPDATE sources SET polling_until = ? WHERE id = ? AND polling_until <= ?",
-                    (_iso(now + LEASE), source_id, _iso(now)),
+                    (to_iso(now + LEASE), source_id, to_iso(now)),
                 ).rowcount
             )
 
@@ -260,7 +243,7 @@ class SourceService:
         settings,
         corpus,
         *,
-        clock: Clock = lambda: datetime.now(UTC),
+        clock: Clock = system_clock,
         arxiv_client: ArxivClient | None = None,
         on_failing: Callable[[Source], None] | None = None,
         timeout: float = LISTING_TIMEOUT,
@@ -286,7 +269,7 @@ class SourceService:
         kind, target = parse_target(text)
         if kind == "arxiv" and not self.settings.arxiv_enabled:
             raise SourceError("sources.arxiv_off")
-        source, created = self.sources.add(kind, target, added_by, _iso(self.clock()))
+        source, created = self.sources.add(kind, target, added_by, to_iso(self.clock()))
         if not created:
             raise SourceError("sources.exists", source=target)
         return source
@@ -325,7 +308,7 @@ class SourceService:
 
     def poll(self, source: Source, *, force: bool = False) -> PollResult:
         now = self.clock()
-        if not force and source.retry_at and source.retry_at > _iso(now):
+        if not force and source.retry_at and source.retry_at > to_iso(now):
             return PollResult(source, skipped="waiting")
         if not self.sources.lease(source.id, now):
             return PollResult(source, skipped="busy")
@@ -339,7 +322,7 @@ class SourceService:
         except Exception as error:  # a bug must not leave the lease held or kill the scheduler
             logger.exception("polling %s failed", source.target)
             return self._failed(source, _PollFailed("internal", type(error).__name__), now)
-        done = _iso(self.clock())
+        done = to_iso(self.clock())
         self.sources.finish(
             source.id, last_poll=done, last_success=done, last_error="", last_error_detail="", failures=0, retry_at="",
             notified=0, papers_added=source.papers_added + added, etag=etag or source.etag,
@@ -356,8 +339,8 @@ class SourceService:
         logger.warning("source %s failed (%s: %s); next try after %s", source.target, failure.kind, failure.detail, wait)
         tell = not source.notified
         self.sources.finish(
-            source.id, last_poll=_iso(now), last_error=failure.kind, last_error_detail=failure.detail[:300],
-            failures=failures, retry_at=_iso(now + wait), notified=1,
+            source.id, last_poll=to_iso(now), last_error=failure.kind, last_error_detail=failure.detail[:300],
+            failures=failures, retry_at=to_iso(now + wait), notified=1,
         )  # fmt: skip
         fresh = self.sources.get(source.target) or source
         if tell and self.on_failing is not None:
@@ -403,7 +386,7 @@ class SourceService:
     def store_arxiv_papers(self, records: list[ArxivRecord], feed: str) -> int:
         """Store arXiv entries as papers of `feed`, merged with the papers already stored."""
         store = self.corpus.store
-        now = _iso(self.clock())
+        now = to_iso(self.clock())
         new_papers: list[Paper] = []
         known: dict[str, ArxivRecord] = {}
         for record in records:
@@ -438,7 +421,7 @@ class SourceService:
         return None
 
 
-class _PollFailed(Exception):
+class _PollFailed(PaperbotError):
     def __init__(self, kind: str, detail: str = "", retry_after: float | None = None):
         super().__init__(f"{kind}: {detail}")
         self.kind = kind

@@ -31,10 +31,11 @@ from __future__ import annotations
 import math
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
+from bot.clock import Clock, system_clock, to_iso
 from bot.models import Paged, Paper
 from bot.search.analysis import analyze
 from bot.store.database import apply_schema
@@ -87,17 +88,6 @@ CENTROID_SHARE = 0.3  # how much the whole profile counts next to the single bes
 TITLE_REPEAT = 2  # title terms count twice: a title says what a paper is about
 MATCH_TERMS = 16  # a candidate's strongest terms that look for similar saved papers
 REASON_MIN_SIMILARITY = 0.2  # below this (a shared word like "robust" or "加速"), "like X" would mislead
-
-Clock = Callable[[], datetime]
-
-
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="seconds")
-
 
 @dataclass
 class SavedPage(Paged):
@@ -263,7 +253,7 @@ def rank_papers(
 class Library:
     """Saves, votes and rankings, in the corpus's SQLite file."""
 
-    def __init__(self, corpus, *, clock: Clock = _utc_now):
+    def __init__(self, corpus, *, clock: Clock = system_clock):
         self.corpus = corpus
         self.store = corpus.store
         self.clock = clock
@@ -272,7 +262,7 @@ class Library:
             apply_schema(db, SCHEMA)
 
     def _now(self) -> str:
-        return _iso(self.clock())
+        return to_iso(self.clock())
 
     # -- saves ------------------------------------------------------------------------------
 
@@ -418,7 +408,7 @@ class Library:
 
     def top(self, channel_id: str, period: str = "week", *, limit: int = 10) -> list[Popular]:
         """The channel's most shared, saved-from and reacted papers of the period, best first."""
-        since = _iso(self.clock() - PERIODS[period])
+        since = to_iso(self.clock() - PERIODS[period])
         found: dict[str, Popular] = {}
 
         def entry(paper_id: str) -> Popular:

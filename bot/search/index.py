@@ -41,7 +41,8 @@ from whoosh.multiproc import MpWriter, SubWriterTask
 from whoosh.reading import EmptyReader, MultiReader, SegmentReader
 from whoosh.searching import Searcher
 
-from bot.child import ChildFailed, die_with_parent, run_in_child
+from bot.child import die_with_parent, run_in_child
+from bot.errors import ChildFailed, IndexBusy, IndexUnusable, WorkerFailed
 from bot.models import Fragment, Paper
 from bot.search import legacy
 from bot.search.analysis import (
@@ -137,18 +138,6 @@ class StoredPapers:
 
     ranges: list[tuple[int, int]]
     read: Callable[[int, int], Iterable[Paper]]
-
-
-class WorkerFailed(Exception):
-    """An index worker process died before handing back its segment."""
-
-
-class IndexUnusable(Exception):
-    """The index is missing, corrupt, unreadable or built with another schema: rebuild it."""
-
-
-class IndexBusy(Exception):
-    """Another process held the index's write lock for longer than we were willing to wait."""
 
 
 @dataclass

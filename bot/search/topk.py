@@ -35,6 +35,7 @@ from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25F
 from whoosh.util.numeric import byte_to_length
 
+from bot.errors import PaperbotError
 from bot.search.codec import ARRAY_HEADER_MAGIC, numeric_column_bytes
 
 _BYTE_TO_LENGTH = np.array([byte_to_length(i) for i in range(256)], dtype=np.float64)
@@ -45,7 +46,7 @@ EXACT_CHECKS = 400  # phrase candidates beyond the top this many are counted fro
 SAMPLE_CHECKS = 200
 
 
-class Unsupported(Exception):
+class Unsupported(PaperbotError):
     """This query or segment is not evaluated here: use Whoosh's searcher."""
 
 

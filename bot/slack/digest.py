@@ -21,15 +21,12 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from bot.clock import Clock, system_clock
 from bot.config import Settings
-from bot.digests.service import DeliveryFailed, Digest, DigestService
-from bot.digests.subscriptions import (
-    Clock,
-    Subscription,
-    SubscriptionStore,
-    system_clock,
-)
+from bot.digests.service import Digest, DigestService
+from bot.digests.subscriptions import Subscription, SubscriptionStore
 from bot.digests.times import WEEK, WEEKDAYS, chinese_city, day_set, zone_offset_label
+from bot.errors import DeliveryFailed
 from bot.i18n import normalize_lang, other_lang, t
 from bot.ingest.listing import parse_affiliations
 from bot.models import Paper, paper_links

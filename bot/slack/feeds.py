@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 import threading
 
-from bot.feeds.sources import SourceError, format_source_line
+from bot.errors import SourceError
+from bot.feeds.sources import format_source_line
 from bot.i18n import t
 from bot.slack.blocks import Message, context, escape_code, header, render_notice
 

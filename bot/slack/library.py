@@ -13,8 +13,8 @@ the view to redraw.
 from __future__ import annotations
 
 import logging
-from datetime import UTC, datetime
 
+from bot.clock import system_clock
 from bot.i18n import t
 from bot.library.export import EXTENSIONS, export_papers, normalize_format
 from bot.library.readinglist import Library, short_title
@@ -322,7 +322,7 @@ def answer_export(library: Library, user_id: str, rest: str, lang: str, *, clock
     if not papers:
         return notice("library.export_empty", lang)
     label = {"bibtex": "BibTeX", "ris": "RIS", "csl-json": "CSL-JSON"}[fmt]
-    day = (clock or (lambda: datetime.now(UTC)))().date().isoformat()
+    day = (clock or system_clock)().date().isoformat()
     upload = {
         "filename": f"paperbot-saved-{day}.{EXTENSIONS[fmt]}",
         "content": export_papers(papers, fmt),

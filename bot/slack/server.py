@@ -39,6 +39,7 @@ from waitress.server import create_server
 from waitress.task import ErrorTask
 
 from bot.config import Settings
+from bot.errors import PaperbotError
 from bot.i18n import t
 from bot.logs import install_secret_filter
 
@@ -95,7 +96,7 @@ class _DropBody(logging.Filter):
 BOLT_VERIFICATION_LOGGER = "slack_bolt.RequestVerification"
 
 
-class Rejection(Exception):
+class Rejection(PaperbotError):
     """A request refused before Bolt: `status` and a reason for the log (never the body)."""
 
     def __init__(self, status: int, reason: str):

@@ -16,11 +16,11 @@ from bot.digests.subscriptions import (
     DEFAULT_HOUR,
     DEFAULT_MINUTE,
     DEFAULT_TOP,
-    SubscribeError,
     Subscription,
     check_zone,
     parse_subscribe,
 )
+from bot.errors import SubscribeError
 from bot.i18n import choose_lang, format_estimate, is_lang, normalize_lang, t
 from bot.slack.blocks import (
     Message,
@@ -135,7 +135,7 @@ def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel
     try:
         request = parse_subscribe(rest)
     except SubscribeError as error:
-        return notice(f"subscribe.{error.key}", lang, **_escaped(error.fmt))
+        return notice(error.key, lang, **_escaped(error.fields))
     kind, place_id = _place_kind(user_id, channel_id, channel_name)
     existing = digests.subscriptions.for_place(kind, place_id)
     zone_why = ""

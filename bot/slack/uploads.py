@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 from slack_sdk.errors import SlackApiError
 
 from bot.config import Settings
+from bot.errors import PaperbotError
 from bot.i18n import choose_lang, t
 from bot.models import IngestReport
 from bot.slack.blocks import (
@@ -67,7 +68,7 @@ def is_trusted_download(url: str, settings: Settings | None) -> bool:
     return bool(base and base.hostname and host == base.hostname.lower() and parts.port == base.port)
 
 
-class TooLarge(ValueError):
+class TooLarge(PaperbotError):
     """The file turned out larger than we read."""
 
 

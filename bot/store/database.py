@@ -19,10 +19,11 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from json.encoder import encode_basestring  # how json.dumps(ensure_ascii=False) quotes a string
 from pathlib import Path
 
+from bot.clock import utc_now_iso
 from bot.models import Affiliation, ArxivRecord, IngestReport, Listing, Paper
 from bot.store.wal import Checkpointer
 
@@ -154,15 +155,10 @@ def is_storage_full(error: BaseException) -> bool:
     return isinstance(error, OSError) and error.errno == errno.ENOSPC
 
 
-def utc_now() -> str:
-    """Return the current UTC time as ISO 8601 (seconds)."""
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
 class Store:
     """Papers and settings in one SQLite file."""
 
-    def __init__(self, path: Path, *, clock: Callable[[], str] = utc_now, readonly: bool = False):
+    def __init__(self, path: Path, *, clock: Callable[[], str] = utc_now_iso, readonly: bool = False):
         """Open (and create or upgrade) the store at `path`; `readonly` opens an existing
         one only to read it (an index worker process reading its share of the papers)."""
         self.path = path
