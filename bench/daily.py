@@ -319,9 +319,12 @@ def worker_ingest(data: Path, daily: Path, meta_path: Path, passes: int) -> dict
 
 
 def worker_digest(data: Path, since: int) -> dict:
+    from layout import find
+
     from bot.config import Settings
     from bot.corpus import Corpus
-    from bot.slack.digest import digest_payload
+
+    digest_payload = find("bot.cli:digest_payload", "bot.slack.digest:digest_payload")
 
     t0 = time.perf_counter()
     corpus = Corpus.open(Settings(data_dir=data))

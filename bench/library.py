@@ -1,4 +1,4 @@
-"""Benchmark "for you" ranking: term vectors (bot.library.readinglist.rank_papers) vs Whoosh more-like-this.
+"""Benchmark "for you" ranking: term vectors (bot.library.ranking.rank_by_profile) vs Whoosh more-like-this.
 
     .venv/bin/python bench/library.py [--new 1000] [--saved 200] [--repeat 5]
 
@@ -35,8 +35,8 @@ from whoosh import query as wq  # noqa: E402
 from bench.corpus import generate  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from bot.corpus import Corpus  # noqa: E402
-from bot.library import readinglist as library  # noqa: E402
-from bot.library.readinglist import TermCache, rank_papers  # noqa: E402
+from bot.library import ranking as library  # noqa: E402
+from bot.library.ranking import TermCache, rank_by_profile  # noqa: E402
 from bot.search.query import TEXT_FIELD  # noqa: E402
 
 TOPICS = {  # topic -> words in a title that put a paper on it
@@ -90,15 +90,15 @@ def speed(args, work: Path) -> dict:
         papers = sorted(corpus.store.iter_papers(), key=lambda p: p.seq)
         saved, new = papers[: args.saved], papers[args.saved : args.saved + args.new]
         cache = TermCache()
-        rank_papers(new, saved, cache=cache)
+        rank_by_profile(new, saved, cache=cache)
         whoosh_mlt(corpus, saved, new)
         runs: dict[str, list[float]] = {"cold": [], "warm": [], "all_terms": [], "mlt": []}
         chosen = library.MATCH_TERMS
         for _ in range(args.repeat):  # interleaved, so a busy machine slows every variant alike
-            runs["cold"] += timed(lambda: rank_papers(new, saved, cache=TermCache()), 1)
-            runs["warm"] += timed(lambda: rank_papers(new, saved, cache=cache), 1)
+            runs["cold"] += timed(lambda: rank_by_profile(new, saved, cache=TermCache()), 1)
+            runs["warm"] += timed(lambda: rank_by_profile(new, saved, cache=cache), 1)
             library.MATCH_TERMS = 10**6  # before: every term of a candidate walks the postings
-            runs["all_terms"] += timed(lambda: rank_papers(new, saved, cache=cache), 1)
+            runs["all_terms"] += timed(lambda: rank_by_profile(new, saved, cache=cache), 1)
             library.MATCH_TERMS = chosen
             runs["mlt"] += timed(lambda: whoosh_mlt(corpus, saved, new), 1)
         corpus.close()
@@ -121,7 +121,7 @@ def quality(work: Path) -> dict[str, tuple[float, float, int]]:
             saved, relevant = on_topic[:half], {p.id for p in on_topic[half:]}
             new = [p for p in papers if p not in saved]
             k = min(5, len(relevant))
-            vec = [r.paper.id for r in rank_papers(new, saved)][:k]
+            vec = [r.paper.id for r in rank_by_profile(new, saved)][:k]
             mlt = whoosh_mlt(corpus, saved, new)[:k]
             out[topic] = (sum(i in relevant for i in vec) / k, sum(i in relevant for i in mlt) / k, len(on_topic))
         corpus.close()

@@ -1,6 +1,8 @@
 """Thin command line: each command makes one library call and prints the outcome.
 
 Library errors become one clear line on stderr and a non-zero exit; never a traceback.
+`serve` is the frontend chooser: Slack (bot/slack/server.py) when Slack is configured, the
+offline console (bot/console.py) when nothing is.
 """
 
 from __future__ import annotations
@@ -14,11 +16,23 @@ import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TextIO
+from zoneinfo import ZoneInfo
 
+from bot.clock import Clock, system_clock
 from bot.config import Settings
-from bot.errors import ConfigError, IndexBusy, UserError, WorkerFailed
+from bot.corpus import Corpus, settle_heap
+from bot.digests.compose import compose_digest
+from bot.digests.requests import BAD_FILTER_PROBLEMS, filter_problem_text
+from bot.errors import ArxivError, ConfigError, IndexBusy, SourceError, UserError, WorkerFailed
+from bot.i18n import normalize_lang, problem_text, t
+from bot.library.export import FORMATS, export_papers, normalize_format
+from bot.library.readinglist import Library
 from bot.logs import configure_logging
 from bot.models import IngestReport, Paper, SearchResult
+from bot.slack.render.digest import render_digest
+from bot.slack.render.plain import blocks_to_text
+from bot.slack.render.results import results_header
 
 logger = logging.getLogger("bot")
 
@@ -119,9 +133,7 @@ def _fail(message: str) -> int:
     return EXIT_FAILED
 
 
-def _open(settings: Settings, *, writing: bool = False):
-    from bot.corpus import Corpus
-
+def _open(settings: Settings, *, writing: bool = False) -> Corpus:
     # The CLI runs no other threads, so large index writes may fork a worker per core.
     return Corpus.open(settings, writer_procs=(os.cpu_count() or 1) if writing else 1)
 
@@ -195,8 +207,6 @@ def cmd_search(settings: Settings, args) -> int:
 
 def format_result(result: SearchResult, lang: str, *, bold: bool = False) -> str:
     """Render a page of results for a terminal, with the same words Slack shows."""
-    from bot.i18n import problem_text, t
-
     lines = []
     if result.problem:
         lines.append(problem_text(result.problem, lang))
@@ -214,8 +224,6 @@ def format_result(result: SearchResult, lang: str, *, bold: bool = False) -> str
     if result.suggestion and result.suggestion.strip().casefold() != result.query.strip().casefold():
         lines.append(t("search.showing_for", lang, suggestion=result.suggestion, query=result.query))
     if result.estimated:
-        from bot.slack.blocks import results_header
-
         header = results_header(result, lang, query=result.query)
     else:
         header = t("search.header", lang, total=result.total, query=result.query, page=result.page, pages=result.pages)
@@ -303,10 +311,7 @@ def cmd_reindex(settings: Settings, args) -> int:
 
 
 def cmd_serve(settings: Settings, args) -> int:
-    from bot.corpus import Corpus
-    from bot.slack.server import serve
-
-    corpus = Corpus.load(settings)  # serve() prepares it, after binding the HTTP port
+    corpus = Corpus.load(settings)  # serving prepares it, after binding the HTTP port
     # Platforms stop a process with SIGTERM: leave like Ctrl-C, through the finally blocks.
     signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
@@ -315,15 +320,58 @@ def cmd_serve(settings: Settings, args) -> int:
         corpus.close()
 
 
-def cmd_digest(settings: Settings, args) -> int:
-    from bot.slack.blocks import blocks_to_text
-    from bot.slack.digest import digest_payload
+def serve(settings: Settings, corpus: Corpus, *, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    """Run until interrupted; return an exit code.
 
+    No Slack settings at all: explain how to create the app, then open the offline
+    console. Some missing: name them and stop (exit 2). Otherwise serve Slack.
+    """
+    stdout = stdout or sys.stdout
+    if not settings.has_slack_settings:
+        names = "SLACK_BOT_TOKEN, SLACK_APP_TOKEN / SLACK_SIGNING_SECRET"
+        print(t("setup.missing_all", "en", names=names), file=stdout, flush=True)
+        # Deferred: the console builds every service (APScheduler, feedparser: ~0.1 s).
+        from bot.console import run_console
+
+        corpus.prepare()
+        settle_heap()
+        return run_console(corpus, stdin=stdin or sys.stdin, stdout=stdout)
+    missing = settings.missing_slack_settings()
+    if missing:
+        print(t("setup.missing_some", "en", names=" and ".join(missing)), file=sys.stderr, flush=True)
+        return EXIT_USAGE
+    # Deferred: slack_bolt and waitress (~0.2 s) are for serving Slack only.
+    from bot.slack import server
+
+    return server.serve(settings, corpus, stdout=stdout)
+
+
+def digest_payload(
+    corpus: Corpus, *, lang: str = "en", filter_text: str = "", since: int = 0, timezone: str = "UTC", clock: Clock = system_clock
+) -> dict:
+    """What a digest of the papers after `since` would post: `{"papers", "held_back", "messages"}`
+    (`python -m bot digest --json`).
+
+    Dated today in `timezone`. Raises UserError when the filter can't be read.
+    """
+    if filter_text:
+        problem = corpus.query_problem(filter_text)  # not a search of the whole index: only whether it reads
+        if problem in BAD_FILTER_PROBLEMS:
+            raise UserError("subscribe.bad_filter", filter=filter_text, problem=filter_problem_text(problem, "en"))
+    today = clock().astimezone(ZoneInfo(timezone)).date()
+    digest = compose_digest(corpus, after_seq=max(0, since), filter_text=filter_text, lang=normalize_lang(lang), local_date=today)
+    messages = render_digest(digest) if digest.papers else []
+    return {
+        "papers": digest.count,
+        "held_back": digest.held_back,
+        "messages": [{"text": m.text, "blocks": m.blocks} for m in messages],
+    }
+
+
+def cmd_digest(settings: Settings, args) -> int:
     corpus = _open(settings)
     try:
         payload = digest_payload(corpus, lang=args.lang, filter_text=args.filter, since=args.since, timezone=settings.timezone)
-    except ValueError as exc:
-        return _fail(str(exc))
     finally:
         corpus.close()
     if args.json:
@@ -334,8 +382,6 @@ def cmd_digest(settings: Settings, args) -> int:
 
 
 def cmd_export(settings: Settings, args) -> int:
-    from bot.library.export import FORMATS, export_papers, normalize_format
-
     fmt = normalize_format(args.format)
     if fmt is None:
         return _fail(f"unknown format {args.format!r}; use one of {', '.join(FORMATS)}")
@@ -346,7 +392,7 @@ def cmd_export(settings: Settings, args) -> int:
     try:
         papers: dict[str, Paper] = {}
         for user_id in args.user:
-            papers.update((p.id, p) for p in corpus.library.saved_papers(user_id))
+            papers.update((p.id, p) for p in Library(corpus.store).saved_papers(user_id))
         unknown = []
         for paper_id in ids:
             paper = corpus.get(paper_id)
@@ -365,7 +411,7 @@ def cmd_export(settings: Settings, args) -> int:
 
 
 def cmd_enrich(settings: Settings, args) -> int:
-    from bot.errors import ArxivError
+    # Deferred: feedparser (~50 ms) is for arXiv and feeds only.
     from bot.feeds.arxiv import build_enricher
 
     if not settings.arxiv_enabled:
@@ -391,7 +437,7 @@ def cmd_enrich(settings: Settings, args) -> int:
 
 
 def cmd_sources(settings: Settings, args) -> int:
-    from bot.errors import SourceError
+    # Deferred: feedparser, as in cmd_enrich.
     from bot.feeds.sources import SourceService, format_source_line
 
     if not getattr(args, "sources_command", None):

@@ -128,6 +128,11 @@ class Settings:
             sources_interval_minutes=_int(env, "PAPERBOT_SOURCES_INTERVAL_MINUTES", 60, minimum=5),
         )
 
+    @property
+    def has_slack_settings(self) -> bool:
+        """Any Slack setting at all: without one, `serve` opens the offline console."""
+        return bool(self.slack_bot_token or self.slack_signing_secret or self.slack_app_token)
+
     def missing_slack_settings(self) -> list[str]:
         """Name the Slack variables `serve` still needs (empty when it can connect)."""
         missing = []

@@ -1,9 +1,10 @@
 """The offline console: `/papers ...` lines run through the same answers Slack gets.
 
-Each reply is printed as the plain text Slack would show (blocks_to_text). No Slack
-library is imported: the answers (bot.slack.commands, bot.slack.subscribe) and renderers
-(bot.slack.blocks, bot.slack.digest) are pure. Reads stdin line by line; prompts only
-when stdin is a terminal.
+Each reply is printed as the plain text Slack would show (bot/slack/render/plain.py).
+The services are built as `serve` builds them (bot/services.py), with a poster and a
+directory of the console's own; the answers (bot/slack/answers/) and renderers
+(bot/slack/render/) are the ones Slack gets. Reads stdin line by line; prompts only when
+stdin is a terminal.
 
 Digests work against a simulated channel, #papers: `/papers subscribe ...` subscribes
 it (its announcement is "posted" there), `/papers digest` previews the next digest,
@@ -15,14 +16,20 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from pathlib import Path
 from typing import TextIO
 
-from bot.digests.service import DigestService
-from bot.digests.subscriptions import SubscriptionStore
+from bot.corpus import Corpus
+from bot.digests.compose import Digest
+from bot.digests.places import PostedCallback, Profile
+from bot.digests.subscriptions import Subscription
 from bot.i18n import detect_lang, t
-from bot.slack.blocks import blocks_to_text
-from bot.slack.commands import Reply, answer_command, error_reply
-from bot.slack.digest import Digests, Profile, render_digest, render_empty
+from bot.services import Services, build_services
+from bot.slack.answers.commands import answer_command
+from bot.slack.render.blocks import section
+from bot.slack.render.digest import render_digest, render_empty
+from bot.slack.render.plain import blocks_to_text
+from bot.slack.reply import Reply, error_reply
 
 logger = logging.getLogger(__name__)
 
@@ -64,8 +71,6 @@ class ConsoleDirectory:
         return ""
 
     def announce(self, channel_id: str, text: str) -> bool:
-        from bot.slack.blocks import section
-
         self.channel.post([section(text)], detect_lang(text))
         return True
 
@@ -76,7 +81,7 @@ class ConsolePoster:
     def __init__(self, channel: SimulatedChannel):
         self.channel = channel
 
-    def post_digest(self, sub, digest, *, thread_ts: str, on_posted) -> None:
+    def post_digest(self, sub: Subscription, digest: Digest, *, thread_ts: str, on_posted: PostedCallback) -> None:
         if not digest.papers:
             self.channel.post(render_empty(digest).blocks, digest.lang)
             on_posted([], CONSOLE_CHANNEL_ID, "console")
@@ -85,17 +90,14 @@ class ConsolePoster:
             self.channel.post(message.blocks, digest.lang, in_thread=bool(thread_ts) or number > 0)
             on_posted(message.paper_ids, CONSOLE_CHANNEL_ID, f"console.{number}")
 
-    def notify_paused(self, sub, code: str) -> None:
+    def notify_paused(self, sub: Subscription, code: str) -> None:
         pass  # the simulated channel never refuses posts
 
 
-def console_digests(corpus, stdout: TextIO) -> Digests:
-    """Digests for the console: the store's subscriptions, posting into the simulated channel."""
+def console_services(corpus: Corpus, stdout: TextIO) -> Services:
+    """The services for the console: the store's subscriptions, posting into the simulated channel."""
     channel = SimulatedChannel(stdout)
-    subscriptions = SubscriptionStore(corpus.store)
-    service = DigestService(corpus, subscriptions, ConsolePoster(channel))
-    zone = getattr(getattr(corpus, "settings", None), "timezone", "UTC") or "UTC"
-    return Digests(corpus=corpus, subscriptions=subscriptions, service=service, default_timezone=zone, directory=ConsoleDirectory(channel))
+    return build_services(corpus.settings, corpus, poster=ConsolePoster(channel), directory=ConsoleDirectory(channel))
 
 
 def plain(text: str) -> str:
@@ -103,18 +105,18 @@ def plain(text: str) -> str:
     return text.replace(f"#{CONSOLE_CHANNEL_ID}", f"#{CONSOLE_CHANNEL_NAME}")
 
 
-def post_digest_now(digests: Digests, lang: str) -> str:
+def post_digest_now(services: Services, lang: str) -> str:
     """Show what the simulated channel's digest would post now (nothing is used up)."""
-    sub = digests.subscriptions.for_place("channel", CONSOLE_CHANNEL_ID)
+    sub = services.subscriptions.for_place("channel", CONSOLE_CHANNEL_ID)
     if sub is None:
         return t("console.no_digest_due", lang)
-    digest = digests.service.preview(sub)
+    digest = services.digests.preview(sub)
     note = ""
     if not digest.papers:  # a new subscription waits for new papers: show the newest instead
-        newest = sorted(digests.corpus.newest(SAMPLE_PAPERS), key=lambda p: p.seq)
+        newest = sorted(services.corpus.newest(SAMPLE_PAPERS), key=lambda p: p.seq)
         digest = dataclasses.replace(digest, papers=newest)
         note = t("console.sample_note", digest.lang, count=len(newest))
-    digests.service.poster.post_digest(sub, digest, thread_ts="", on_posted=lambda *_: None)
+    services.digests.poster.post_digest(sub, digest, thread_ts="", on_posted=lambda *_: None)
     return note
 
 
@@ -125,49 +127,50 @@ def reply_to_text(reply: Reply) -> str:
     return plain(f"{t(tag, reply.lang)}\n{body}")
 
 
-def answer_line(
-    corpus, line: str, *, user_id: str = CONSOLE_USER_ID, channel_id: str = CONSOLE_CHANNEL_ID, digests: Digests | None = None
-) -> str | None:
+def answer_line(services: Services, line: str, *, user_id: str = CONSOLE_USER_ID, channel_id: str = CONSOLE_CHANNEL_ID) -> str | None:
     """Answer one console line; None means the user asked to quit."""
     line = line.strip()
     if line.lower() in QUIT_WORDS:
         return None
     if not line:
         return ""
-    if digests is not None and " ".join(line.lower().split()) in POST_WORDS:
-        return post_digest_now(digests, corpus.get_user_lang(user_id) or detect_lang(line))
+    if " ".join(line.lower().split()) in POST_WORDS:
+        return post_digest_now(services, services.corpus.get_user_lang(user_id) or detect_lang(line))
     if not line.lower().startswith("/papers"):
         return t("console.hint", detect_lang(line))
     text = line[len("/papers") :]
     if text and not text[0].isspace():
         return t("console.hint", detect_lang(line))
     try:
-        reply = answer_command(corpus, user_id, channel_id, text, digests=digests, channel_name=CONSOLE_CHANNEL_NAME)
+        reply = answer_command(services, user_id, channel_id, text, channel_name=CONSOLE_CHANNEL_NAME)
     except Exception:
         logger.exception("console command failed: %r", line)
         reply = error_reply(detect_lang(text))
     if reply.upload is not None:  # an export: no Slack to DM it, so it goes to a file
-        return reply_to_text(reply) + "\n" + write_upload(corpus, reply)
+        return reply_to_text(reply) + "\n" + write_upload(services.settings.data_dir, reply)
     return reply_to_text(reply)
 
 
-def write_upload(corpus, reply: Reply) -> str:
+def write_upload(data_dir: Path, reply: Reply) -> str:
     """Write an export under the data folder (`exports/`); say where, or why not."""
-    folder = corpus.settings.data_dir / "exports"
+    folder = data_dir / "exports"
+    upload = reply.upload
+    if upload is None:
+        return ""
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        path = folder / reply.upload["filename"]
-        path.write_text(reply.upload["content"], encoding="utf-8")
+        path = folder / upload.filename
+        path.write_text(upload.content, encoding="utf-8")
     except OSError as exc:
         return t("library.export_write_failed", reply.lang, error=str(exc))
     return t("library.export_written", reply.lang, path=str(path))
 
 
-def run_console(corpus, *, stdin: TextIO, stdout: TextIO, user_id: str = CONSOLE_USER_ID) -> int:
+def run_console(corpus: Corpus, *, stdin: TextIO, stdout: TextIO, user_id: str = CONSOLE_USER_ID) -> int:
     """Read `/papers` lines until `quit` or end of input; return 0."""
     interactive = hasattr(stdin, "isatty") and stdin.isatty()
     print(t("console.intro", "en"), file=stdout, flush=True)
-    digests = console_digests(corpus, stdout)
+    services = console_services(corpus, stdout)
     while True:
         if interactive:
             stdout.write(PROMPT)
@@ -179,7 +182,7 @@ def run_console(corpus, *, stdin: TextIO, stdout: TextIO, user_id: str = CONSOLE
             return 0
         if not line:  # end of input
             return 0
-        answer = answer_line(corpus, line, user_id=user_id, digests=digests)
+        answer = answer_line(services, line, user_id=user_id)
         if answer is None:
             return 0
         if answer:

@@ -316,7 +316,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Paper digests of new papers: run `/papers subscribe` in a channel, or in a DM with me for your own.",
         "zh": "论文日报：在频道中运行 `/papers subscribe` 订阅到该频道，或在与我的私信中运行，订阅给自己。",
     },
-    # --- daily digests (bot/slack/digest.py) ----------------------------------------------
+    # --- daily digests (bot/slack/render/digest.py, answers/subscribe.py) ---------------------
     "digest.header": {"en": "📚 Paper digest · {date}", "zh": "📚 论文日报 · {date}"},
     "digest.preview_header": {"en": "👀 Preview of the next digest · {date}", "zh": "👀 下一期日报预览 · {date}"},
     "digest.sample_header": {"en": "👀 What a digest looks like", "zh": "👀 日报示例"},
@@ -532,7 +532,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "There's no paper digest here to stop.",
         "zh": "这里没有可以取消的论文日报。",
     },
-    # --- inbox and listing uploads (bot/feeds/inbox.py, bot/slack/uploads.py) ---------------------------
+    # --- inbox and listing uploads (bot/feeds/inbox.py, bot/slack/listeners/uploads.py) ---------------------------
     "inbox.report": {
         "en": "`{name}`{feed}: *{new}* new, {updated} updated, {unchanged} unchanged, {rejected} rejected.",
         "zh": "`{name}`{feed}：新增 *{new}* 篇，更新 {updated} 篇，未变 {unchanged} 篇，拒收 {rejected} 条。",
@@ -1168,6 +1168,15 @@ def choose_lang(stored: str | None, text: str = "") -> str:
 
 def other_lang(lang: str) -> str:
     return "en" if normalize_lang(lang) == "zh" else "zh"
+
+
+LANG_NAMES = {"en": "lang.name_en", "zh": "lang.name_zh"}
+"""Each language's name, as a message key."""
+
+
+def lang_name(lang: str, shown_in: str) -> str:
+    """The name of `lang` in `shown_in`: English / 英文, Chinese / 中文."""
+    return t(LANG_NAMES[normalize_lang(lang)], shown_in)
 
 
 def has_message(key: str) -> bool:

@@ -85,6 +85,12 @@ def paperbot_server(slack_settings, seed_corpus):
     running.shutdown()
 
 
+@pytest.fixture(scope="session")
+def seed_services(paperbot_server):
+    """The services paperbot's HTTP server answers from (its library, subscriptions, ...)."""
+    return paperbot_server.services
+
+
 @pytest.fixture
 def slack(paperbot_server, fake_slack):
     """Sends signed Slack requests to paperbot; see tests/slack_helpers.py."""

@@ -15,10 +15,12 @@ from pathlib import Path
 
 from bot.config import Settings
 from bot.corpus import Corpus
-from bot.digests.service import Digest, DigestService
+from bot.digests.compose import Digest
+from bot.digests.places import Profile
+from bot.digests.service import DigestService
 from bot.digests.subscriptions import SubscriptionStore
 from bot.errors import DeliveryFailed
-from bot.slack.digest import render_digest
+from bot.slack.render.digest import render_digest
 
 VENUES = ["Accepted at ICML 2026", "Published at NeurIPS 2025", "ICLR 2026 Workshop on World Models", ""]
 
@@ -121,6 +123,23 @@ class RecordingPoster:
     def digests(self, sub_id: int | None = None) -> list[str]:
         """Local dates that got a first (non-thread) message."""
         return [p.local_date for p in self.posts if not p.thread_ts and sub_id in (None, p.sub_id)]
+
+
+class QuietDirectory:
+    """A Directory (bot/digests/places.py) that knows nobody's profile and can post anywhere."""
+
+    def __init__(self):
+        self.announced: list[tuple[str, str]] = []
+
+    def profile(self, user_id: str) -> Profile:
+        return Profile()
+
+    def cannot_post(self, channel_id: str) -> str:
+        return ""
+
+    def announce(self, channel_id: str, text: str) -> bool:
+        self.announced.append((channel_id, text))
+        return True
 
 
 def service_for(corpus: Corpus, poster, clock, **kwargs) -> DigestService:

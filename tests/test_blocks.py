@@ -7,32 +7,25 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.models import Affiliation, Fragment, Hit, Paper, SearchResult
-from bot.slack.blocks import (
+from bot.slack.render.blocks import (
     LIMITS,
     actions,
-    blocks_to_text,
     button,
     check_blocks,
     check_view,
     context,
-    decode_value,
-    encode_value,
-    escape,
-    escape_code,
-    escape_label,
     header,
-    render_card,
-    render_help,
-    render_no_results,
-    render_results,
-    render_snippet,
     section,
-    short_authors,
     split_text,
     truncate,
-    unescape_slack_text,
 )
-from bot.slack.home import render_home, render_subscriptions_section
+from bot.slack.render.cards import render_card, render_snippet, short_authors
+from bot.slack.render.help import render_help
+from bot.slack.render.home import render_home
+from bot.slack.render.mrkdwn import escape, escape_code, escape_label, unescape_slack_text
+from bot.slack.render.plain import blocks_to_text
+from bot.slack.render.results import render_no_results, render_results
+from bot.slack.values import ButtonValue, decode_value, encode_value
 
 
 def huge_paper(paper_id: str = "0123456789ab") -> Paper:
@@ -90,7 +83,7 @@ def test_a_huge_paper_renders_within_limits_everywhere(lang):
 
 def test_huge_home_view_is_within_limits():
     papers = [huge_paper(f"{i:012x}") for i in range(5)]
-    view = render_home("U1", "zh", newest=papers, paper_count=5, result=result_of(papers, total=99))
+    view = render_home("U1", "zh", newest=papers, paper_count=5, result=result_of(papers, total=99), subscriptions=[])
     assert check_view(view) == []
 
 
@@ -107,9 +100,9 @@ def test_results_layout():
     ]
     assert [e["action_id"] for e in blocks[2]["elements"]] == ["paper_share", "paper_details", "paper_more", "paper_save", "link_arxiv_1", "link_pdf_1"]
     assert [e.get("url") for e in blocks[2]["elements"][4:]] == ["https://arxiv.org/abs/2601.00001", "https://arxiv.org/pdf/2601.00001"]
-    assert decode_value(blocks[2]["elements"][0]["value"]) == {"id": "aaaabbbbcccc", "l": "en"}
+    assert decode_value(blocks[2]["elements"][0]["value"]) == ButtonValue(id="aaaabbbbcccc", lang="en")
     assert blocks[-1]["elements"][0]["action_id"] == "results_next"
-    assert decode_value(blocks[-1]["elements"][0]["value"]) == {"m": "search", "q": "kv cache", "l": "en", "p": 2}
+    assert decode_value(blocks[-1]["elements"][0]["value"]) == ButtonValue(mode="search", query="kv cache", lang="en", page=2)
 
 
 def test_chinese_reader_sees_chinese_first():
@@ -130,7 +123,7 @@ def test_no_results_offers_the_suggestion():
     assert message.blocks[0] == section("No papers found for “specalative”.")
     (button_block,) = [b for b in message.blocks if b["type"] == "actions"]
     assert button_block["elements"][0]["action_id"] == "search_run"
-    assert decode_value(button_block["elements"][0]["value"])["q"] == "speculative"
+    assert decode_value(button_block["elements"][0]["value"]).query == "speculative"
 
 
 def test_shared_card_says_who_shared_and_has_no_share_button():
@@ -175,7 +168,7 @@ def test_split_text_prefers_sentence_ends():
 
 
 def test_button_value_stays_under_2000_characters():
-    element = button("x" * 100, "a", {"q": "长" * 5000, "l": "zh"})
+    element = button("x" * 100, "a", ButtonValue(query="长" * 5000, lang="zh"))
     assert len(element["value"]) <= LIMITS["button_value"] and len(element["text"]["text"]) == 75
 
 
@@ -219,9 +212,8 @@ def test_blocks_to_text():
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_help_and_subscriptions_placeholder(lang):
+def test_help_fits_block_kit(lang):
     assert check_blocks(render_help(lang).blocks) == []
-    assert check_blocks(render_subscriptions_section("U1", lang)) == []
 
 
 names = st.text(min_size=0, max_size=300)
@@ -243,7 +235,7 @@ def test_any_paper_renders_within_limits(title_en, title_zh, authors, summary, q
     result = SearchResult(query=query, hits=[hit] * 5, total=50, page=2, suggestion=query[:100] or None)
     for message in (render_results(result, lang), render_card(paper, lang), render_card(paper, lang, full=False, shared_by="U1")):
         assert check_blocks(message.blocks) == [], message.blocks
-    assert len(encode_value({"q": query})) <= LIMITS["button_value"]
+    assert len(encode_value(ButtonValue(query=query))) <= LIMITS["button_value"]
 
 
 @pytest.mark.parametrize(

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from bot.cli import digest_payload
 from bot.config import Settings
 from bot.corpus import Corpus
 from bot.search.analysis import analyze
 from bot.search.lexicon import AliasGroup, LearnedTerms, Lexicon, load_alias_groups
-from bot.slack.digest import digest_payload
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.console import answer_line, run_console
+from bot.console import answer_line, console_services, run_console
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -72,9 +72,10 @@ def test_console_lang_is_remembered(console):
 
 
 def test_answer_line_quit_words(seed_corpus):
-    assert answer_line(seed_corpus, "quit") is None
-    assert answer_line(seed_corpus, "EXIT") is None
-    assert answer_line(seed_corpus, "   ") == ""
+    services = console_services(seed_corpus, io.StringIO())
+    assert answer_line(services, "quit") is None
+    assert answer_line(services, "EXIT") is None
+    assert answer_line(services, "   ") == ""
 
 
 def test_console_imports_no_slack_library():

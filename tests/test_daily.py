@@ -16,7 +16,7 @@ from digest_support import ingest, listing_text, open_corpus
 
 import bot.child
 import bot.search.index
-from bot.digests.service import relevance_scores
+from bot.digests.compose import relevance_scores
 from bot.search.lexicon import TermLearner
 
 QUERIES = ["Sparse Attention", "清华大学", "Alice Zhang3", "缩放定律", '"scaling laws"', "Bob Li"]

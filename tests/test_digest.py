@@ -8,19 +8,20 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from digest_support import ingest, listing_text, open_corpus
 
-from bot.digests.service import compose_digest, due_date, next_run, rank_papers, run_time
+from bot.digests.compose import compose_digest, rank_highlights
+from bot.digests.runs import due_date, next_run, run_time
 from bot.digests.subscriptions import Subscription
 from bot.models import Paper
-from bot.slack.blocks import check_blocks, menu_option
-from bot.slack.digest import (
+from bot.slack.render.blocks import check_blocks, menu_option
+from bot.slack.render.digest import (
     MENU_BUILDERS,
-    format_date,
     group_papers,
     paper_menu,
     render_digest,
     render_digest_paper,
     render_preview,
 )
+from bot.slack.render.when import format_date
 
 
 @pytest.fixture(scope="module")
@@ -167,9 +168,9 @@ def test_highlights_are_ranked_by_the_filters_relevance(corpus150):
     digest = compose_digest(corpus150, after_seq=0, lang="en", local_date=date(2026, 12, 1), filter_text='"Model 42" OR "Model 7" OR Sparse', top=2)
     assert {p.id for p in digest.highlights()} == {p.id for p in digest.papers if p.title_en.endswith(("Model 42", "Model 7"))}
     ids = [p.id for p in digest.papers]
-    assert rank_papers(digest.papers, {ids[5]: 9.0, ids[3]: 4.0})[:2] == [digest.papers[5], digest.papers[3]]
+    assert rank_highlights(digest.papers, {ids[5]: 9.0, ids[3]: 4.0})[:2] == [digest.papers[5], digest.papers[3]]
     # without relevance: main-track venues first, then workshops, then none; oldest first within
-    ranked = rank_papers(digest.papers, {})
+    ranked = rank_highlights(digest.papers, {})
     assert [p.track for p in ranked[:3]] == ["main"] * 3 and ranked[-1].venue == ""
 
 

@@ -14,11 +14,12 @@ from fake_slack import Call, FilesFakeSlack
 from slack_helpers import BOT_TOKEN, SIGNING_SECRET, SlackSender, all_text, button_values
 
 from bot.config import Settings
-from bot.digests.scheduler import DigestScheduler, ManualScheduler
-from bot.slack.app import build_app
-from bot.slack.blocks import LIMITS, check_blocks, check_view
-from bot.slack.digest import build_digests
-from bot.slack.server import start_http_server
+from bot.digests.scheduler import ManualScheduler
+from bot.services import start_services
+from bot.slack.app import build_app, slack_services
+from bot.slack.http import start_http_server
+from bot.slack.render.blocks import LIMITS, check_blocks, check_view
+from bot.slack.values import decode_value
 
 ADMIN = "UADMIN"
 
@@ -35,13 +36,12 @@ def world(tmp_path_factory):
         slack_api_base_url=fake.api_url.rstrip("/"), admins=frozenset({ADMIN}), timezone="UTC",
     )  # fmt: skip
     clock = FakeClock(datetime(2026, 12, 1, 8, 0, tzinfo=UTC))
-    digests = build_digests(settings, corpus, clock=clock)
-    jobs = DigestScheduler(ManualScheduler(clock), digests.service, clock=clock)
-    digests.scheduler, digests.on_change = jobs, jobs.sync
-    jobs.start()
-    server = start_http_server(build_app(settings, corpus, digests), corpus)
-    world = dataclasses.make_dataclass("World", ["fake", "corpus", "digests", "jobs", "clock", "server", "tmp"])(
-        fake, corpus, digests, jobs, clock, server, tmp
+    services = slack_services(settings, corpus, clock=clock, scheduler=ManualScheduler(clock))
+    jobs = services.scheduler
+    start_services(services)
+    server = start_http_server(build_app(settings, services), corpus.is_ready)
+    world = dataclasses.make_dataclass("World", ["fake", "corpus", "services", "jobs", "clock", "server", "tmp"])(
+        fake, corpus, services, jobs, clock, server, tmp
     )
     yield world
     server.shutdown()
@@ -54,8 +54,8 @@ def world(tmp_path_factory):
 def w(world):
     world.fake.reset()
     world.clock.set(datetime(2026, 12, 1, 8, 0, tzinfo=UTC))
-    for sub in world.digests.subscriptions.all():  # each test starts with no subscriptions
-        world.digests.subscriptions.delete(sub.id)
+    for sub in world.services.subscriptions.all():  # each test starts with no subscriptions
+        world.services.subscriptions.delete(sub.id)
         world.jobs.sync(sub.id)
     return world
 
@@ -96,14 +96,14 @@ def test_subscribe_list_update_and_unsubscribe_in_a_channel(w, slack):
     text = ack_text(body)
     assert "Subscribed <#C200> to a paper digest every weekday at *09:00* (UTC), in English" in text
     assert "Next digest: <!date^1796115600^{date_short_pretty} {time}|Tue 1 Dec 2026, 09:00 (UTC)>." in text
-    (sub,) = w.digests.subscriptions.all()
+    (sub,) = w.services.subscriptions.all()
     assert w.jobs.scheduler.get_job(f"digest:{sub.id}") is not None
 
     _, body = slack.command("subscribe zh 08:30 tz:Asia/Shanghai KV缓存 OR speculative decoding", user_id="U1", channel_id="C200")
     text = ack_text(body)
     assert "已更新频道 <#C200> 的论文日报：每个工作日 *08:30*（北京时间），中文" in text and "匹配“KV缓存 OR speculative decoding”" in text
     assert "目前库中有 20 篇匹配" in text
-    assert [s.id for s in w.digests.subscriptions.all()] == [sub.id]  # updated, not added
+    assert [s.id for s in w.services.subscriptions.all()] == [sub.id]  # updated, not added
     job = w.jobs.scheduler.get_job(f"digest:{sub.id}")
     assert str(job.trigger.timezone) == "Asia/Shanghai" and job.next_run_time.isoformat() == "2026-12-02T08:30:00+08:00"
 
@@ -114,7 +114,7 @@ def test_subscribe_list_update_and_unsubscribe_in_a_channel(w, slack):
 
     _, body = slack.command("unsubscribe", user_id="U2", channel_id="C200")
     assert "Unsubscribed: no more paper digests for <#C200>" in ack_text(body)
-    assert w.digests.subscriptions.all() == [] and w.jobs.scheduler.get_job(f"digest:{sub.id}") is None
+    assert w.services.subscriptions.all() == [] and w.jobs.scheduler.get_job(f"digest:{sub.id}") is None
     _, body = slack.command("subscriptions", user_id="U2", channel_id="C200")
     assert "No paper digests here yet" in ack_text(body)
     told = [c.args["text"] for c in announcements(w.fake)]  # everyone in the channel heard of each change
@@ -145,14 +145,14 @@ def test_bad_lines_get_a_clear_answer_in_the_readers_language(w, slack, text, la
     _, body = slack.command(text, user_id=user, channel_id="C201")
     assert expected in ack_text(body)
     if "help" not in text:
-        assert w.digests.subscriptions.all() == []
+        assert w.services.subscriptions.all() == []
 
 
 def test_a_dm_subscribes_the_person_and_lists_their_channels_too(w, slack):
     slack.command("subscribe 7am", user_id="U3", channel_id="C300")
     _, body = slack.command("subscribe zh", user_id="U3", channel_id="D300")
     assert "Subscribed you to a paper digest every weekday at *09:00* (UTC), in Chinese" in ack_text(body)  # U3 reads English
-    personal = w.digests.subscriptions.for_place("user", "U3")
+    personal = w.services.subscriptions.for_place("user", "U3")
     assert personal is not None and personal.lang == "zh"
 
     _, body = slack.command("subscriptions", user_id="U3", channel_id="D300")
@@ -165,7 +165,7 @@ def test_a_dm_subscribes_the_person_and_lists_their_channels_too(w, slack):
     assert "共有 2 个日报订阅" in text and "1. 你的私信" in text and "2. 频道 <#C300>" in text
     _, body = slack.command("unsubscribe 2", user_id="U3", channel_id="D300")
     assert "<#C300>" in ack_text(body)
-    assert [s.kind for s in w.digests.subscriptions.all()] == ["user"]
+    assert [s.kind for s in w.services.subscriptions.all()] == ["user"]
     _, body = slack.command("unsubscribe 5", user_id="U3", channel_id="D300")
     assert "没有编号为“5”的日报" in ack_text(body)
 
@@ -211,7 +211,7 @@ def test_150_new_papers_arrive_complete_in_a_thread_within_block_kit_limits(w, s
     assert len(calls) >= 4
     head, replies = calls[0], calls[1:]
     assert head.args["channel"] == "C600" and "thread_ts" not in head.args
-    ts = w.digests.subscriptions.delivery(w.digests.subscriptions.all()[0].id, "2026-12-01").message_ts
+    ts = w.services.subscriptions.delivery(w.services.subscriptions.all()[0].id, "2026-12-01").message_ts
     assert ts and all(c.args["thread_ts"] == ts for c in replies)
     ids = digest_paper_ids(calls)
     expected = [p.id for p in w.corpus.new_papers(after_seq=w.corpus.store.last_seq() - 150, limit=200)]
@@ -253,7 +253,7 @@ def test_a_channel_without_the_bot_pauses_the_digest_and_tells_its_creator(w, sl
     ingest(w.corpus, w.tmp, "pause.txt", listing_text("ICML", 4000, 2))
     w.fake.fail("chat.postMessage", "not_in_channel")
     run_at(w, 2026, 12, 1, 9, 0)
-    (sub,) = w.digests.subscriptions.all()
+    (sub,) = w.services.subscriptions.all()
     assert (sub.status, sub.paused_reason) == ("paused", "not_in_channel")
     dm = posts(w.fake)[-1]
     assert dm.args["channel"] == "DU8" and w.fake.calls_to("conversations.open")[-1].args["users"] == "U8"
@@ -329,11 +329,11 @@ def test_the_token_is_never_sent_to_a_host_that_is_not_slack(w, slack):
 
 def test_chinese_subcommand_words_reach_the_digest_answers(w, slack):
     slack.command("订阅 zh 08:30", user_id="U1", channel_id="C201")
-    (sub,) = w.digests.subscriptions.all()
+    (sub,) = w.services.subscriptions.all()
     _, body = slack.command("订阅列表", user_id="U1", channel_id="C201")
     assert "<#C201>" in ack_text(body) and "08:30" in ack_text(body)
     _, body = slack.command("退订", user_id="U1", channel_id="C201")
-    assert w.digests.subscriptions.all() == []
+    assert w.services.subscriptions.all() == []
     assert w.jobs.scheduler.get_job(f"digest:{sub.id}") is None
 
 
@@ -365,13 +365,13 @@ def test_chinese_command_words_get_chinese_answers(w, slack, text, expected):
 def test_a_new_subscription_takes_the_language_it_was_typed_in(w, slack):
     _, body = slack.command("订阅 KV缓存", user_id="U_ZH_SUB", channel_id="C1101")
     assert "已为" in ack_text(body)
-    (sub,) = w.digests.subscriptions.all()
+    (sub,) = w.services.subscriptions.all()
     assert sub.lang == "zh"
     slack.command("subscribe speculative decoding", user_id="U_EN_SUB", channel_id="C1102")
-    assert w.digests.subscriptions.for_place("channel", "C1102").lang == "en"
+    assert w.services.subscriptions.for_place("channel", "C1102").lang == "en"
     slack.command("lang en", user_id="U_ZH_SUB")
     slack.command("订阅 KV缓存", user_id="U_ZH_SUB", channel_id="C1103")
-    assert w.digests.subscriptions.for_place("channel", "C1103").lang == "en"  # the saved language wins
+    assert w.services.subscriptions.for_place("channel", "C1103").lang == "en"  # the saved language wins
 
 
 @pytest.mark.parametrize(
@@ -380,7 +380,7 @@ def test_a_new_subscription_takes_the_language_it_was_typed_in(w, slack):
 )
 def test_subscribe_knows_the_same_language_words_as_lang(w, slack, text, lang, hour):
     slack.command(text, user_id="U_LANGS", channel_id="C1200")
-    (sub,) = w.digests.subscriptions.all()
+    (sub,) = w.services.subscriptions.all()
     assert (sub.lang, sub.hour, sub.filter_text) == (lang, hour, "")
 
 
@@ -409,16 +409,16 @@ def test_app_home_unsubscribes_with_a_button_not_a_dm_only_number(w, slack):
     assert "`/papers unsubscribe N`" not in text and "Unsubscribe" in text
     buttons = [b["accessory"] for b in view["blocks"] if b.get("accessory", {}).get("action_id") == "home_unsubscribe"]
     assert len(buttons) == 2 and all(b["confirm"]["title"]["text"] == "Stop this digest?" for b in buttons)
-    channel_sub = w.digests.subscriptions.for_place("channel", "C1300")
-    (value,) = [b["value"] for b in buttons if json.loads(b["value"])["id"] == channel_sub.id]
+    channel_sub = w.services.subscriptions.for_place("channel", "C1300")
+    (value,) = [b["value"] for b in buttons if decode_value(b["value"]).id == str(channel_sub.id)]
 
     slack.click("home_unsubscribe", value, user_id="U_SOMEONE_ELSE", container="home")  # not theirs: nothing happens
     w.fake.wait_for("views.publish", 2)
-    assert w.digests.subscriptions.for_place("channel", "C1300") is not None
+    assert w.services.subscriptions.for_place("channel", "C1300") is not None
 
     slack.click("home_unsubscribe", value, user_id="U11", container="home")
     view = w.fake.wait_for("views.publish", 3)[-1].args["view"]
-    assert w.digests.subscriptions.for_place("channel", "C1300") is None
+    assert w.services.subscriptions.for_place("channel", "C1300") is None
     assert w.jobs.scheduler.get_job(f"digest:{channel_sub.id}") is None
     assert "<#C1300>" not in all_text(view["blocks"]) and "your DM" in all_text(view["blocks"])
 
@@ -430,13 +430,13 @@ def test_app_home_without_digests_says_how_to_start_one(w, slack):
 
 def test_preview_of_a_paused_digest_says_it_is_paused_and_how_to_resume(w, slack):
     slack.command("subscribe", user_id="U13", channel_id="C1400")
-    sub = w.digests.subscriptions.for_place("channel", "C1400")
-    w.digests.subscriptions.pause(sub.id, "not_in_channel")
+    sub = w.services.subscriptions.for_place("channel", "C1400")
+    w.services.subscriptions.pause(sub.id, "not_in_channel")
     _, body = slack.command("digest", user_id="U13", channel_id="C1400")
     text = ack_text(body)
     assert "This digest is paused: I'm not a member of that channel" in text and "`/invite @paperbot`" in text
     assert "due" not in text and "09:00" not in text  # no run is coming
-    w.digests.subscriptions.pause(sub.id, "ratelimited")
+    w.services.subscriptions.pause(sub.id, "ratelimited")
     _, body = slack.command("日报", user_id="U13", channel_id="C1400")
     assert "请在这里再次运行 `/papers subscribe`" in ack_text(body)  # the reader's language, not the digest's
 
@@ -467,7 +467,7 @@ def test_a_refused_filter_says_why_without_claiming_parts_were_ignored(w, slack,
     _, body = slack.command('subscribe "KV cache', user_id=f"U_FILTER_{lang}", channel_id="C1600")
     text = ack_text(body)
     assert expected in text and unexpected not in text
-    assert w.digests.subscriptions.all() == []
+    assert w.services.subscriptions.all() == []
 
 
 def test_a_chinese_upload_failure_is_told_in_chinese_throughout(w, slack):
@@ -504,8 +504,8 @@ def test_a_digest_opens_with_its_highlights_and_threads_the_rest_within_block_ki
         assert replies == [] and intro == "*10* new papers"
     else:
         assert intro == f"*{count}* new papers · the top 10 here, {count - 10} more in the thread 🧵"
-        sub = w.digests.subscriptions.for_place("channel", f"C_N{count}")
-        ts = w.digests.subscriptions.delivery(sub.id, "2026-12-01").message_ts
+        sub = w.services.subscriptions.for_place("channel", f"C_N{count}")
+        ts = w.services.subscriptions.delivery(sub.id, "2026-12-01").message_ts
         assert replies and ts and all(c.args["thread_ts"] == ts for c in replies)
     ids = digest_paper_ids(calls)
     assert len(ids) == len(set(ids)) == count
@@ -521,8 +521,8 @@ def test_a_personal_digest_takes_the_persons_slack_zone_and_says_so(w, slack):
     text = ack_text(body)
     assert "every weekday at *08:00* (America/New_York)" in text
     assert "Time zone: America/New_York (your Slack time zone; add `tz:…` to choose another)." in text
-    assert w.digests.subscriptions.for_place("user", "U_NY").timezone == "America/New_York"
-    job = w.jobs.scheduler.get_job(f"digest:{w.digests.subscriptions.for_place('user', 'U_NY').id}")
+    assert w.services.subscriptions.for_place("user", "U_NY").timezone == "America/New_York"
+    job = w.jobs.scheduler.get_job(f"digest:{w.services.subscriptions.for_place('user', 'U_NY').id}")
     assert job.next_run_time.isoformat() == "2026-12-01T08:00:00-05:00"
     # a channel's default is the subscriber's zone too; a typed zone wins and needs no note
     w.fake.users["U_SH"] = {"tz": "Asia/Shanghai", "locale": "zh-CN"}
@@ -551,7 +551,7 @@ def test_a_channel_without_the_bot_waits_paused_until_it_is_invited(w, slack):
     _, body = slack.command("subscribe 7am", user_id="U_INV", channel_id="C_NOBOT")
     text = ack_text(body)
     assert "I'm not in <#C_NOBOT> yet" in text and "`/invite @paperbot`" in text and "Next digest" not in text
-    sub = w.digests.subscriptions.for_place("channel", "C_NOBOT")
+    sub = w.services.subscriptions.for_place("channel", "C_NOBOT")
     assert (sub.status, sub.paused_reason) == ("paused", "not_in_channel")
     assert w.jobs.scheduler.get_job(f"digest:{sub.id}") is None and announcements(w.fake) == []
     ingest(w.corpus, w.tmp, "nobot.txt", listing_text("ICML", 7000, 2))
@@ -562,7 +562,7 @@ def test_a_channel_without_the_bot_waits_paused_until_it_is_invited(w, slack):
     assert status == 200
     (joined,) = w.fake.wait_for("chat.postMessage")
     assert joined.args["channel"] == "C_NOBOT" and "Thanks for inviting me" in joined.args["text"] and "<@U_INV>" in joined.args["text"]
-    sub = w.digests.subscriptions.get(sub.id)
+    sub = w.services.subscriptions.get(sub.id)
     assert sub.is_active and w.jobs.scheduler.get_job(f"digest:{sub.id}") is not None
     run_at(w, 2026, 12, 2, 7, 0)
     assert sorted(digest_paper_ids(posts(w.fake))) == sorted(p.id for p in w.corpus.newest(2))
@@ -571,7 +571,7 @@ def test_a_channel_without_the_bot_waits_paused_until_it_is_invited(w, slack):
 def test_a_public_channel_takes_a_digest_without_the_bot_joining(w, slack):
     w.fake.channels["C_PUBLIC"] = {"is_member": False, "is_private": False}  # chat:write.public
     _, body = slack.command("subscribe", user_id="U_PUB", channel_id="C_PUBLIC")
-    assert "Next digest" in ack_text(body) and w.digests.subscriptions.for_place("channel", "C_PUBLIC").is_active
+    assert "Next digest" in ack_text(body) and w.services.subscriptions.for_place("channel", "C_PUBLIC").is_active
     assert [c.args["channel"] for c in announcements(w.fake)] == ["C_PUBLIC"]
 
 
@@ -581,7 +581,7 @@ def test_someone_else_joining_does_not_resume_it(w, slack):
     assert "`/invite @paperbot`" in ack_text(body)
     slack.event({"type": "member_joined_channel", "user": "U_SOMEONE", "channel": "C_NOBOT2", "channel_type": "C"})
     time.sleep(0.2)
-    assert not w.digests.subscriptions.for_place("channel", "C_NOBOT2").is_active
+    assert not w.services.subscriptions.for_place("channel", "C_NOBOT2").is_active
 
 
 def test_when_slack_cannot_say_the_persons_zone_the_teams_default_is_used_and_said(w, slack):

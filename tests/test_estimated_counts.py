@@ -16,10 +16,13 @@ from bot.console import reply_to_text
 from bot.i18n import format_estimate
 from bot.models import Hit, Paper, SearchResult
 from bot.search.index import IndexHit, IndexPage
-from bot.slack.blocks import blocks_to_text, decode_value, render_results, section
-from bot.slack.commands import Reply
-from bot.slack.home import render_home
-from bot.slack.subscribe import render_filter_note
+from bot.slack.answers.subscribe import render_filter_note
+from bot.slack.render.blocks import section
+from bot.slack.render.home import render_home
+from bot.slack.render.plain import blocks_to_text
+from bot.slack.render.results import render_results
+from bot.slack.reply import Reply
+from bot.slack.values import decode_value
 from tests.slack_helpers import all_text, button_values
 
 
@@ -69,7 +72,7 @@ def test_an_estimate_is_never_rounded_below_the_papers_already_shown():
 def test_the_results_header_says_about_only_for_an_estimate(lang, estimated, page, expected):
     blocks = render_results(page_of(36_123, estimated=estimated, page=page), lang).blocks
     assert blocks[0] == section(expected)
-    assert [decode_value(v)["p"] for v in button_values(blocks, "results_next")] == [page + 1]
+    assert [decode_value(v).page for v in button_values(blocks, "results_next")] == [page + 1]
 
 
 @pytest.mark.parametrize(("lang", "expected"), [("en", "About *12,000* papers like “Diffusion Paper 9”"), ("zh", "与“扩散论文9”相似的论文约 *1.2万* 篇")])
@@ -82,7 +85,7 @@ def test_more_like_this_says_about_for_an_estimate(lang, expected):
 def test_a_short_page_under_an_estimate_offers_no_next():
     blocks = render_results(page_of(36_000, estimated=True, page=2, shown=3), "en").blocks
     assert button_values(blocks, "results_next") == []
-    assert [decode_value(v)["p"] for v in button_values(blocks, "results_prev")] == [1]
+    assert [decode_value(v).page for v in button_values(blocks, "results_prev")] == [1]
 
 
 @pytest.mark.parametrize(
@@ -100,7 +103,7 @@ def test_an_empty_page_past_an_estimate_says_so_and_leads_back(lang, like, expec
     assert "No papers found" not in all_text(blocks) and "没有找到" not in all_text(blocks)
     assert button_values(blocks, "results_next") == []
     (back,) = button_values(blocks, "results_prev")
-    assert decode_value(back)["p"] == 3 and decode_value(back)["m"] == ("more" if like else "search")
+    assert decode_value(back).page == 3 and decode_value(back).mode == ("more" if like else "search")
 
 
 @pytest.mark.parametrize(("lang", "about", "exact"), [("en", "About *36,000* papers", "*36,123* papers"), ("zh", "找到约 *3.6万* 篇论文", "共找到 *36,123* 篇论文")])
@@ -109,7 +112,7 @@ def test_console_and_app_home_show_the_estimate(lang, about, exact):
         result = page_of(36_123, estimated=estimated)
         console = reply_to_text(Reply(render_results(result, lang), lang=lang, result=result))
         assert expected in console
-        home = render_home("U1", lang, newest=[], paper_count=36_123, result=result)
+        home = render_home("U1", lang, newest=[], paper_count=36_123, result=result, subscriptions=[])
         assert expected in blocks_to_text(home["blocks"])
 
 

@@ -108,7 +108,7 @@ def test_a_socket_mode_retry_is_acked_and_not_acted_on(bot, fake):
     socket_mode = FakeSocketMode().start()
     fake.socket_url = socket_mode.url
     settings = dataclasses.replace(bot.settings, slack_app_token=APP_TOKEN)
-    handler = SocketModeHandler(build_app(settings, bot.corpus), APP_TOKEN)
+    handler = SocketModeHandler(build_app(settings, bot.services), APP_TOKEN)
     handler.connect()
     try:
         socket_mode.wait_connected()

@@ -104,6 +104,7 @@ def test_cli_export_writes_saves_and_ids_to_stdout(tmp_path, monkeypatch, capsys
 
     from bot.config import Settings
     from bot.corpus import Corpus
+    from bot.library.readinglist import Library
 
     monkeypatch.setenv("PAPERBOT_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("PAPERBOT_SEEDS_DIR", str(REPO / "seeds"))
@@ -111,7 +112,7 @@ def test_cli_export_writes_saves_and_ids_to_stdout(tmp_path, monkeypatch, capsys
     corpus.ingest_seeds_if_empty()
     pariskv = corpus.resolve("ParisKV")
     other = corpus.resolve("speculative decoding")
-    corpus.library.save("U_CLI", pariskv.id)
+    Library(corpus.store).save("U_CLI", pariskv.id)
     corpus.close()
 
     assert main(["export", "--format", "bibtex", "--user", "U_CLI", "--ids", other.id[:8]]) == 0

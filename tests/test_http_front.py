@@ -16,7 +16,8 @@ from urllib.parse import urlencode
 import pytest
 from slack_helpers import signed_headers
 
-from bot.slack.server import HttpLimits, start_app_server
+from bot.slack.http import HttpLimits
+from bot.slack.server import start_app_server
 
 
 def raw_exchange(port: int, data: bytes, *, timeout: float = 5.0) -> tuple[int, bytes]:
@@ -104,7 +105,7 @@ def test_a_5_mb_body_never_gets_past_the_1_mb_cap(strict_server, fake_slack, hea
     assert got == status, response[:300]
     assert fake_slack.calls == []
     assert "Traceback" not in caplog.text and "Traceback" not in capfd.readouterr().err
-    assert len([r for r in caplog.records if r.name == "bot.slack.server"]) == 1
+    assert len([r for r in caplog.records if r.name == "bot.slack.http"]) == 1
 
 
 def test_200_idle_connections_cost_no_threads_and_keep_alive_reuses_one(strict_server):
@@ -165,7 +166,7 @@ def test_a_malformed_request_gets_a_clean_4xx_and_one_log_line_without_its_body(
         status, response = raw_exchange(paperbot_server.port, post_bytes(body, headers))
         time.sleep(0.05)
     assert status == expected, response[:300]
-    mine = [r for r in caplog.records if r.name == "bot.slack.server"]
+    mine = [r for r in caplog.records if r.name == "bot.slack.http"]
     assert len(mine) == 1 and mine[0].levelno <= logging.WARNING, [r.getMessage() for r in mine]
     assert not any(r.exc_info or r.exc_text for r in caplog.records)
     assert "Traceback" not in caplog.text and "Traceback" not in capfd.readouterr().err  # nothing raw on stderr
@@ -177,22 +178,13 @@ def test_a_malformed_request_gets_a_clean_4xx_and_one_log_line_without_its_body(
 # -- the container's health check --------------------------------------------------------------
 
 
-class NotReadyCorpus:
-    def is_ready(self):
-        return False
-
-    def rebuilding(self):
-        return None
-
-
 def test_the_healthcheck_command_follows_healthz(paperbot_server, slack_settings):
     from bot.config import Settings
     from bot.healthcheck import check
-    from bot.slack.app import build_app
-    from bot.slack.server import start_http_server
+    from bot.slack.http import start_http_server
 
     assert check(Settings(port=paperbot_server.port)) == (True, f"http://127.0.0.1:{paperbot_server.port}/healthz: 200")
-    starting = start_http_server(build_app(slack_settings, NotReadyCorpus()), NotReadyCorpus())
+    starting = start_http_server(paperbot_server.app, lambda: False)  # the same app, its corpus still preparing
     try:
         assert check(Settings(port=starting.port))[0] is False  # 503 while preparing
     finally:
@@ -201,20 +193,14 @@ def test_the_healthcheck_command_follows_healthz(paperbot_server, slack_settings
     assert check(Settings(slack_app_token="xapp-1", port=1))[0] is True  # Socket Mode: no HTTP
 
 
-def test_stopping_while_requests_are_in_flight_is_clean(slack_settings, caplog):
+def test_stopping_while_requests_are_in_flight_is_clean(paperbot_server, caplog):
     """The loop's trigger is closed only after the worker threads are done (it once raced: EBADF)."""
     import urllib.request
 
-    from bot.slack.app import build_app
-    from bot.slack.server import start_http_server
+    from bot.slack.http import start_http_server
 
-    class Ready:
-        def is_ready(self):
-            return True
-
-    app = build_app(slack_settings, Ready())
     for _ in range(15):
-        running = start_http_server(app, Ready())
+        running = start_http_server(paperbot_server.app, lambda: True)
 
         def hit(url=running.url):
             with contextlib.suppress(OSError):

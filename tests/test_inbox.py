@@ -94,21 +94,23 @@ def test_a_second_file_with_the_same_name_does_not_overwrite_the_first(corpus, t
 
 
 def test_serve_scans_the_inbox_on_a_real_background_scheduler(corpus, tmp_path):
-    """Production wiring: start_digests runs APScheduler's thread; the first scan runs at start."""
+    """Production wiring: start_services runs APScheduler's thread; the first scan runs at start."""
     from bot.config import Settings
-    from bot.slack.digest import start_digests
+    from bot.services import start_services, stop_services
+    from bot.slack.app import slack_services
 
     inbox = tmp_path / "inbox"
     drop(inbox, "icml.txt", listing_text("ICML", 1, 3).encode())
     settings = Settings(data_dir=tmp_path / "data", inbox_dir=inbox, slack_bot_token="xoxb-unused", slack_api_base_url="http://127.0.0.1:9/api")
-    digests = start_digests(settings, corpus)
+    services = slack_services(settings, corpus)
+    start_services(services)
     try:
-        jobs = {job.id for job in digests.scheduler.scheduler.get_jobs()}
+        jobs = {job.id for job in services.scheduler.scheduler.get_jobs()}
         assert {"inbox-scan", "digest-sync"} <= jobs
         deadline = time.monotonic() + 10
         while not (inbox / "done" / "icml.txt").exists() and time.monotonic() < deadline:
             time.sleep(0.02)
         assert (inbox / "done" / "icml.txt").exists() and corpus.store.state()[0] == 3
     finally:
-        digests.shutdown()
-    assert not digests.scheduler.scheduler.running
+        stop_services(services)
+    assert not services.scheduler.scheduler.running

@@ -9,10 +9,12 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from digest_support import FakeClock, RecordingPoster, ingest, open_corpus, service_for
+from digest_support import FakeClock, QuietDirectory, RecordingPoster, ingest, open_corpus
 
-from bot.library.readinglist import Library, rank_papers, short_title
-from bot.slack.digest import render_digest
+from bot.library.ranking import rank_by_profile, short_title
+from bot.library.readinglist import Library
+from bot.services import build_services
+from bot.slack.render.digest import render_digest
 
 # (key, English title, Chinese title, summary): three topics, told apart by their words.
 TOPICS = [
@@ -48,12 +50,12 @@ def topics(tmp_path_factory):
 def test_ranking_puts_papers_like_the_saved_ones_first_with_the_reason(topics):
     _, papers = topics
     candidates = [papers[k] for k in ("bio1", "spec2", "kv2")]  # arrival order: unrelated first
-    ranked = rank_papers(candidates, [papers["kv1"]])
+    ranked = rank_by_profile(candidates, [papers["kv1"]])
     # The KV paper first; the two with nothing in common keep their arrival order.
     assert [r.paper.id for r in ranked] == [papers["kv2"].id, papers["bio1"].id, papers["spec2"].id]
     assert ranked[0].like == papers["kv1"] and ranked[0].score > 0
     assert [r.like for r in ranked[1:]] == [None, None]
-    ranked = rank_papers(candidates, [papers["spec1"], papers["bio2"]])
+    ranked = rank_by_profile(candidates, [papers["spec1"], papers["bio2"]])
     assert [r.paper.id for r in ranked][:2] in (
         [papers["spec2"].id, papers["bio1"].id],
         [papers["bio1"].id, papers["spec2"].id],
@@ -68,7 +70,7 @@ def test_ranking_puts_papers_like_the_saved_ones_first_with_the_reason(topics):
 def test_nothing_saved_keeps_the_order(topics):
     _, papers = topics
     candidates = [papers[k] for k in ("bio1", "spec2", "kv2")]
-    assert [r.paper for r in rank_papers(candidates, [])] == candidates
+    assert [r.paper for r in rank_by_profile(candidates, [])] == candidates
 
 
 def test_short_title_is_the_name_before_the_colon(topics):
@@ -81,7 +83,7 @@ def test_short_title_is_the_name_before_the_colon(topics):
 def test_saves_are_per_person_newest_first_and_searchable(topics):
     corpus, papers = topics
     clock = FakeClock(datetime(2026, 12, 1, 9, 0, tzinfo=UTC))
-    library = Library(corpus, clock=clock)
+    library = Library(corpus.store, clock=clock)
     for key in ("kv1", "spec1", "bio1"):
         assert library.save("U_A", papers[key].id)
         clock.advance(minutes=1)
@@ -104,7 +106,7 @@ def test_a_reaction_to_a_card_still_being_recorded_counts_once_it_is(topics):
     import threading
 
     corpus, papers = topics
-    library = Library(corpus, clock=FakeClock(datetime(2026, 12, 1, 9, 0, tzinfo=UTC)))
+    library = Library(corpus.store, clock=FakeClock(datetime(2026, 12, 1, 9, 0, tzinfo=UTC)))
     recording, done = threading.Event(), []
 
     def record() -> None:
@@ -128,7 +130,7 @@ def test_a_reaction_to_a_card_still_being_recorded_counts_once_it_is(topics):
 def test_reactions_count_each_person_once_and_follow_the_latest_event(topics):
     corpus, papers = topics
     clock = FakeClock(datetime(2026, 12, 1, 9, 0, tzinfo=UTC))
-    library = Library(corpus, clock=clock)
+    library = Library(corpus.store, clock=clock)
     kv, spec = papers["kv2"].id, papers["spec2"].id
     library.record_share("C_VOTE", kv, "U1", "100.1")
     library.record_card("C_VOTE", "200.1", [kv, spec], kind="digest")
@@ -159,12 +161,11 @@ def test_personal_digest_is_ordered_by_saves_and_channel_digest_messages_are_car
     saved = {p.title_en: p for p in corpus.store.newest(10)}
     clock = FakeClock(datetime(2026, 12, 1, 8, 0, tzinfo=UTC))
     poster = RecordingPoster()
-    service = service_for(corpus, poster, clock)
-    service.order_digest = corpus.library.order_digest
-    service.on_message = corpus.library.record_digest_message
+    services = build_services(corpus.settings, corpus, poster=poster, directory=QuietDirectory(), clock=clock)
+    service, library = services.digests, services.library
     mine, _ = service.subscriptions.save(kind="user", place_id="U_DIGEST", user_id="U_DIGEST", lang="en", hour=9, minute=0, timezone="UTC")
     channel, _ = service.subscriptions.save(kind="channel", place_id="C_DIGEST", user_id="U_DIGEST", lang="en", hour=9, minute=0, timezone="UTC")
-    corpus.library.save("U_DIGEST", saved[TOPICS[0][1]].id)
+    library.save("U_DIGEST", saved[TOPICS[0][1]].id)
     ingest(corpus, tmp_path, "new.txt", listing([TOPICS[4], TOPICS[3], TOPICS[1]]))  # arrival: bio, spec, kv
     new = {p.title_en: p.id for p in corpus.store.newest(3)}
 
@@ -175,15 +176,15 @@ def test_personal_digest_is_ordered_by_saves_and_channel_digest_messages_are_car
     assert "like *ParisKV*, which you saved" in text
     assert service.preview(service.subscriptions.get(channel.id)).order == "new"  # a channel's default
     arrived = corpus.store.get_many([new[TOPICS[i][1]] for i in (4, 3, 1)])
-    plain = corpus.library.order_papers(arrived, order="foryou", kind="user", place_id="U_NOSAVES")
+    plain = library.order_papers(arrived, order="foryou", kind="user", place_id="U_NOSAVES")
     assert (plain.order, plain.papers) == ("new", arrived)  # nothing saved: exactly today's digest
 
     clock.set(datetime(2026, 12, 1, 9, 1, tzinfo=UTC))
     assert service.run(channel.id).status == "sent"
     (post,) = [p for p in poster.posts if p.sub_id == channel.id]
-    assert sorted(corpus.library.papers_on("C1", post.ts)) == sorted(new.values())
+    assert sorted(library.papers_on("C1", post.ts)) == sorted(new.values())
     assert service.run(mine.id).status == "sent"
-    assert not [p for p in poster.posts if p.sub_id == mine.id and corpus.library.papers_on("C1", p.ts)]  # a DM is no channel
+    assert not [p for p in poster.posts if p.sub_id == mine.id and library.papers_on("C1", p.ts)]  # a DM is no channel
     corpus.close()
 
 
@@ -191,7 +192,7 @@ def test_channel_popular_order_follows_its_votes(tmp_path):
     corpus = open_corpus(tmp_path / "data")
     ingest(corpus, tmp_path, "all.txt", listing(TOPICS))
     by_title = {p.title_en: p for p in corpus.store.newest(10)}
-    library = corpus.library
+    library = Library(corpus.store)
     library.record_share("C_POP", by_title[TOPICS[4][1]].id, "U1", "1.1")  # the channel shares biology
     candidates = [by_title[TOPICS[i][1]] for i in (1, 3, 5)]  # kv2, spec2, bio2
     ordering = library.order_papers(candidates, order="foryou", kind="channel", place_id="C_POP")
@@ -207,7 +208,7 @@ def test_channel_popular_order_follows_its_votes(tmp_path):
 
 def test_a_paper_can_be_unsaved_and_others_keep_theirs(topics):
     corpus, papers = topics
-    library = Library(corpus, clock=lambda: datetime(2026, 12, 1, tzinfo=UTC) + timedelta(0))
+    library = Library(corpus.store, clock=lambda: datetime(2026, 12, 1, tzinfo=UTC) + timedelta(0))
     library.save("U_P1", papers["bio2"].id)
     library.save("U_P2", papers["bio2"].id)
     assert library.unsave("U_P1", papers["bio2"].id) and not library.unsave("U_P1", papers["bio2"].id)

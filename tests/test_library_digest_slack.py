@@ -9,8 +9,9 @@ from digest_support import ingest, listing_text
 from slack_helpers import all_text
 from test_digest_slack import posts, run_at, slack, w, world  # noqa: F401 (fixtures)
 
-from bot.digests.subscriptions import parse_subscribe
-from bot.slack.blocks import check_blocks, decode_value
+from bot.digests.requests import parse_subscribe
+from bot.slack.render.blocks import check_blocks
+from bot.slack.values import decode_value
 
 
 def test_order_is_read_from_the_subscribe_line():
@@ -22,7 +23,7 @@ def test_order_is_read_from_the_subscribe_line():
 def test_subscribe_with_an_order_says_so_and_a_bad_one_is_explained(w, slack):  # noqa: F811 (fixtures)
     _, body = slack.command("subscribe order:foryou", user_id="U_ORD1", channel_id="D_ORD1")
     assert "Papers come ordered by what you saved." in all_text(body["blocks"])
-    assert w.digests.subscriptions.for_place("user", "U_ORD1").ranking == "foryou"
+    assert w.services.subscriptions.for_place("user", "U_ORD1").ranking == "foryou"
     _, body = slack.command("subscribe order:sometimes", user_id="U_ORD1", channel_id="D_ORD1")
     assert "`order:sometimes` is not an order I know" in all_text(body["blocks"])
     _, body = slack.command("subscribe zh order:popular", user_id="U_ORD1", channel_id="C_ORD1")
@@ -38,15 +39,15 @@ def test_reactions_on_a_digest_are_votes_and_the_next_digest_opens_with_them(w, 
     run_at(w, 2026, 12, 1, 9, 0)
     (head,) = posts(w.fake)
     menus = [b["accessory"]["options"] for b in head.args["blocks"] if b.get("block_id", "").startswith("digest:")]
-    assert len(menus) == 3 and all(any(decode_value(o["value"]).get("a") == "paper_save" for o in m) for m in menus)
+    assert len(menus) == 3 and all(any(decode_value(o["value"]).action == "paper_save" for o in m) for m in menus)
     ts = head.response["ts"]
-    assert len(w.corpus.library.papers_on("C_ORD2", ts)) == 3
+    assert len(w.services.library.papers_on("C_ORD2", ts)) == 3
     slack.event({"type": "reaction_added", "user": "U_FAN", "reaction": "fire", "event_ts": "20.1",
                  "item": {"type": "message", "channel": "C_ORD2", "ts": ts}})  # fmt: skip
     deadline = time.monotonic() + 15
-    while not w.corpus.library.votes("C_ORD2") and time.monotonic() < deadline:
+    while not w.services.library.votes("C_ORD2") and time.monotonic() < deadline:
         time.sleep(0.02)
-    votes = w.corpus.library.votes("C_ORD2")
+    votes = w.services.library.votes("C_ORD2")
     assert len(votes) == 3 and all(abs(v - 1 / 3) < 1e-9 and people == 1 for v, people in votes.values())
 
     ingest(w.corpus, w.tmp, "ord-2.txt", listing_text("Order Feed（排序）", 6000, 2, topic="Protein Folding"))

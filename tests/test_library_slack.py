@@ -6,6 +6,7 @@ by the session.
 
 from __future__ import annotations
 
+import io
 import json
 import time
 from pathlib import Path
@@ -14,7 +15,8 @@ import bibtexparser
 import pytest
 from slack_helpers import all_text, button_values
 
-from bot.slack.blocks import check_blocks, check_view, decode_value
+from bot.slack.render.blocks import check_blocks, check_view
+from bot.slack.values import decode_value
 
 
 def eventually(check, timeout: float = 15.0):
@@ -41,7 +43,7 @@ def save_buttons(blocks: list[dict]) -> list[dict]:
     return [e for b in blocks if b.get("type") == "actions" for e in b["elements"] if e.get("action_id") == "paper_save"]
 
 
-def test_the_save_button_toggles_and_redraws_the_results_for_the_clicker(slack, fake_slack, seed_corpus):
+def test_the_save_button_toggles_and_redraws_the_results_for_the_clicker(slack, fake_slack, seed_corpus, seed_services):
     _, body = slack.command("ParisKV", user_id="U_SV1")
     first = save_buttons(body["blocks"])[0]
     assert first["text"]["text"] == "Save"
@@ -54,7 +56,7 @@ def test_the_save_button_toggles_and_redraws_the_results_for_the_clicker(slack, 
     assert check_blocks(redrawn.args["blocks"]) == []
     assert save_buttons(redrawn.args["blocks"])[0]["text"]["text"] == "Saved ✓"
     assert redrawn.args["blocks"][0] == body["blocks"][0]  # the same results page
-    assert seed_corpus.library.saved_ids("U_SV1") == {value["id"]}
+    assert seed_services.library.saved_ids("U_SV1") == {value.id}
 
     _, body = slack.command("ParisKV", user_id="U_SV1")  # a new search shows it saved
     assert save_buttons(body["blocks"])[0]["text"]["text"] == "Saved ✓"
@@ -64,10 +66,10 @@ def test_the_save_button_toggles_and_redraws_the_results_for_the_clicker(slack, 
     slack.click("paper_save", save_buttons(body["blocks"])[0]["value"], user_id="U_SV1")
     again = fake_slack.wait_for("response", 2)[1]
     assert save_buttons(again.args["blocks"])[0]["text"]["text"] == "Save"
-    assert seed_corpus.library.saved_ids("U_SV1") == set()
+    assert seed_services.library.saved_ids("U_SV1") == set()
 
 
-def test_saves_are_private_whoever_clicks_or_asks(slack, fake_slack, seed_corpus):
+def test_saves_are_private_whoever_clicks_or_asks(slack, fake_slack, seed_corpus, seed_services):
     _, body = slack.command("save ParisKV", user_id="U_PRIV1")
     assert "Saved *ParisKV" in body["text"]
     _, listed = slack.command("saved", user_id="U_PRIV2")
@@ -76,10 +78,10 @@ def test_saves_are_private_whoever_clicks_or_asks(slack, fake_slack, seed_corpus
     # Another person clicking the same value (a forwarded or forged click) saves for themselves.
     slack.click("paper_save", save_buttons(results["blocks"])[0]["value"], user_id="U_PRIV2")
     fake_slack.wait_for("response")
-    assert seed_corpus.library.saved_ids("U_PRIV1") == seed_corpus.library.saved_ids("U_PRIV2")
+    assert seed_services.library.saved_ids("U_PRIV1") == seed_services.library.saved_ids("U_PRIV2")
     slack.click("paper_save", save_buttons(results["blocks"])[0]["value"], user_id="U_PRIV2")
     fake_slack.wait_for("response", 2)
-    assert seed_corpus.library.saved_ids("U_PRIV2") == set() and len(seed_corpus.library.saved_ids("U_PRIV1")) == 1
+    assert seed_services.library.saved_ids("U_PRIV2") == set() and len(seed_services.library.saved_ids("U_PRIV1")) == 1
     title = seed_corpus.resolve("ParisKV").title_en
     for text in ("saved U_PRIV1", "saved <@U_PRIV1>", "export bibtex U_PRIV1", "saved ParisKV"):
         _, answer = slack.command(text, user_id="U_PRIV3")
@@ -120,10 +122,10 @@ def test_slash_save_then_list_search_within_and_remove(slack, fake_slack):
         assert expected in body["text"]
 
 
-def test_saved_pages_through_many(slack, fake_slack, seed_corpus):
+def test_saved_pages_through_many(slack, fake_slack, seed_corpus, seed_services):
     user = "U_PAGED"
     for paper in seed_corpus.store.newest(7):
-        seed_corpus.library.save(user, paper.id)
+        seed_services.library.save(user, paper.id)
     _, listed = slack.command("saved", user_id=user)
     assert "page 1 of 2" in listed["text"]
     (next_value,) = button_values(listed["blocks"], "results_next")
@@ -133,10 +135,10 @@ def test_saved_pages_through_many(slack, fake_slack, seed_corpus):
     assert len(save_buttons(page.args["blocks"])) == 2
 
 
-def test_app_home_has_a_saved_section_with_remove(slack, fake_slack, seed_corpus):
+def test_app_home_has_a_saved_section_with_remove(slack, fake_slack, seed_corpus, seed_services):
     user = "U_HOMESAVE"
     paper = seed_corpus.resolve("ParisKV")
-    seed_corpus.library.save(user, paper.id)
+    seed_services.library.save(user, paper.id)
     slack.event({"type": "app_home_opened", "user": user, "channel": "D1", "tab": "home"})
     (publish,) = fake_slack.wait_for("views.publish")
     view = publish.args["view"]
@@ -148,23 +150,23 @@ def test_app_home_has_a_saved_section_with_remove(slack, fake_slack, seed_corpus
     slack.click("paper_save", removes[0]["value"], user_id=user, container="home")
     publishes = fake_slack.wait_for("views.publish", 2)
     assert "Nothing saved yet" in all_text(publishes[1].args["view"]["blocks"])
-    assert seed_corpus.library.saved_ids(user) == set()
+    assert seed_services.library.saved_ids(user) == set()
 
 
-def test_reactions_on_shared_cards_are_the_channels_votes(slack, fake_slack, seed_corpus):
+def test_reactions_on_shared_cards_are_the_channels_votes(slack, fake_slack, seed_corpus, seed_services):
     channel = "C_VOTES"
     post = post_share(slack, fake_slack, "ParisKV", user_id="U_SHARER", channel_id=channel)
     assert button_values(post.args["blocks"], "paper_save")  # a Save button on the shared card
     ts = post.response["ts"]
     # The fake records the post before answering it; the card is recorded after the answer.
-    (paper_id,) = eventually(lambda: seed_corpus.library.papers_on(channel, ts))
+    (paper_id,) = eventually(lambda: seed_services.library.papers_on(channel, ts))
 
     def reaction(kind, user, event_ts, item_ts=ts, emoji="thumbsup"):
         return {"type": kind, "user": user, "reaction": emoji, "item_user": "UBOT", "event_ts": event_ts,
                 "item": {"type": "message", "channel": channel, "ts": item_ts}}  # fmt: skip
 
     def voters():
-        return seed_corpus.library.votes(channel).get(paper_id, (0.0, 0))[1]
+        return seed_services.library.votes(channel).get(paper_id, (0.0, 0))[1]
 
     slack.event(reaction("reaction_added", "U_V1", "10.1"))
     slack.event(reaction("reaction_added", "U_V1", "10.1"))  # Slack retrying the same event
@@ -189,10 +191,10 @@ def test_reactions_on_shared_cards_are_the_channels_votes(slack, fake_slack, see
     assert "for “top-k sampling”" in search["text"]  # a search, not the command
 
 
-def test_a_save_from_a_public_card_counts_for_the_channel_and_answers_privately(slack, fake_slack, seed_corpus):
+def test_a_save_from_a_public_card_counts_for_the_channel_and_answers_privately(slack, fake_slack, seed_corpus, seed_services):
     channel, user = "C_PUBSAVE", "U_PUBSAVE"
     post = post_share(slack, fake_slack, "ParisKV", user_id="U_SOMEONE", channel_id=channel)
-    assert eventually(lambda: seed_corpus.library.papers_on(channel, post.response["ts"]))
+    assert eventually(lambda: seed_services.library.papers_on(channel, post.response["ts"]))
     (value,) = button_values(post.args["blocks"], "paper_save")
     slack.click("paper_save", value, user_id=user, channel_id=channel, ephemeral=False)
     (note,) = fake_slack.wait_for("response")
@@ -205,13 +207,13 @@ def test_a_save_from_a_public_card_counts_for_the_channel_and_answers_privately(
     slack.click("paper_save", undo, user_id=user, channel_id=channel)
     removed = fake_slack.wait_for("response", 2)[1]
     assert removed.args["replace_original"] is True and "Removed *ParisKV" in removed.args["text"]
-    assert seed_corpus.library.saved_ids(user) == set()
+    assert seed_services.library.saved_ids(user) == set()
 
 
-def test_export_sends_a_file_by_dm_that_parses_back(slack, fake_slack, seed_corpus):
+def test_export_sends_a_file_by_dm_that_parses_back(slack, fake_slack, seed_corpus, seed_services):
     user = "U_EXPORT"
     for query in ("ParisKV", "speculative decoding"):
-        seed_corpus.library.save(user, seed_corpus.resolve(query).id)
+        seed_services.library.save(user, seed_corpus.resolve(query).id)
     _, body = slack.command("export bibtex", user_id=user)
     assert "Sending your *2* saved papers as BibTeX" in body["text"]
     (complete,) = fake_slack.wait_for("files.completeUploadExternal")
@@ -232,16 +234,16 @@ def test_export_sends_a_file_by_dm_that_parses_back(slack, fake_slack, seed_corp
         assert expected in body["text"]
 
 
-def test_a_failed_upload_is_explained(slack, fake_slack, seed_corpus):
+def test_a_failed_upload_is_explained(slack, fake_slack, seed_corpus, seed_services):
     user = "U_EXPORT_FAIL"
-    seed_corpus.library.save(user, seed_corpus.resolve("ParisKV").id)
+    seed_services.library.save(user, seed_corpus.resolve("ParisKV").id)
     fake_slack.fail("files.getUploadURLExternal", "not_allowed_token_type")
     slack.command("export ris", user_id=user)
     (told,) = fake_slack.wait_for("response")
     assert "couldn't send the file" in told.args["text"] and "not_allowed_token_type" in told.args["text"]
 
 
-def test_foryou_ranks_by_saves_with_a_reason(slack, fake_slack, seed_corpus):
+def test_foryou_ranks_by_saves_with_a_reason(slack, fake_slack, seed_corpus, seed_services):
     _, body = slack.command("foryou", user_id="U_FY_NONE")
     assert "Save a few papers first" in body["text"]
     slack.command("save ParisKV", user_id="U_FY")
@@ -257,12 +259,12 @@ def test_foryou_ranks_by_saves_with_a_reason(slack, fake_slack, seed_corpus):
     slack.click("paper_save", first["value"], user_id="U_FY")
     (note,) = fake_slack.wait_for("response")
     assert note.args["replace_original"] is False and "Saved *" in note.args["text"]
-    assert decode_value(first["value"])["id"] in seed_corpus.library.saved_ids("U_FY")
+    assert decode_value(first["value"]).id in seed_services.library.saved_ids("U_FY")
 
 
-def test_export_typed_in_the_dm_is_uploaded_there_too(slack, fake_slack, seed_corpus):
+def test_export_typed_in_the_dm_is_uploaded_there_too(slack, fake_slack, seed_corpus, seed_services):
     user = "U_EXPORT_DM"
-    seed_corpus.library.save(user, seed_corpus.resolve("ParisKV").id)
+    seed_services.library.save(user, seed_corpus.resolve("ParisKV").id)
     slack.event({"type": "message", "channel_type": "im", "user": user, "channel": f"D{user}", "text": "export ris"})
     (complete,) = fake_slack.wait_for("files.completeUploadExternal")
     assert complete.args["channel_id"] == f"D{user}"
@@ -270,11 +272,11 @@ def test_export_typed_in_the_dm_is_uploaded_there_too(slack, fake_slack, seed_co
     assert content.startswith("TY  - ") and "ER  - " in content
 
 
-def test_the_offline_console_writes_an_export_to_a_file(seed_corpus):
-    from bot.console import answer_line
+def test_the_offline_console_writes_an_export_to_a_file(seed_corpus, seed_services):
+    from bot.console import answer_line, console_services
 
-    seed_corpus.library.save("U_CONSOLE_EXPORT", seed_corpus.resolve("ParisKV").id)
-    answer = answer_line(seed_corpus, "/papers export csl-json", user_id="U_CONSOLE_EXPORT")
+    seed_services.library.save("U_CONSOLE_EXPORT", seed_corpus.resolve("ParisKV").id)
+    answer = answer_line(console_services(seed_corpus, io.StringIO()), "/papers export csl-json", user_id="U_CONSOLE_EXPORT")
     path = answer.rsplit("`", 2)[-2]
     assert path.startswith(str(seed_corpus.settings.data_dir / "exports"))
     items = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -288,7 +290,7 @@ def test_save_on_details_and_more_like_this_redraws_them(slack, fake_slack):
     slack.click("paper_details", details, user_id=user)
     (card,) = fake_slack.wait_for("response")
     (save,) = save_buttons(card.args["blocks"])
-    assert save["text"]["text"] == "Save" and decode_value(save["value"])["m"] == "details"
+    assert save["text"]["text"] == "Save" and decode_value(save["value"]).mode == "details"
     slack.click("paper_save", save["value"], user_id=user)
     redrawn = fake_slack.wait_for("response", 2)[1]
     assert redrawn.args["replace_original"] is True and redrawn.args["blocks"][0]["type"] == "header"
@@ -304,29 +306,29 @@ def test_save_on_details_and_more_like_this_redraws_them(slack, fake_slack):
     assert save_buttons(again.args["blocks"])[0]["text"]["text"] == "Saved ✓"
 
 
-def test_save_from_a_personal_digest_row_in_a_dm_saves_for_that_reader(slack, fake_slack, seed_corpus):
+def test_save_from_a_personal_digest_row_in_a_dm_saves_for_that_reader(slack, fake_slack, seed_corpus, seed_services):
     from datetime import date
 
-    from bot.digests.service import Digest
-    from bot.slack.digest import render_digest
+    from bot.digests.compose import Digest
+    from bot.slack.render.digest import render_digest
 
     user, dm = "U_DM_DIGEST", "DU_DM_DIGEST"
     papers = seed_corpus.store.newest(2)
     (message,) = render_digest(Digest(lang="en", local_date=date(2026, 12, 1), papers=papers))
     row = [b for b in message.blocks if b.get("block_id", "").startswith("digest:")][1]
-    option = next(o for o in row["accessory"]["options"] if decode_value(o["value"]).get("a") == "paper_save")
+    option = next(o for o in row["accessory"]["options"] if decode_value(o["value"]).action == "paper_save")
     assert option["text"]["text"] == "Save" and user not in option["value"]
     slack.click("paper_menu", option, user_id=user, channel_id=dm, ephemeral=False,
                 message={"ts": "55.5", "text": message.text, "blocks": message.blocks})  # fmt: skip
     (note,) = fake_slack.wait_for("response")
-    chosen = seed_corpus.store.get(decode_value(option["value"])["id"])
+    chosen = seed_corpus.store.get(decode_value(option["value"]).id)
     assert row["block_id"] == f"digest:{chosen.id}"  # the option saves the row it sits on
     assert note.args["response_type"] == "ephemeral" and f"Saved *{chosen.title_en[:20]}" in note.args["text"]
-    assert seed_corpus.library.saved_ids(user) == {chosen.id}
+    assert seed_services.library.saved_ids(user) == {chosen.id}
     assert save_buttons(note.args["blocks"])  # with a way to take it back
 
 
-def test_save_on_a_card_everyone_sees_never_unsaves(slack, fake_slack, seed_corpus):
+def test_save_on_a_card_everyone_sees_never_unsaves(slack, fake_slack, seed_corpus, seed_services):
     """A shared card or a digest row always says Save: a second click keeps the save."""
     channel, user = "C_SAVETWICE", "U_SAVETWICE"
     post = post_share(slack, fake_slack, "ParisKV", user_id="U_SOMEONE2", channel_id=channel)
@@ -334,7 +336,7 @@ def test_save_on_a_card_everyone_sees_never_unsaves(slack, fake_slack, seed_corp
     for n in (1, 2):
         slack.click("paper_save", value, user_id=user, channel_id=channel, ephemeral=False)
         note = fake_slack.wait_for("response", n)[-1]
-        assert seed_corpus.library.saved_ids(user) == {decode_value(value)["id"]}
+        assert seed_services.library.saved_ids(user) == {decode_value(value).id}
     assert "already in your saved papers" in note.args["text"]
     assert [e["text"]["text"] for e in save_buttons(note.args["blocks"])] == ["Remove"]  # the way to unsave
 

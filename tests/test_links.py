@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from bot.models import ArxivRecord, Link, Paper, paper_links
-from bot.slack.blocks import abstract_lead, blocks_to_text, check_blocks, link_buttons, render_card
+from bot.slack.render.blocks import check_blocks
+from bot.slack.render.cards import abstract_lead, link_buttons, render_card
+from bot.slack.render.plain import blocks_to_text
 
 RECORD = ArxivRecord("2611.00001", version=3, title="T", abstract="A.")
 

@@ -17,10 +17,10 @@ from slack_helpers import BOT_TOKEN, SIGNING_SECRET, SlackSender, all_text, butt
 from bot.config import Settings
 from bot.digests.scheduler import ManualScheduler
 from bot.feeds.arxiv import ArxivClient, Enricher
-from bot.slack.app import build_app
-from bot.slack.blocks import check_blocks
-from bot.slack.digest import start_digests
-from bot.slack.server import start_http_server
+from bot.services import start_services, stop_services
+from bot.slack.app import build_app, slack_services
+from bot.slack.http import start_http_server
+from bot.slack.render.blocks import check_blocks
 
 ADMIN = "UADMIN9"
 ABSTRACT = (
@@ -58,15 +58,15 @@ def world(tmp_path_factory):
         slack_api_base_url=fake.api_url.rstrip("/"), admins=frozenset({ADMIN}), timezone="UTC",
         arxiv_api_url=arxiv.api_url, arxiv_interval_seconds=0.0, arxiv_backoff_seconds=0.0,
     )  # fmt: skip
-    digests = start_digests(settings, corpus, clock=clock, scheduler=ManualScheduler(clock), start=False, background=True)
-    digests.start()
-    server = start_http_server(build_app(settings, corpus, digests), corpus)
-    world = dataclasses.make_dataclass("World", ["fake", "arxiv", "corpus", "digests", "clock", "server", "tmp"])(
-        fake, arxiv, corpus, digests, clock, server, tmp
+    services = slack_services(settings, corpus, clock=clock, scheduler=ManualScheduler(clock))
+    start_services(services, background=True)
+    server = start_http_server(build_app(settings, services), corpus.is_ready)
+    world = dataclasses.make_dataclass("World", ["fake", "arxiv", "corpus", "services", "clock", "server", "tmp"])(
+        fake, arxiv, corpus, services, clock, server, tmp
     )
     yield world
     server.shutdown()
-    digests.shutdown()
+    stop_services(services)
     corpus.close()
     fake.stop()
     arxiv.stop()
@@ -102,7 +102,7 @@ TREES_LINKS_EN = [
 
 def run_at(w, **delta):
     w.clock.advance(**delta)
-    w.digests.scheduler.scheduler.run_pending()
+    w.services.scheduler.scheduler.run_pending()
 
 
 def test_results_link_to_arxiv_pdf_code_and_project_and_show_the_abstract(w, slack):
@@ -175,14 +175,14 @@ def test_a_feeds_new_papers_arrive_in_the_next_digest_with_links(w, slack):
                       abstract="We draft ahead. It is fast.", comment="https://github.com/ivy/lookahead"))  # fmt: skip
     _, body = slack.command("sources add arxiv:cs.CL", user_id=ADMIN)
     assert "Added `arxiv:cs.CL`" in all_text(body["blocks"])
-    wait_until(lambda: w.digests.sources.list()[0].last_success)  # polled at once, in the background
+    wait_until(lambda: w.services.sources.list()[0].last_success)  # polled at once, in the background
     assert any(p.title_en.startswith("Lookahead") for p in w.corpus.newest(3))
     _, body = slack.command("sources", user_id=ADMIN)
     assert "`arxiv:cs.CL` · last poll 2026-12-01T08:00:00+00:00" in all_text(body["blocks"])
     assert "1 paper added · no errors" in all_text(body["blocks"])
 
     w.clock.set(datetime(2026, 12, 1, 9, 0, tzinfo=UTC))
-    w.digests.scheduler.scheduler.run_pending()
+    w.services.scheduler.scheduler.run_pending()
     # The channel heard of its new subscription first; then comes the digest.
     (post,) = [c for c in w.fake.calls_to("chat.postMessage") if c.args["channel"] == "C_FEED9" and c.args["blocks"][0]["type"] == "header"]
     text = all_text(post.args["blocks"])
@@ -198,12 +198,12 @@ def test_a_feeds_new_papers_arrive_in_the_next_digest_with_links(w, slack):
 
 
 def test_a_failing_feed_tells_the_admins_once(w, slack):
-    w.digests.sources.add(w.arxiv.url + "/nothing-here.txt", added_by=ADMIN)
+    w.services.sources.add(w.arxiv.url + "/nothing-here.txt", added_by=ADMIN)
     for _ in range(3):
-        w.digests.sources.poll_all(force=True)
+        w.services.sources.poll_all(force=True)
     dms = [c for c in w.fake.calls_to("chat.postMessage") if "nothing-here.txt" in c.args.get("text", "")]
     assert len(dms) == 1 and "is failing: the server answered HTTP 404" in dms[0].args["text"]
-    w.digests.sources.remove(w.arxiv.url + "/nothing-here.txt")
+    w.services.sources.remove(w.arxiv.url + "/nothing-here.txt")
 
 
 def test_serve_enriches_new_papers_in_the_background(w, slack):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.digests.subscriptions import parse_subscribe
+from bot.digests.requests import parse_subscribe
 from bot.digests.times import (
     parse_day_word,
     parse_time,

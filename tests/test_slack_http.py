@@ -10,7 +10,8 @@ import json
 import pytest
 from slack_helpers import all_text, button_values
 
-from bot.slack.blocks import check_blocks, check_view, decode_value
+from bot.slack.render.blocks import check_blocks, check_view
+from bot.slack.values import decode_value
 
 
 def first_hit_text(blocks: list[dict]) -> str:
@@ -56,7 +57,7 @@ def test_next_and_previous_page_through_results(slack, fake_slack):
     _, body = slack.command("learning", user_id="U_PAGES")
     assert "page 1 of" in body["blocks"][0]["text"]["text"]
     (next_value,) = button_values(body["blocks"], "results_next")
-    assert decode_value(next_value)["p"] == 2
+    assert decode_value(next_value).page == 2
 
     status, _ = slack.click("results_next", next_value, user_id="U_PAGES")
     assert status == 200
@@ -128,7 +129,7 @@ def test_lang_is_remembered_across_requests(slack):
     [
         ("lang fr", "I know two languages"),
         ("lang", "You haven't picked a language"),
-        ("subscribe ml", "connected to Slack"),
+        ("subscribe 25:00", "isn't a time I can read"),
         ("share", "Tell me what to share"),
         ("share qwertyuiop asdfghjkl", "Nothing matched"),
         ('"unclosed quote', ""),
@@ -423,7 +424,7 @@ def test_paging_and_share_clicked_in_a_dm_offer_no_share(slack, fake_slack):
 
 
 def test_a_stale_more_like_this_next_shows_the_last_page(slack, fake_slack):
-    paper_id = decode_value(_first_paper_value(slack, user_id="U_STALE_MORE"))["id"]
+    paper_id = decode_value(_first_paper_value(slack, user_id="U_STALE_MORE")).id
     slack.click("results_next", json.dumps({"m": "more", "id": paper_id, "l": "en", "p": 999}), user_id="U_STALE_MORE")
     (answer,) = fake_slack.wait_for("response")
     head = answer.args["blocks"][0]["text"]["text"]
@@ -441,7 +442,7 @@ def _boom(*args, **kwargs):
 
 @pytest.mark.parametrize(("user_id", "text", "expected"), [("U_DMERR_ZH", "推测解码", "抱歉"), ("U_DMERR_EN", "decoding", "Sorry")])
 def test_a_failed_dm_answer_apologises_in_the_readers_language(slack, fake_slack, monkeypatch, user_id, text, expected):
-    monkeypatch.setattr("bot.slack.home.answer_command", _boom)
+    monkeypatch.setattr("bot.slack.listeners.messages.answer_command", _boom)
     slack.event({"type": "message", "channel_type": "im", "channel": f"D{user_id}", "user": user_id, "text": text, "ts": "1.1"})
     (post,) = fake_slack.wait_for("chat.postMessage")
     assert expected in post.args["text"]
@@ -449,7 +450,7 @@ def test_a_failed_dm_answer_apologises_in_the_readers_language(slack, fake_slack
 
 def test_a_failed_dm_answer_follows_the_saved_language(slack, fake_slack, monkeypatch):
     slack.command("lang zh", user_id="U_DMERR_SAVED")
-    monkeypatch.setattr("bot.slack.home.answer_command", _boom)
+    monkeypatch.setattr("bot.slack.listeners.messages.answer_command", _boom)
     slack.event({"type": "message", "channel_type": "im", "channel": "D_DMERR", "user": "U_DMERR_SAVED", "text": "decoding", "ts": "1.1"})
     (post,) = fake_slack.wait_for("chat.postMessage")
     assert "抱歉" in post.args["text"]

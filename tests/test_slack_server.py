@@ -10,10 +10,11 @@ import time
 import pytest
 from slack_helpers import BOT_TOKEN, SIGNING_SECRET, SlackSender, sign
 
+from bot.cli import serve
 from bot.config import Settings
 from bot.logs import RedactSecrets, install_secret_filter
-from bot.slack.home import build_home
-from bot.slack.server import serve, start_app_server
+from bot.slack.answers.home import build_home
+from bot.slack.server import start_app_server
 
 # -- Slack's request signing ---------------------------------------------------------------
 
@@ -64,8 +65,13 @@ class NotReadyCorpus:
         return None
 
 
-def test_healthz_is_503_until_the_corpus_is_ready(slack_settings, fake_slack):
-    running = start_app_server(slack_settings, NotReadyCorpus())
+def test_healthz_is_503_until_the_corpus_is_ready(slack_settings, fake_slack, tmp_path):
+    from dataclasses import replace
+
+    from bot.corpus import Corpus
+
+    loading = Corpus.load(replace(slack_settings, data_dir=tmp_path / "data"))  # opened, not yet prepared
+    running = start_app_server(slack_settings, loading)
     sender = SlackSender(running.url, fake_slack)
     try:
         status, body = sender.request("GET", "/healthz")
@@ -75,6 +81,7 @@ def test_healthz_is_503_until_the_corpus_is_ready(slack_settings, fake_slack):
     finally:
         sender.close()
         running.shutdown()
+        loading.close()
 
 
 def test_while_the_index_is_rebuilt_a_search_is_told_how_far_it_has_got(slack_settings, fake_slack, tmp_path):
@@ -117,7 +124,7 @@ def test_while_the_index_is_rebuilt_a_search_is_told_how_far_it_has_got(slack_se
         _, answer = sender.command("推测解码", user_id="U_REBUILD_ZH")
         assert "正在重建搜索索引：已处理 40 / 97 篇（41%）" in answer["text"]
         # App Home reads the store meanwhile: the count, the newest papers, and the notice.
-        home = json.dumps(build_home(corpus, "U_REBUILD")["blocks"])
+        home = json.dumps(build_home(running.services, "U_REBUILD")["blocks"])
         assert "*97*" in home and "40 of 97 papers done" in home and "The library is empty" not in home
         # A listing that arrives meanwhile is stored at once (the rebuild holds the index).
         arrived = [False]
@@ -178,7 +185,7 @@ AI总结 一篇在重建期间上传的论文。
 
 def test_a_rebuild_long_under_way_says_about_how_long_it_has_left():
     from bot.corpus import RebuildProgress
-    from bot.slack.commands import not_ready_notice
+    from bot.slack.reply import not_ready_notice
 
     class Rebuilding:
         def __init__(self, progress):
@@ -225,8 +232,14 @@ class BrokenCorpus:
         return fail
 
 
-def test_a_failing_handler_logs_and_answers_without_a_traceback(slack_settings, fake_slack, caplog):
-    running = start_app_server(slack_settings, BrokenCorpus())
+def test_a_failing_handler_logs_and_answers_without_a_traceback(slack_settings, seed_corpus, fake_slack, caplog):
+    from dataclasses import replace
+
+    from bot.slack.app import slack_services
+
+    broken = BrokenCorpus()
+    services = replace(slack_services(slack_settings, seed_corpus), corpus=broken)  # the services of a corpus that fails
+    running = start_app_server(slack_settings, broken, services=services)
     sender = SlackSender(running.url, fake_slack)
     try:
         with caplog.at_level(logging.ERROR):
@@ -269,7 +282,7 @@ def test_secrets_are_redacted_from_log_messages_args_and_tracebacks():
 
 
 def test_slack_sdk_debug_logs_of_the_authorization_header_are_redacted(slack_settings, fake_slack):
-    from bot.slack.app import build_client
+    from bot.slack.client import build_client
 
     stream = io.StringIO()
     root = logging.getLogger()
@@ -317,7 +330,7 @@ def test_no_tokens_at_all_opens_the_console(seed_corpus):
 
 
 def test_build_client_points_every_call_at_the_base_url(slack_settings, fake_slack):
-    from bot.slack.app import build_client
+    from bot.slack.client import build_client
 
     client = build_client(slack_settings)
     assert client.base_url == slack_settings.slack_api_base_url + "/"

@@ -82,7 +82,7 @@ def test_a_slow_search_acks_searching_then_delivers_through_the_response_url(
 
 @pytest.mark.parametrize(("query", "sorry"), [("speculative decoding", "took too long"), ("推测解码", "处理时间过长")])
 def test_an_answer_that_never_comes_replaces_searching_with_an_apology(slow_server, fake_slack, monkeypatch, query, sorry):
-    from bot.slack import commands
+    from bot.slack.listeners import commands
 
     monkeypatch.setattr(commands, "LATE_ANSWER_SECONDS", 0.1)  # the search (waiting for `go`) outlasts it
     status, ack = slow_server.command(query, user_id="U_HUNG", response_url=fake_slack.response_url("hung"))
@@ -116,12 +116,12 @@ def test_a_slow_share_acks_then_delivers_its_preview_and_post_shares(slow_server
 def test_socket_mode_delivers_a_slow_answer_the_same_way(slow_settings, seed_corpus, fake_slack):
     from slack_bolt.adapter.socket_mode import SocketModeHandler
 
-    from bot.slack.app import build_app
+    from bot.slack.app import build_app, slack_services
 
     socket_mode = FakeSocketMode().start()
     fake_slack.socket_url = socket_mode.url
     slow = SlowCorpus(seed_corpus)
-    handler = SocketModeHandler(build_app(slow_settings, slow), "xapp-1-A0001-test")
+    handler = SocketModeHandler(build_app(slow_settings, slack_services(slow_settings, slow)), "xapp-1-A0001-test")
     try:
         handler.connect()
         socket_mode.wait_connected()

@@ -98,7 +98,7 @@ def test_save_on_a_full_disk_says_the_storage_is_full(full, fake):
     assert status == 200
     (answer,) = fake.wait_for("response")
     assert "storage is full" in answer.args["text"]
-    assert full.corpus.library.saved_ids("U_FULL_SAVE") == set()
+    assert full.services.library.saved_ids("U_FULL_SAVE") == set()
 
 
 def test_the_home_language_picker_on_a_full_disk_says_so_in_a_dm(full, fake):

@@ -7,7 +7,9 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from digest_support import FakeClock, ingest, listing_text, open_corpus
 
-from bot.digests.subscriptions import SubscriptionStore, parse_subscribe, parse_time
+from bot.digests.requests import parse_subscribe
+from bot.digests.subscriptions import SubscriptionStore
+from bot.digests.times import parse_time
 from bot.errors import SubscribeError
 
 

@@ -222,7 +222,7 @@ def test_an_estimated_phrase_count_reaches_the_reader_as_an_estimate(generated_i
     from slack_helpers import all_text
 
     from bot.cli import main
-    from bot.slack.blocks import render_results
+    from bot.slack.render.results import render_results
 
     monkeypatch.setattr(topk, "EXACT_CHECKS", 60)
     monkeypatch.setattr(topk, "SAMPLE_CHECKS", 80)

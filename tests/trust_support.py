@@ -12,10 +12,9 @@ from slack_helpers import BOT_TOKEN, SIGNING_SECRET, SlackSender, signed_headers
 
 from bot.config import Settings
 from bot.corpus import Corpus
-from bot.digests.scheduler import DigestScheduler, ManualScheduler
-from bot.slack.app import build_app
-from bot.slack.digest import build_digests
-from bot.slack.server import start_http_server
+from bot.digests.scheduler import ManualScheduler
+from bot.slack.app import build_app, slack_services
+from bot.slack.http import start_http_server
 
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 
@@ -32,9 +31,9 @@ class Bot:
         self.corpus = Corpus.open(self.settings)
         self.corpus.ingest_seeds_if_empty()
         clock = FakeClock(datetime(2026, 12, 1, 8, 0, tzinfo=UTC))
-        digests = build_digests(self.settings, self.corpus, clock=clock)
-        self.jobs = DigestScheduler(ManualScheduler(clock), digests.service, clock=clock)
-        self.server = start_http_server(build_app(self.settings, self.corpus, digests), self.corpus)
+        self.services = slack_services(self.settings, self.corpus, clock=clock, scheduler=ManualScheduler(clock))
+        self.jobs = self.services.scheduler
+        self.server = start_http_server(build_app(self.settings, self.services), self.corpus.is_ready)
         self.sender = SlackSender(self.server.url, fake)
 
     @staticmethod

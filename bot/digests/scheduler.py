@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from threading import TIMEOUT_MAX
 from traceback import format_tb
@@ -46,7 +46,8 @@ from apscheduler.triggers.date import DateTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.clock import Clock, system_clock
-from bot.digests.service import GRACE, DigestService, next_run
+from bot.digests.runs import GRACE, next_run
+from bot.digests.service import DigestService
 from bot.digests.subscriptions import Subscription, SubscriptionStore
 
 logger = logging.getLogger(__name__)
@@ -191,7 +192,6 @@ class DigestScheduler:
         grace: timedelta = GRACE,
         inbox_scan: Callable[[], object] | None = None,
         inbox_interval: timedelta | None = None,
-        background_jobs: Sequence[tuple[str, Callable[[], object], timedelta]] = (),
     ):
         self.scheduler = scheduler
         self.service = service
@@ -200,10 +200,14 @@ class DigestScheduler:
         self.grace = grace
         self.inbox_scan = inbox_scan
         self.inbox_interval = inbox_interval
-        # (job id, function, interval): arXiv enrichment and feed polls, first run at start.
-        self.background_jobs = list(background_jobs)
+        # (job id, function, interval): arXiv lookups and feed polls, first run at start.
+        self.background_jobs: list[tuple[str, Callable[[], object], timedelta]] = []
         service.on_retry = self.retry_later
         service.on_paused = self.sync
+
+    def add_background_job(self, job_id: str, func: Callable[[], object], interval: timedelta) -> None:
+        """Run `func` every `interval` once started, the first time at start (feeds, arXiv)."""
+        self.background_jobs.append((job_id, func, interval))
 
     def start(self) -> None:
         """Build jobs from the database, start the scheduler, and catch up right away."""

@@ -1,4 +1,4 @@
-"""Daily digests: which papers are new for a subscription, and delivering them exactly once.
+"""Running a subscription's digest: claim the day, compose, post, move the cursor, exactly once.
 
 The flow for one subscription and one local date (see `DigestService.run`):
 
@@ -6,7 +6,7 @@ The flow for one subscription and one local date (see `DigestService.run`):
              than GRACE ago, and after the subscription was (re)scheduled
     claim    a `deliveries` row under UNIQUE (subscription, local date), before posting
     compose  papers with cursor < seq <= covered, matching the filter, oldest first
-    post     through a `Poster` (Slack lives in bot/slack/digest.py); each accepted
+    post     through a `Poster` (bot/digests/places.py; Slack's is bot/slack/posting.py); each accepted
              message records its papers in the claim row
     finish   status `sent` and the cursor moves to the digest's `to_seq`, one transaction
 
@@ -18,112 +18,23 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
-from typing import Protocol
-from zoneinfo import ZoneInfo
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, timedelta
 
-from bot.clock import Clock, parse_iso, system_clock
+from bot.clock import Clock, system_clock
+from bot.digests.compose import MAX_PAPERS, Digest, compose_digest
+from bot.digests.places import Poster
+from bot.digests.runs import GRACE, due_date, next_run
 from bot.digests.subscriptions import Delivery, Subscription, SubscriptionStore
-from bot.digests.times import WEEK
 from bot.errors import DeliveryFailed
-from bot.models import Paper
 
 logger = logging.getLogger(__name__)
 
-GRACE = timedelta(hours=6)
-"""How late a digest may still go out: a restart or an outage shorter than this delays
-the day's digest; a longer one skips the day (its papers come in the next digest)."""
 STALE_AFTER = timedelta(minutes=10)
 """A claim with no heartbeat for this long belongs to a poster that died."""
 RETRY_DELAYS = (timedelta(minutes=1), timedelta(minutes=5), timedelta(minutes=15), timedelta(minutes=30))
 """Waits before retrying a digest that failed for a passing reason (rate limit, network)."""
-MAX_PAPERS = 500
-"""At most this many papers in one digest (about 23 messages); more wait for the next."""
-
-
-@dataclass
-class Digest:
-    """What one digest holds: papers oldest first, and the cursor once it is delivered."""
-
-    lang: str
-    local_date: date
-    papers: list[Paper] = field(default_factory=list)
-    filter_text: str = ""
-    from_seq: int = 0
-    to_seq: int = 0
-    held_back: int = 0  # matching papers over MAX_PAPERS, left for the next digest
-    resumed: bool = False  # continues a thread whose first message is already posted
-    # Set by the subscription's order (bot.library.readinglist.Library.order_digest):
-    order: str = "new"  # "new" keeps papers oldest first; otherwise they are ranked
-    reasons: dict[str, Paper] = field(default_factory=dict)  # paper id -> the paper it is like
-    reason_kind: str = ""  # "saved" (a person's saves) | "channel" (what the channel valued)
-    popular: list[Paper] = field(default_factory=list)  # the channel's popular papers this week
-    top: int = 10  # papers in the first message (the highlights); the rest go in its thread
-    relevance: dict[str, float] = field(default_factory=dict)  # paper id -> filter score
-
-    @property
-    def count(self) -> int:
-        return len(self.papers)
-
-    def highlights(self) -> list[Paper]:
-        """The papers of the first message: the `top` best by `rank_papers`.
-
-        A digest the subscription's order ranked (bot.library.readinglist, `order:foryou|popular`)
-        keeps that ranking after the filter's relevance.
-        """
-        keys = None
-        if self.order != "new":
-            position = {paper.id: i for i, paper in enumerate(self.papers)}
-            keys = [lambda paper, _relevance: -position[paper.id], *RANK_KEYS]
-        return rank_papers(self.papers, self.relevance, keys)[: self.top]
-
-    def rest(self) -> list[Paper]:
-        """The papers after the highlights, oldest first (the thread groups them by venue)."""
-        chosen = {p.id for p in self.highlights()}
-        return [p for p in self.papers if p.id not in chosen]
-
-
-RankKey = Callable[[Paper], float]
-"""A paper's score under one ordering, higher first (relevance, a reading-list signal, ...)."""
-
-RANK_KEYS: list[Callable[[Paper, dict[str, float]], float]] = []
-"""Extra orderings after filter relevance, in priority order: another feature (the reading
-list's `order:`) appends `key(paper, relevance) -> float` here instead of re-sorting."""
-
-
-def _venue_weight(paper: Paper) -> float:
-    """Without a filter, papers with a main-track venue come first, then workshops."""
-    return {"main": 2.0, "workshop": 1.0}.get(paper.track, 1.5 if paper.venue else 0.0)
-
-
-def rank_papers(papers: list[Paper], relevance: dict[str, float], keys: list | None = None) -> list[Paper]:
-    """Order a digest's papers for its highlights: the one place digests rank.
-
-    By the filter's relevance score (BM25 from the index; all 0 without a filter), then
-    each of `keys` (default RANK_KEYS), then venue (main track, workshop, none), then
-    oldest first, so the order is total and stable.
-    """
-    keys = RANK_KEYS if keys is None else keys
-
-    def sort_key(paper: Paper) -> tuple:
-        extra = tuple(-key(paper, relevance) for key in keys)
-        return (-relevance.get(paper.id, 0.0), *extra, -_venue_weight(paper), paper.seq)
-
-    return sorted(papers, key=sort_key)
-
-
-PostedCallback = Callable[[list[str], str, str], None]
-"""on_posted(paper_ids, channel_id, message_ts) after Slack accepts each message."""
-
-
-class Poster(Protocol):
-    def post_digest(self, sub: Subscription, digest: Digest, *, thread_ts: str, on_posted: PostedCallback) -> None:
-        """Post every message of `digest` (in `thread_ts` when resuming); raise DeliveryFailed."""
-
-    def notify_paused(self, sub: Subscription, code: str) -> None:
-        """Tell the subscription's creator why it was paused and how to resume it."""
 
 
 @dataclass
@@ -140,116 +51,7 @@ class Outcome:
 # -- when ---------------------------------------------------------------------------------
 
 
-def run_time(day: date, hour: int, minute: int, zone: ZoneInfo) -> datetime:
-    """The moment (UTC) of `hour:minute` on `day` in `zone`.
-
-    On a spring-forward day a time in the gap (02:30 in New York) means the instant it
-    would have been before the clocks moved (03:30 new time); on a fall-back day an
-    ambiguous time means its first occurrence. APScheduler's CronTrigger fires at the same
-    instants, and fires the repeated hour a second time, which the daily claim absorbs.
-    """
-    return datetime(day.year, day.month, day.day, hour, minute, tzinfo=zone).astimezone(UTC)
-
-
-def is_run_day(sub: Subscription, day: date) -> bool:
-    """Whether the subscription posts on `day` (its local date): daily, weekdays, chosen days."""
-    return WEEK[day.weekday()] in sub.day_set
-
-
-def due_date(sub: Subscription, now: datetime, grace: timedelta = GRACE) -> date | None:
-    """The local date whose digest is due at `now`: a run day, run time passed less than `grace` ago."""
-    zone = sub.zone
-    today = now.astimezone(zone).date()
-    since = parse_iso(sub.active_since) if sub.active_since else None
-    for day in (today, today - timedelta(days=1)):
-        if not is_run_day(sub, day):
-            continue
-        at = run_time(day, sub.hour, sub.minute, zone)
-        if at <= now and now - at <= grace and (since is None or at >= since):
-            return day
-    return None
-
-
-def next_run(sub: Subscription, now: datetime) -> datetime:
-    """The next run time after `now` on one of its days, in the subscription's zone."""
-    zone = sub.zone
-    today = now.astimezone(zone).date()
-    for offset in range(9):
-        day = today + timedelta(days=offset)
-        if not is_run_day(sub, day):
-            continue
-        at = run_time(day, sub.hour, sub.minute, zone)
-        if at > now:
-            return at.astimezone(zone)
-    raise AssertionError("unreachable: a weekly time recurs within nine days")
-
-
 # -- what -----------------------------------------------------------------------------------
-
-
-def covered_seq(corpus, filter_text: str) -> int:
-    """The highest seq a digest may cover now: every paper up to it is visible to the query.
-
-    Without a filter papers come from the store, whose seqs are committed in order. With
-    one they come from the index, which catches up after the store commits; its rev says
-    how far it got (a paper's first rev is its seq, and the index syncs in rev order).
-    """
-    last = corpus.store.last_seq()
-    if not filter_text.strip():
-        return last
-    _, indexed_rev = corpus.index.state()
-    return min(last, indexed_rev)
-
-
-def compose_digest(
-    corpus,
-    *,
-    after_seq: int,
-    filter_text: str = "",
-    lang: str = "en",
-    local_date: date,
-    exclude_ids: Iterable[str] = (),
-    max_papers: int = MAX_PAPERS,
-    top: int = 10,
-) -> Digest:
-    """Collect the papers first stored after `after_seq` that match `filter_text`.
-
-    Covers seqs up to `covered_seq`; papers in `exclude_ids` (already posted by a digest
-    that was cut short) are left out. When more than `max_papers` match, the oldest go
-    now and `to_seq` stops after them, so the rest lead the next digest.
-    """
-    upto = covered_seq(corpus, filter_text)
-    digest = Digest(lang=lang, local_date=local_date, filter_text=filter_text, from_seq=after_seq, to_seq=max(after_seq, upto), top=top)
-    if upto <= after_seq:
-        return digest
-    papers = corpus.new_papers(after_seq=after_seq, upto_seq=upto, filter_text=filter_text)
-    skip = set(exclude_ids)
-    papers = [p for p in papers if p.id not in skip]
-    if len(papers) > max_papers:
-        digest.held_back = len(papers) - max_papers
-        papers = papers[:max_papers]
-        digest.to_seq = papers[-1].seq
-    digest.papers = papers
-    if filter_text.strip() and papers:
-        digest.relevance = relevance_scores(corpus, filter_text, after_seq, {p.id for p in papers})
-    return digest
-
-
-def relevance_scores(corpus, filter_text: str, after_seq: int, ids: set[str]) -> dict[str, float]:
-    """Each paper's relevance to the filter (the index's score), for ranking highlights.
-
-    The scores a search for the filter gives the papers after `after_seq` (its best
-    len(ids) + 50), read from the new papers' segments only (PaperIndex.score_new). Only
-    when some of `ids` do not match the filter's words with short names resolved (北大
-    typed as such) does the full search run, which ranks those through its fallbacks.
-    """
-    window = max(len(ids), 1) + 50
-    found = corpus.index.score_new(filter_text, after_seq=after_seq, aliases=True)
-    scores = {paper_id: score for paper_id, score in found[:window] if paper_id in ids}
-    if len(found) <= window and len(scores) < len(ids):
-        page = corpus.index.search(filter_text, min_seq=after_seq, limit=window)
-        return {h.id: float(h.score or 0.0) for h in page.hits if h.id in ids}
-    return scores
 
 
 # -- delivering -------------------------------------------------------------------------------
@@ -273,6 +75,8 @@ class DigestService:
         stale_after: timedelta = STALE_AFTER,
         retry_delays: tuple[timedelta, ...] = RETRY_DELAYS,
         max_papers: int = MAX_PAPERS,
+        order_digest: Callable[[Subscription, Digest], None] | None = None,
+        on_message: Callable[[Subscription, list[str], str, str], None] | None = None,
     ):
         self.corpus = corpus
         self.subscriptions = subscriptions
@@ -284,10 +88,10 @@ class DigestService:
         self.max_papers = max_papers
         self.on_retry: Callable[[int, timedelta], None] | None = None
         self.on_paused: Callable[[int], None] | None = None
-        # The reading list's hooks (bot.library.readinglist): order a composed digest for its place, and
+        # The reading list's hooks (bot/library/): order a composed digest for its place, and
         # hear which papers each accepted message carries (reactions to it are votes).
-        self.order_digest: Callable[[Subscription, Digest], None] | None = None
-        self.on_message: Callable[[Subscription, list[str], str, str], None] | None = None
+        self.order_digest = order_digest
+        self.on_message = on_message
 
     def run(self, sub_id: int) -> Outcome:
         """Deliver the subscription's digest if one is due and nobody has claimed it.

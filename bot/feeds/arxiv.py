@@ -33,7 +33,7 @@ from bot.clock import Clock, system_clock, to_iso
 from bot.errors import ArxivError, FetchError
 from bot.feeds.fetch import fetch
 from bot.ingest.listing import FIELD_LIMITS
-from bot.models import ArxivRecord, Paper
+from bot.models import ArxivRecord, Paper, paper_links
 
 logger = logging.getLogger(__name__)
 
@@ -301,8 +301,6 @@ def _chunks(items: list, size: int) -> Iterable[list]:
 
 
 def _arxiv_id_in(paper: Paper) -> str:
-    from bot.models import paper_links
-
     link = next((x for x in paper_links(paper) if x.kind == "arxiv"), None)
     return link.url.rsplit("/abs/", 1)[-1] if link else ""
 

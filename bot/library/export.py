@@ -23,7 +23,7 @@ from bot.models import Paper
 FORMATS = ("bibtex", "ris", "csl-json")
 ALIASES = {"bib": "bibtex", "bibtex": "bibtex", "ris": "ris", "csl": "csl-json", "csl-json": "csl-json", "json": "csl-json"}
 EXTENSIONS = {"bibtex": "bib", "ris": "ris", "csl-json": "json"}
-MIME_TYPES = {"bibtex": "application/x-bibtex", "ris": "application/x-research-info-systems", "csl-json": "application/vnd.citationstyles.csl+json"}
+FORMAT_LABELS = {"bibtex": "BibTeX", "ris": "RIS", "csl-json": "CSL-JSON"}
 JOURNALS = {"TMLR", "JMLR", "TPAMI", "PAMI", "IJCV", "JAIR", "TACL", "Nature", "Science"}
 _KEY_STOPWORDS = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "towards", "toward", "via", "with", "is", "are", "do", "does", "can", "when", "what", "how", "why"}
 _ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf)/([0-9]{4}\.[0-9]{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/[0-9]{7})(?:v\d+)?", re.IGNORECASE)

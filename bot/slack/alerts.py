@@ -1,6 +1,7 @@
 """Tell paperbot's admins, by DM, about failures only they can fix; once, not per request.
 
-Today that is a full disk: every write (a language setting, a subscription, an upload)
+A full disk (`AdminAlerts`), and a feed that starts failing (`tell_admins_failing`, once
+per run of failures: bot/feeds/sources.py decides when). A full disk: every write (a language setting, a subscription, an upload)
 fails with SQLite's "database or disk is full" until someone frees space. The reader is
 told that the storage is full and that an admin knows; the admins (PAPERBOT_ADMINS) get
 one DM each. Further failures stay quiet for `repeat_after` (a day), so a busy channel
@@ -16,11 +17,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot.corpus import Corpus
+from bot.feeds.sources import Source
 from bot.i18n import normalize_lang, t
-from bot.slack.blocks import section
-from bot.slack.delivery import error_code as slack_error_code
+from bot.slack.client import error_code
+from bot.slack.render.blocks import section
 
 logger = logging.getLogger(__name__)
 
@@ -31,7 +35,7 @@ class AdminAlerts:
     def __init__(
         self,
         admins: frozenset[str],
-        corpus,
+        corpus: Corpus,
         data_dir: Path,
         *,
         repeat_after: float = 24 * 3600,
@@ -45,7 +49,7 @@ class AdminAlerts:
         self._lock = threading.Lock()
         self._told: dict[str, float] = {}
 
-    def storage_full(self, client) -> bool:
+    def storage_full(self, client: WebClient) -> bool:
         """Tell the admins the storage is full unless they were told lately; True if there are admins."""
         if not self.admins:
             logger.error("storage under %s is full, and PAPERBOT_ADMINS names nobody to tell", self.data_dir)
@@ -61,7 +65,7 @@ class AdminAlerts:
             self._dm(client, admin_id, "admin.storage_full", path=self.data_dir.absolute())
         return True
 
-    def _dm(self, client, user_id: str, key: str, **fmt) -> None:
+    def _dm(self, client: WebClient, user_id: str, key: str, **fmt: object) -> None:
         try:
             lang = normalize_lang(self.corpus.get_user_lang(user_id))  # reading still works on a full disk
         except Exception:
@@ -71,6 +75,18 @@ class AdminAlerts:
             channel_id = client.conversations_open(users=user_id)["channel"]["id"]
             client.chat_postMessage(channel=channel_id, text=text, blocks=[section(text)])
         except SlackApiError as error:
-            logger.warning("telling admin %s failed: %s", user_id, slack_error_code(error))
+            logger.warning("telling admin %s failed: %s", user_id, error_code(error))
         except OSError as error:
             logger.warning("telling admin %s failed: %s", user_id, error)
+
+
+def tell_admins_failing(client: WebClient, corpus: Corpus, admins: frozenset[str], source: Source) -> None:
+    """DM every admin, once per run of failures, that a feed fails and why (their language)."""
+    for admin in sorted(admins):
+        try:
+            lang = normalize_lang(corpus.get_user_lang(admin))
+            text = t("sources.failing_dm", lang, source=source.target, reason=source.error_text(lang))
+            channel = client.conversations_open(users=admin)["channel"]["id"]
+            client.chat_postMessage(channel=channel, text=text, blocks=[section(text)])
+        except (SlackApiError, OSError) as error:
+            logger.warning("telling admin %s that %s fails failed: %s", admin, source.target, error)

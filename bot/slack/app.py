@@ -1,7 +1,10 @@
-"""build_app(settings, corpus) -> a Bolt App with every listener registered.
+"""The Slack app, wired in one place: the services Slack needs, and the Bolt app over them.
 
-Only wiring lives here. Nothing runs at import time: the WebClient and App are built
-when `build_app` is called.
+    slack_services(settings, corpus)   the services with Slack's poster and directory
+    build_app(settings, services)      a Bolt App with every listener registered
+
+Only wiring lives here. Nothing runs at import time, and building the app makes no call
+to Slack (auth.test is deferred to the first request).
 """
 
 from __future__ import annotations
@@ -9,18 +12,26 @@ from __future__ import annotations
 import logging
 import secrets
 
+from apscheduler.schedulers.base import BaseScheduler
 from slack_bolt import App
-from slack_sdk import WebClient
-from slack_sdk.http_retry.builtin_handlers import (
-    ConnectionErrorRetryHandler,
-    RateLimitErrorRetryHandler,
-)
 
+from bot.clock import Clock, system_clock
 from bot.config import Settings
-from bot.slack import actions, commands, events, home, library
-from bot.slack.alerts import AdminAlerts
-
-logger = logging.getLogger(__name__)
+from bot.corpus import Corpus
+from bot.services import Services, build_services
+from bot.slack.alerts import AdminAlerts, tell_admins_failing
+from bot.slack.client import Patience, build_client
+from bot.slack.listeners import (
+    actions,
+    commands,
+    events,
+    home,
+    members,
+    messages,
+    reactions,
+    uploads,
+)
+from bot.slack.posting import SlackDigestPoster, SlackDirectory
 
 
 class _DropMessage(logging.Filter):
@@ -32,22 +43,20 @@ class _DropMessage(logging.Filter):
         return self.fragment not in str(record.msg)
 
 
-def build_client(settings: Settings) -> WebClient:
-    """A WebClient that retries rate limits after Retry-After and honours SLACK_API_BASE_URL."""
-    kwargs = {}
-    if settings.slack_api_base_url:
-        base_url = settings.slack_api_base_url
-        kwargs["base_url"] = base_url if base_url.endswith("/") else base_url + "/"
-    client = WebClient(token=settings.slack_bot_token or None, **kwargs)
-    client.retry_handlers = [
-        ConnectionErrorRetryHandler(max_retry_count=1),
-        RateLimitErrorRetryHandler(max_retry_count=2),
-    ]
-    return client
+def slack_services(settings: Settings, corpus: Corpus, *, clock: Clock = system_clock, scheduler: BaseScheduler | None = None) -> Services:
+    """The services `serve` runs: digests posted and people looked up through Slack's Web
+    API, and admins told by DM when a feed fails. Tests build theirs here too."""
+    background = build_client(settings, Patience.BACKGROUND)
+    return build_services(
+        settings, corpus, clock=clock, scheduler=scheduler,
+        poster=SlackDigestPoster(background),
+        directory=SlackDirectory(build_client(settings, Patience.LOOKUP), clock=clock),
+        on_feed_failing=lambda source: tell_admins_failing(background, corpus, settings.admins, source),
+    )  # fmt: skip
 
 
-def build_app(settings: Settings, corpus, digests=None) -> App:
-    """Build the Bolt app. auth.test is deferred to the first request (no call at start)."""
+def build_app(settings: Settings, services: Services) -> App:
+    """Build the Bolt app and register every listener, in the order Bolt needs them."""
     bolt_logger = logging.getLogger("bot.slack.bolt")
     # App() also reads SLACK_BOT_TOKEN from the environment and then warns that the client's
     # token wins; it is the same token, so the warning is only noise at every start.
@@ -64,16 +73,14 @@ def build_app(settings: Settings, corpus, digests=None) -> App:
         )
     finally:
         bolt_logger.removeFilter(quiet)
-    events.register(app, corpus)  # first: a retried event reaches no listener
-    alerts = AdminAlerts(settings.admins, corpus, settings.data_dir)
-    if digests is not None:
-        from bot.slack import subscribe, uploads
-
-        # Before home's catch-all `message` listener: Bolt runs only the first match.
-        uploads.register(app, digests, token=settings.slack_bot_token, alerts=alerts)
-        subscribe.register(app, digests)
-    commands.register(app, corpus, digests, ack_budget=settings.ack_budget_ms / 1000, alerts=alerts)
-    actions.register(app, corpus, digests, alerts=alerts)
-    home.register(app, corpus, digests, alerts=alerts)
-    library.register(app, corpus)
+    alerts = AdminAlerts(settings.admins, services.corpus, settings.data_dir)
+    events.register(app, services)  # first: a retried event reaches no listener
+    # Before the DM listener's catch-all `message`: Bolt runs only the first match.
+    uploads.register(app, services, token=settings.slack_bot_token, alerts=alerts)
+    members.register(app, services)
+    commands.register(app, services, ack_budget=settings.ack_budget_ms / 1000, alerts=alerts)
+    actions.register(app, services, alerts=alerts)
+    home.register(app, services, alerts=alerts)
+    messages.register(app, services, alerts=alerts)
+    reactions.register(app, services)
     return app

@@ -1,400 +1,75 @@
-"""Run paperbot: Socket Mode, an HTTP server for Slack's Request URL, or the offline console.
+"""Run paperbot: Socket Mode, the HTTP front (bot/slack/http.py), or the offline console.
 
-HTTP mode runs on waitress (a production WSGI server, pure Python, one process) through
-Bolt's WSGI adapter. waitress reads every connection with non-blocking I/O in one loop and
-hands only complete requests to a small pool of threads, so a half-sent request or an idle
-kept-alive connection costs a socket, not a thread; `HttpLimits` sets how long either may
-sit (the read timeout), how many there may be, and how big a body may be (waitress answers
-a bigger or malformed `Content-Length` with 413/400 before the app sees a byte).
-
-Before Bolt sees a request, `check_request` verifies Slack's signature on the raw bytes
-(401 for anything unsigned, stale or forged, before the body is parsed) and then the
-body's shape (400 for a signed body Bolt would choke on). Each rejection is one log line
-without the body: the body carries what the user typed and a live response_url.
-
-GET /healthz answers 200 once the store and index are ready, 503 before (the process is
-up and bound meanwhile, so it doubles as readiness; there is no separate /readyz).
+`serve` picks the mode from the settings: no Slack settings at all opens the console,
+some missing stops with their names, SLACK_APP_TOKEN means Socket Mode, else HTTP. The
+port is bound before the corpus is prepared, so a host that waits for the bind never
+waits for an index rebuild (/healthz says 503 meanwhile); the scheduler starts once the
+corpus is ready.
 """
 
 from __future__ import annotations
 
-import gc
-import io
-import json
 import logging
 import sys
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TextIO
-from urllib.parse import parse_qsl
 
 from slack_bolt import App
-from slack_bolt.adapter.wsgi import SlackRequestHandler
-from slack_sdk.signature import SignatureVerifier
-from waitress import wasyncore
-from waitress.channel import HTTPChannel
-from waitress.server import create_server
-from waitress.task import ErrorTask
+from slack_bolt.adapter.socket_mode import SocketModeHandler
 
 from bot.config import Settings
-from bot.errors import PaperbotError
+from bot.corpus import Corpus, settle_heap
 from bot.i18n import t
 from bot.logs import install_secret_filter
+from bot.services import Services, start_services, stop_services
+from bot.slack.app import build_app, slack_services
+from bot.slack.http import RunningServer, make_http_server, start_http_server
 
 logger = logging.getLogger(__name__)
 
-EVENTS_PATH = "/slack/events"
-HEALTH_PATH = "/healthz"
-MAX_BODY_BYTES = 1_000_000  # Slack's payloads are a few KB; anything this big is not Slack
-
-
-@dataclass(frozen=True)
-class HttpLimits:
-    """What one client may cost the HTTP server.
-
-    `read_timeout`: seconds a connection may sit without sending a byte, idle between
-    kept-alive requests or halfway through one, before it is closed (checked every
-    `cleanup_interval` seconds; waitress takes whole seconds). `connection_limit`: open
-    connections before accepting pauses (the rest wait in the listen backlog). `threads`:
-    requests handled at once; a slow /papers moves to its response_url after
-    PAPERBOT_ACK_BUDGET_MS, so a thread is never held for long.
-    """
-
-    threads: int = 8
-    connection_limit: int = 500
-    read_timeout: int = 30
-    cleanup_interval: int = 5
-    max_body_bytes: int = MAX_BODY_BYTES
-    max_header_bytes: int = 64 * 1024
-
-
-class _LoggedErrorTask(ErrorTask):
-    """waitress's 400/413 for a request it could not parse, plus one log line."""
-
-    def execute(self):
-        error = self.request.error
-        logger.info("rejected a request from %s: %s (%s)", self.channel.addr[0] if self.channel.addr else "?", error.reason, error.body)
-        super().execute()
-
-
-class _Channel(HTTPChannel):
-    error_task_class = _LoggedErrorTask
-
-
-class _DropBody(logging.Filter):
-    """Bolt's own rejection line carries the body (user text, a live response_url); keep
-    the fact, drop the rest. `check_request` rejects first, so this is a second guard."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if "Invalid request signature" in str(record.msg):
-            record.msg, record.args = "Invalid request signature detected (body not logged)", None
-        return True
-
-
-BOLT_VERIFICATION_LOGGER = "slack_bolt.RequestVerification"
-
-
-class Rejection(PaperbotError):
-    """A request refused before Bolt: `status` and a reason for the log (never the body)."""
-
-    def __init__(self, status: int, reason: str):
-        super().__init__(reason)
-        self.status = status
-        self.reason = reason
-
-
-def check_request(raw: bytes, headers: dict[str, str], verifier: SignatureVerifier) -> str:
-    """Return the body as text if Slack signed it and Bolt can read it; else raise Rejection.
-
-    The signature is checked on the raw bytes first, so nothing unsigned is ever parsed.
-    Then the body must decode and parse the way Bolt parses it (JSON when it starts with
-    `{` or says so, else form fields with an optional JSON `payload`), to an object, and an
-    interaction payload must name its user: Bolt would otherwise fail deep inside with a
-    500 and a traceback.
-    """
-    timestamp = headers.get("x-slack-request-timestamp", "")
-    signature = headers.get("x-slack-signature", "")
-    if not timestamp or not signature:
-        raise Rejection(401, "no Slack signature headers")
-    if not timestamp.isdigit():
-        raise Rejection(401, "X-Slack-Request-Timestamp is not a number")
-    if not verifier.is_valid(raw, timestamp, signature):
-        raise Rejection(401, "invalid or stale Slack signature")
-    try:
-        body = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise Rejection(400, "signed body is not UTF-8") from None
-    if not body:
-        return body
-    content_type = headers.get("content-type", "")
-    try:
-        if content_type.startswith("application/json") or body.startswith("{"):
-            data = json.loads(body)
-            kind = "JSON body"
-        else:
-            fields = dict(parse_qsl(body, keep_blank_values=True))
-            if "payload" not in fields:
-                return body  # a slash command or ssl_check: plain form fields
-            data = json.loads(fields["payload"])
-            kind = "interaction payload"
-            user = data.get("user") if isinstance(data, dict) else None
-            if isinstance(data, dict) and not (isinstance(user, dict) and isinstance(user.get("id"), str) and user["id"]):
-                raise Rejection(400, "interaction payload without a user id")
-    except ValueError:
-        raise Rejection(400, "signed body is not valid JSON") from None
-    if not isinstance(data, dict):
-        raise Rejection(400, f"signed {kind} is not a JSON object")
-    return body
-
-
-def _headers(environ: dict) -> dict[str, str]:
-    headers = {k[5:].lower().replace("_", "-"): v for k, v in environ.items() if k.startswith("HTTP_")}
-    if environ.get("CONTENT_TYPE"):
-        headers["content-type"] = environ["CONTENT_TYPE"]
-    return headers
-
-
-def make_wsgi_app(app: App, corpus, signing_secret: str) -> Callable:
-    """The WSGI application: /healthz, and /slack/events checked then handed to Bolt."""
-    bolt = SlackRequestHandler(app, path=EVENTS_PATH)
-    verification_logger = logging.getLogger(BOLT_VERIFICATION_LOGGER)
-    if not any(isinstance(f, _DropBody) for f in verification_logger.filters):
-        verification_logger.addFilter(_DropBody())
-    verifier = SignatureVerifier(signing_secret)
-
-    def send(start_response, status: int, data: dict, extra: list | None = None) -> list[bytes]:
-        payload = json.dumps(data).encode()
-        reason = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 500: "Internal Server Error", 503: "Service Unavailable"}
-        headers = [("Content-Type", "application/json"), ("Content-Length", str(len(payload)))]
-        start_response(f"{status} {reason.get(status, 'Error')}", headers + (extra or []))
-        return [payload]
-
-    def health(start_response) -> list[bytes]:
-        ready = False
-        try:
-            ready = bool(corpus.is_ready())
-        except Exception:
-            logger.exception("health check failed")
-        if ready:
-            return send(start_response, 200, {"ok": True, "status": "ready"})
-        return send(start_response, 503, {"ok": False, "status": "starting"})
-
-    def wsgi(environ, start_response):
-        method, path = environ.get("REQUEST_METHOD", "GET"), environ.get("PATH_INFO", "")
-        if path == HEALTH_PATH and method in ("GET", "HEAD"):
-            return health(start_response)
-        if path != EVENTS_PATH or method != "POST":
-            return send(start_response, 404, {"ok": False, "error": "not_found"})
-        # waitress has already read the whole body (within max_body_bytes) and validated
-        # Content-Length, so this read neither blocks nor overruns.
-        raw = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
-        try:
-            check_request(raw, _headers(environ), verifier)
-        except Rejection as rejection:
-            logger.info("rejected POST %s from %s: %s", path, environ.get("REMOTE_ADDR", "?"), rejection.reason)
-            return send(start_response, rejection.status, {"ok": False, "error": rejection.reason})
-        environ["wsgi.input"] = io.BytesIO(raw)
-        try:
-            return bolt(environ, start_response)
-        except Exception:
-            logger.exception("dispatching a Slack request failed")
-            return send(start_response, 500, {"ok": False}, extra=[("Connection", "close")])
-
-    return wsgi
-
-
-class HttpServer:
-    """A bound waitress server: `run()` serves until `stop()` is called from another thread.
-
-    waitress's own `run()` loops until its socket map is empty and offers no graceful stop.
-    Here `stop()` first stops accepting and lets the worker threads finish the requests in
-    hand while the loop still flushes their responses, then closes every connection and
-    waitress's trigger from the loop's own thread (the loop is not thread-safe). Worker
-    threads wake the loop through that trigger, so it is closed only once they are gone;
-    the lock keeps `stop()` from pulling it while the loop closes it.
-    """
-
-    def __init__(self, wsgi_app: Callable, host: str, port: int, limits: HttpLimits):
-        self._map: dict = {}
-        self._draining = False
-        self._closing = False
-        self._lock = threading.Lock()
-        self.waitress = create_server(
-            wsgi_app,
-            map=self._map,
-            host=host,
-            port=port,
-            ident="paperbot",
-            threads=limits.threads,
-            connection_limit=limits.connection_limit,
-            channel_timeout=limits.read_timeout,
-            cleanup_interval=limits.cleanup_interval,
-            max_request_body_size=limits.max_body_bytes,
-            max_request_header_size=limits.max_header_bytes,
-            inbuf_overflow=limits.max_body_bytes + 1,  # bodies stay in memory, never a temp file
-            expose_tracebacks=False,
-        )
-        self.waitress.channel_class = _Channel
-
-    def run(self) -> None:
-        adj = self.waitress.adj
-        try:
-            while not self._closing and self._map:
-                if self._draining:
-                    self.waitress.accepting = False  # new connections wait in the backlog
-                wasyncore.loop(timeout=adj.asyncore_loop_timeout, map=self._map, use_poll=adj.asyncore_use_poll, count=1)
-        finally:
-            with self._lock:
-                wasyncore.close_all(self._map)  # the listener, every connection, the trigger
-
-    def _wake(self) -> None:
-        with self._lock:
-            if self._map:  # else the loop has already closed the trigger
-                self.waitress.pull_trigger()
-
-    def stop(self, thread: threading.Thread | None = None, timeout: float = 5.0) -> None:
-        """Stop accepting, finish the requests in hand (up to `timeout`), close, join."""
-        self._draining = True
-        self._wake()
-        dispatcher = self.waitress.task_dispatcher
-        deadline = time.monotonic() + timeout
-        while dispatcher.queue and time.monotonic() < deadline:  # requests already read
-            time.sleep(0.01)
-        dispatcher.shutdown(cancel_pending=True, timeout=max(0.1, deadline - time.monotonic()))
-        self._closing = True
-        self._wake()
-        if thread is not None:
-            thread.join(timeout=timeout)
-
-    @property
-    def host(self) -> str:
-        return self.waitress.effective_host
-
-    @property
-    def port(self) -> int:
-        return self.waitress.effective_port
-
 
 @dataclass
-class RunningServer:
-    """An HTTP server running in a background thread; `shutdown()` stops and joins it."""
+class RunningApp(RunningServer):
+    """The HTTP front serving the Slack app, and the services the app answers from."""
 
-    server: HttpServer
-    thread: threading.Thread
-    app: App
-
-    @property
-    def host(self) -> str:
-        return self.server.host
-
-    @property
-    def port(self) -> int:
-        return self.server.port
-
-    @property
-    def url(self) -> str:
-        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
-        return f"http://{host}:{self.port}"
-
-    def shutdown(self) -> None:
-        self.server.stop(self.thread)
+    services: Services | None = None
 
 
-def make_http_server(
-    app: App,
-    corpus,
-    host: str = "127.0.0.1",
-    port: int = 0,
-    *,
-    signing_secret: str | None = None,
-    limits: HttpLimits = HttpLimits(),  # noqa: B008 (frozen)
-) -> HttpServer:
-    """Bind (port 0 picks a free one) without serving yet; `server.run()` serves.
-
-    `signing_secret` defaults to the one the Bolt app verifies with, so there is one.
-    """
-    secret = signing_secret if signing_secret is not None else app._signing_secret
-    return HttpServer(make_wsgi_app(app, corpus, secret), host, port, limits)
-
-
-def start_http_server(app: App, corpus, host: str = "127.0.0.1", port: int = 0, **kwargs) -> RunningServer:
-    """Serve `app` in a background thread; for tests and the benchmark."""
-    server = make_http_server(app, corpus, host, port, **kwargs)
-    thread = threading.Thread(target=server.run, name="paperbot-http", daemon=True)
-    thread.start()
-    return RunningServer(server=server, thread=thread, app=app)
-
-
-def start_app_server(settings: Settings, corpus, host: str = "127.0.0.1", port: int = 0, **kwargs) -> RunningServer:
-    """Build the Bolt app from `settings` and serve it in a background thread."""
-    from bot.slack.app import build_app
-
+def start_app_server(
+    settings: Settings, corpus: Corpus, host: str = "127.0.0.1", port: int = 0, *, services: Services | None = None, **kwargs
+) -> RunningApp:
+    """Build the services and the Bolt app as `serve` does, and serve them over HTTP in a
+    background thread (nothing is scheduled); for tests and the benchmark."""
+    services = services or slack_services(settings, corpus)
     kwargs.setdefault("signing_secret", settings.slack_signing_secret)
-    return start_http_server(build_app(settings, corpus), corpus, host, port, **kwargs)
+    running = start_http_server(build_app(settings, services), corpus.is_ready, host, port, **kwargs)
+    return RunningApp(server=running.server, thread=running.thread, app=running.app, services=services)
 
 
-def _has_no_slack_settings(settings: Settings) -> bool:
-    return not (settings.slack_bot_token or settings.slack_signing_secret or settings.slack_app_token)
-
-
-def serve(settings: Settings, corpus, *, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    """Run until interrupted; return an exit code.
-
-    No Slack settings at all: explain how to create the app, then open the offline
-    console. Some missing: name them and stop (exit 2). Otherwise Socket Mode when
-    SLACK_APP_TOKEN is set, else HTTP on settings.host:settings.port.
-    """
+def serve(settings: Settings, corpus: Corpus, *, stdout: TextIO | None = None) -> int:
+    """Serve Slack until interrupted (Socket Mode when SLACK_APP_TOKEN is set, else HTTP on
+    settings.host:settings.port); return an exit code. bot/cli.py checks the settings first."""
     stdout = stdout or sys.stdout
-    if _has_no_slack_settings(settings):
-        names = "SLACK_BOT_TOKEN, SLACK_APP_TOKEN / SLACK_SIGNING_SECRET"
-        print(t("setup.missing_all", "en", names=names), file=stdout, flush=True)
-        from bot.console import run_console
-
-        corpus.prepare()
-        settle_heap()
-        return run_console(corpus, stdin=stdin or sys.stdin, stdout=stdout)
-    missing = settings.missing_slack_settings()
-    if missing:
-        print(t("setup.missing_some", "en", names=" and ".join(missing)), file=sys.stderr, flush=True)
-        return 2
-
     install_secret_filter(settings.secrets)
-    from bot.slack.app import build_app
-    from bot.slack.digest import start_digests
-
-    # The scheduler (daily digests with a catch-up, inbox scans) starts once the corpus is
-    # ready; the app exists before that so HTTP can bind at once (/healthz says 503 meanwhile).
-    digests = start_digests(settings, corpus, start=False, background=True)
+    # The scheduler (daily digests with a catch-up, inbox scans, feeds, arXiv) starts once the
+    # corpus is ready; the app exists before that so HTTP can bind at once.
+    services = slack_services(settings, corpus)
     try:
-        return _run_app(settings, corpus, build_app(settings, corpus, digests), stdout, on_bound=lambda: _start(corpus, digests))
+        return _run_app(settings, corpus, build_app(settings, services), stdout, on_bound=lambda: _start(services))
     finally:
-        digests.shutdown()
+        stop_services(services)
 
 
-def _start(corpus, digests) -> None:
+def _start(services: Services) -> None:
     """Prepare the corpus (index check, seeds on first start), then start the scheduler."""
-    corpus.prepare()
+    services.corpus.prepare()
     settle_heap()
-    digests.start()
+    start_services(services, background=True)
 
 
-def settle_heap() -> None:
-    """Leave what start-up loaded out of the cyclic garbage collector's full passes.
-
-    A prepared corpus holds a few hundred thousand containers for as long as the
-    process lives (dictionaries, vocabularies, the lexicon). Each of the collector's full
-    passes walked them all, holding the interpreter: 0.1-0.4 s at 1M papers, at a moment
-    set by whatever allocates (a day's file did), and every search waited. Frozen, they
-    are never walked again; reference counting still frees them, and only a cycle among
-    them that became garbage later would stay (collected first, so none is frozen now).
-    """
-    gc.collect()
-    gc.freeze()
-
-
-def _run_app(settings: Settings, corpus, app: App, stdout: TextIO, on_bound: Callable[[], None]) -> int:
+def _run_app(settings: Settings, corpus: Corpus, app: App, stdout: TextIO, on_bound: Callable[[], None]) -> int:
     """Serve `app` in Socket Mode or over HTTP until interrupted.
 
     `on_bound` prepares what the app serves. Over HTTP it runs once the port is bound
@@ -402,8 +77,6 @@ def _run_app(settings: Settings, corpus, app: App, stdout: TextIO, on_bound: Cal
     index may take longer to rebuild); in Socket Mode it runs before connecting.
     """
     if settings.socket_mode:
-        from slack_bolt.adapter.socket_mode import SocketModeHandler
-
         on_bound()
         print(t("setup.serving_socket", "en"), file=stdout, flush=True)
         handler = SocketModeHandler(app, settings.slack_app_token)
@@ -415,7 +88,7 @@ def _run_app(settings: Settings, corpus, app: App, stdout: TextIO, on_bound: Cal
             handler.close()
         return 0
 
-    server = make_http_server(app, corpus, settings.host, settings.port, signing_secret=settings.slack_signing_secret)
+    server = make_http_server(app, corpus.is_ready, settings.host, settings.port, signing_secret=settings.slack_signing_secret)
     print(t("setup.serving_http", "en", host=settings.host, port=server.port), file=stdout, flush=True)
     thread = threading.Thread(target=server.run, name="http", daemon=True)
     thread.start()

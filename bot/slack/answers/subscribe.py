@@ -1,8 +1,9 @@
 """/papers subscribe, subscriptions, unsubscribe and digest: the answers, and App Home's list.
 
-Pure answers over `Digests` (bot/slack/digest.py): they read and change subscriptions in
-SQLite and return what to show; the scheduler hears of every change through
-`digests.changed(sub_id)`.
+Pure answers over the services (bot/services.py): they read and change subscriptions in
+the store and return what to show; the scheduler hears of every change through
+`services.reschedule(sub_id)`. Replies follow the person typing, whatever the digest's
+language.
 """
 
 from __future__ import annotations
@@ -10,48 +11,33 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
-from bot.digests.service import Digest, next_run
+from bot.digests.compose import Digest
+from bot.digests.places import Profile
+from bot.digests.requests import (
+    BAD_FILTER_PROBLEMS,
+    check_zone,
+    filter_problem_text,
+    parse_subscribe,
+)
+from bot.digests.runs import next_run
 from bot.digests.subscriptions import (
     DEFAULT_DAYS,
     DEFAULT_HOUR,
     DEFAULT_MINUTE,
     DEFAULT_TOP,
     Subscription,
-    check_zone,
-    parse_subscribe,
 )
 from bot.errors import SubscribeError
-from bot.i18n import choose_lang, format_estimate, is_lang, normalize_lang, t
-from bot.slack.blocks import (
-    Message,
-    button,
-    context,
-    escape,
-    escape_code,
-    header,
-    section,
-    truncate,
-)
-from bot.slack.commands import (
-    LIST_WORDS,
-    PREVIEW_WORDS,
-    SUBSCRIBE_WORDS,
-    UNSUBSCRIBE_WORDS,
-    is_dm,
-    not_ready_notice,
-)
-from bot.slack.digest import (
-    BAD_FILTER_PROBLEMS,
-    Digests,
-    Profile,
-    filter_problem_text,
-    format_when,
-    paused_reason,
-    render_preview,
-    resume_hint,
-    schedule_label,
-    zone_label,
-)
+from bot.i18n import choose_lang, format_estimate, is_lang, lang_name, normalize_lang, t
+from bot.library.readinglist import digest_order
+from bot.services import Services
+from bot.slack.render.blocks import Message, button, context, header, section, truncate
+from bot.slack.render.digest import paused_reason, render_preview, resume_hint
+from bot.slack.render.mrkdwn import escape, escape_code
+from bot.slack.render.when import format_when, schedule_label, zone_label
+from bot.slack.reply import Reply, is_dm, not_ready_notice, notice, notice_lines
+from bot.slack.values import Action, ButtonValue
+from bot.slack.words import SUBSCRIBE_HELP_WORDS, Command
 
 logger = logging.getLogger(__name__)
 
@@ -68,54 +54,42 @@ def place_label(sub: Subscription, lang: str) -> str:
     return t("subscribe.place_your_dm", lang)
 
 
-def _lang_name(lang: str, shown_in: str) -> str:
-    return t(f"lang.name_{lang}", shown_in)
-
-
-def person_lang(digests: Digests, user_id: str, stored_lang: str | None, text: str) -> str:
+def person_lang(services: Services, user_id: str, stored_lang: str | None, text: str) -> str:
     """The person's language: `/papers lang`, else their Slack locale (zh-*), else what they typed."""
     if stored_lang:
         return normalize_lang(stored_lang)
-    locale = profile_of(digests, user_id).locale or ""
+    locale = profile_of(services, user_id).locale or ""
     return "zh" if locale.lower().startswith("zh") else choose_lang(None, text)
 
 
-def profile_of(digests: Digests, user_id: str) -> Profile:
-    directory = getattr(digests, "directory", None)
-    return directory.profile(user_id) if directory is not None else Profile()
+def profile_of(services: Services, user_id: str) -> Profile:
+    return services.directory.profile(user_id)
 
 
 def answer_digest_command(
-    digests: Digests, *, user_id: str, channel_id: str, text: str, channel_name: str = "", stored_lang: str | None = None
-):
-    """Answer `/papers subscribe|subscriptions|unsubscribe|digest ...` with a Reply."""
-    from bot.slack.commands import Reply, notice
-
-    text = " ".join((text or "").split())
-    word, _, rest = text.partition(" ")
-    word = word.lower()
-    lang = person_lang(digests, user_id, stored_lang, text)  # the command word counts: `/papers 订阅列表` is Chinese
-    if word in SUBSCRIBE_WORDS:
-        return answer_subscribe(digests, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang)
-    if word in LIST_WORDS:
-        return Reply(render_subscription_list(digests, user_id, channel_id, channel_name, lang), lang=lang)
-    if word in UNSUBSCRIBE_WORDS:
-        return answer_unsubscribe(digests, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang)
-    if word in PREVIEW_WORDS:
-        return answer_preview(digests, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang)
-    return notice("error.generic", lang)
+    services: Services, *, command: Command, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str
+) -> Reply:
+    """Answer `/papers subscribe|subscriptions|unsubscribe|digest ...`; `lang` is the person's
+    (the command word counts: `/papers 订阅列表` is Chinese)."""
+    if command is Command.SUBSCRIBE:
+        return answer_subscribe(services, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang)
+    if command is Command.SUBSCRIPTIONS:
+        return Reply(render_subscription_list(services, user_id, channel_id, channel_name, lang), lang=lang)
+    if command is Command.UNSUBSCRIBE:
+        return answer_unsubscribe(services, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang)
+    return answer_preview(services, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang)
 
 
-def _default_zone(digests: Digests, user_id: str) -> tuple[str, str]:
+def _default_zone(services: Services, user_id: str) -> tuple[str, str]:
     """The zone a subscription gets when none is typed, and why: the subscriber's Slack
     zone (a personal digest, and a channel's: the person setting it up), else the team's."""
-    zone = profile_of(digests, user_id).tz
+    zone = profile_of(services, user_id).tz
     if zone and check_zone(zone):
         return zone, "zone.from_slack"
-    return digests.default_timezone, "zone.from_default"
+    return services.settings.timezone, "zone.from_default"
 
 
-def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str):
+def answer_subscribe(services: Services, *, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str) -> Reply:
     """Create or update this place's subscription.
 
     With options, the line describes the whole subscription (omitted ones take their
@@ -126,18 +100,16 @@ def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel
     it; a channel it can post in hears who set up what. Replies are in the language of
     the person typing, whatever the digest's language.
     """
-    from bot.slack.commands import notice
-
     reader = lang
-    if rest.strip().lower() in ("help", "帮助", "?"):
-        help_text = t("subscribe.help", lang, zone=zone_label(_default_zone(digests, user_id)[0], lang))
+    if rest.strip().lower() in SUBSCRIBE_HELP_WORDS:
+        help_text = t("subscribe.help", lang, zone=zone_label(_default_zone(services, user_id)[0], lang))
         return notice_lines([help_text], lang)
     try:
         request = parse_subscribe(rest)
     except SubscribeError as error:
         return notice(error.key, lang, **_escaped(error.fields))
     kind, place_id = _place_kind(user_id, channel_id, channel_name)
-    existing = digests.subscriptions.for_place(kind, place_id)
+    existing = services.subscriptions.for_place(kind, place_id)
     zone_why = ""
     if existing and not request.has_options:
         sub_lang, hour, minute, zone, filter_text, notify = (
@@ -150,13 +122,13 @@ def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel
         minute = request.minute if request.minute is not None else DEFAULT_MINUTE
         zone = request.timezone
         if zone is None:
-            zone, zone_why = _default_zone(digests, user_id)
+            zone, zone_why = _default_zone(services, user_id)
         filter_text, notify = request.filter_text, bool(request.notify_empty)
         days = request.days or DEFAULT_DAYS
         top = request.top or (existing.top if existing else DEFAULT_TOP)
     matches, suggestion, estimated = 0, None, False
     if filter_text:
-        corpus = digests.corpus
+        corpus = services.corpus
         if not corpus.is_ready():
             return not_ready_notice(corpus, reader)
         result = corpus.search(filter_text, per_page=1, expand=False)
@@ -168,26 +140,23 @@ def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel
         matches = result.total if literal else 0
         estimated = literal and result.estimated
         suggestion = result.suggestion
-    blocked = ""
-    directory = getattr(digests, "directory", None)
-    if kind == "channel" and directory is not None:
-        blocked = directory.cannot_post(place_id)
-    sub, created = digests.subscriptions.save(
+    blocked = services.directory.cannot_post(place_id) if kind == "channel" else ""
+    sub, created = services.subscriptions.save(
         kind=kind, place_id=place_id, user_id=user_id, lang=sub_lang, hour=hour, minute=minute,
         timezone=zone, filter_text=filter_text, notify_empty=notify, days=days, top=top,
         status="paused" if blocked else "active", paused_reason=blocked,
     )  # fmt: skip
     if rest.strip():  # a line with options describes the whole subscription, its order too
-        digests.subscriptions.set_ranking(sub.id, request.order or "")
+        services.subscriptions.set_ranking(sub.id, request.order or "")
         sub.ranking = request.order or ""
-    digests.changed(sub.id)
-    now = digests.clock()
+    services.reschedule(sub.id)
+    now = services.clock()
     place = t("subscribe.place_channel", reader, channel_id=channel_id) if kind == "channel" else t("subscribe.place_dm", reader)
     filter_note = render_filter_note(filter_text, matches, reader, estimated=estimated)
     key = "subscribe.created" if created else "subscribe.updated"
     lines = [
         t(key, reader, place=place, schedule=schedule_label(sub.days, reader), time=sub.time_label, zone=zone_label(sub.timezone, reader),
-          lang_name=_lang_name(sub.lang, reader), filter_note=filter_note)
+          lang_name=lang_name(sub.lang, reader), filter_note=filter_note)
     ]  # fmt: skip
     if zone_why:
         lines.append(t("subscribe.zone_note", reader, zone=zone_label(sub.timezone, reader), why=t(zone_why, reader)))
@@ -204,14 +173,12 @@ def answer_subscribe(digests: Digests, *, user_id: str, channel_id: str, channel
     if sub.notify_empty:
         lines.append(t("subscribe.notify_empty_note", reader))
     if sub.ranking:
-        from bot.library.readinglist import digest_order
-
         order = digest_order(sub)
         lines.append(t("library.order_note", reader, order=t(f"library.order_{order}_{sub.kind}", reader)))
     if created or top != (existing.top if existing else DEFAULT_TOP):
         lines.append(t("subscribe.top_note", reader, top=sub.top))
     if kind == "channel" and not blocked:
-        announce(digests, sub, "subscribe.announce_created" if created else "subscribe.announce_updated", user_id)
+        announce(services, sub, "subscribe.announce_created" if created else "subscribe.announce_updated", user_id)
     return notice_lines(lines, reader)
 
 
@@ -230,30 +197,23 @@ def _escaped(fmt: dict) -> dict:
     return {k: escape(truncate(str(v), 100)) if k in ("value", "second") else v for k, v in fmt.items()}
 
 
-def announce(digests: Digests, sub: Subscription, key: str, user_id: str) -> None:
+def announce(services: Services, sub: Subscription, key: str, user_id: str) -> None:
     """Tell a channel, in its digest's language, who set up, changed or stopped its digest."""
-    directory = getattr(digests, "directory", None)
+    directory = services.directory
     if directory is None or sub.kind != "channel":
         return
     lang = sub.lang
     filter_bit = t("subscribe.announce_filter", lang, filter=escape(truncate(sub.filter_text, 200))) if sub.filter_text else ""
     text = t(key, lang, user_id=user_id, schedule=schedule_label(sub.days, lang), time=sub.time_label,
-             zone=zone_label(sub.timezone, lang), lang_name=_lang_name(sub.lang, lang), filter=filter_bit)  # fmt: skip
+             zone=zone_label(sub.timezone, lang), lang_name=lang_name(sub.lang, lang), filter=filter_bit)  # fmt: skip
     directory.announce(sub.place_id, text)
 
 
-def notice_lines(lines: list[str], lang: str):
-    from bot.slack.blocks import render_notice
-    from bot.slack.commands import Reply
-
-    return Reply(render_notice("\n".join(lines)), lang=lang)
-
-
-def subscriptions_here(digests: Digests, user_id: str, channel_id: str, channel_name: str) -> list[Subscription]:
+def subscriptions_here(services: Services, user_id: str, channel_id: str, channel_name: str) -> list[Subscription]:
     """In a channel: its digest. In a DM: the person's own, then the channels they set up."""
     if is_dm(channel_id, channel_name):
-        return digests.subscriptions.for_user(user_id)
-    sub = digests.subscriptions.for_place("channel", channel_id)
+        return services.subscriptions.for_user(user_id)
+    sub = services.subscriptions.for_place("channel", channel_id)
     return [sub] if sub else []
 
 
@@ -267,69 +227,65 @@ def subscription_lines(subs: list[Subscription], lang: str, now: datetime) -> li
         filter_bit = t("subscribe.list_filter", lang, filter=escape(truncate(sub.filter_text, 200))) if sub.filter_text else ""
         lines.append(
             t("subscribe.list_item", lang, number=number, place=place, schedule=schedule_label(sub.days, lang), time=sub.time_label,
-              zone=zone_label(sub.timezone, lang), lang_name=_lang_name(sub.lang, lang), filter=filter_bit,
+              zone=zone_label(sub.timezone, lang), lang_name=lang_name(sub.lang, lang), filter=filter_bit,
               next_run=format_when(next_run(sub, now), lang))
         )  # fmt: skip
     return lines
 
 
-def render_subscription_list(digests: Digests, user_id: str, channel_id: str, channel_name: str, lang: str) -> Message:
-    subs = subscriptions_here(digests, user_id, channel_id, channel_name)
+def render_subscription_list(services: Services, user_id: str, channel_id: str, channel_name: str, lang: str) -> Message:
+    subs = subscriptions_here(services, user_id, channel_id, channel_name)
     if not subs:
         text = t("subscribe.list_none", lang)
         return Message(text=text, blocks=[section(text)])
     where = t("subscribe.place_you", lang) if is_dm(channel_id, channel_name) else t("subscribe.place_channel", lang, channel_id=channel_id)
     head = t("subscribe.list_header", lang, place=where)
-    body = "\n".join(subscription_lines(subs, lang, digests.clock()))
+    body = "\n".join(subscription_lines(subs, lang, services.clock()))
     return Message(text=head.replace("*", ""), blocks=[section(f"{head}\n{body}"), context(t("subscribe.list_footer", lang))])
 
 
-def answer_unsubscribe(digests: Digests, *, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str):
-    from bot.slack.commands import notice
-
-    subs = subscriptions_here(digests, user_id, channel_id, channel_name)
+def answer_unsubscribe(services: Services, *, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str) -> Reply:
+    subs = subscriptions_here(services, user_id, channel_id, channel_name)
     arg = rest.strip().lstrip("#")
     if not subs:
         return notice("subscribe.nothing_to_remove", lang)
     if not arg:
         if len(subs) > 1:
             reply = notice("subscribe.which", lang, count=len(subs))
-            reply.message.blocks.insert(1, section("\n".join(subscription_lines(subs, lang, digests.clock()))))
+            reply.message.blocks.insert(1, section("\n".join(subscription_lines(subs, lang, services.clock()))))
             return reply
         chosen = subs[0]
     else:
         if not arg.isdigit() or not 1 <= int(arg) <= len(subs):
             return notice("subscribe.bad_number", lang, value=escape(truncate(arg, 20)))
         chosen = subs[int(arg) - 1]
-    digests.subscriptions.delete(chosen.id)
-    digests.changed(chosen.id)
+    services.subscriptions.delete(chosen.id)
+    services.reschedule(chosen.id)
     if chosen.is_active:
-        announce(digests, chosen, "subscribe.announce_removed", user_id)
+        announce(services, chosen, "subscribe.announce_removed", user_id)
     return notice("subscribe.removed", lang, place=place_label(chosen, lang))
 
 
-def answer_preview(digests: Digests, *, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str):
+def answer_preview(services: Services, *, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str) -> Reply:
     """`/papers digest [en|zh]`: privately, what this place's next digest would hold now,
     in the reader's language unless they name one."""
-    from bot.slack.commands import Reply
-
     kind, place_id = _place_kind(user_id, channel_id, channel_name)
-    sub = digests.subscriptions.for_place(kind, place_id)
+    sub = services.subscriptions.for_place(kind, place_id)
     arg = rest.strip()
     asked = normalize_lang(arg) if is_lang(arg) else None
-    corpus = digests.corpus
+    corpus = services.corpus
     lang = asked or lang  # the person's language, not the digest's (`/papers digest zh` asks for one)
     if not corpus.is_ready():
         return not_ready_notice(corpus, lang)
     notes = [t("digest.preview_ignored", lang, ignored=escape(truncate(arg, 100)))] if arg and not asked else []
-    now = digests.clock()
+    now = services.clock()
     if sub is None:
         newest = sorted(corpus.newest(SAMPLE_PAPERS), key=lambda p: p.seq)
         sample = Digest(lang=lang, local_date=now.date(), papers=newest)
         notes.append(t("digest.preview_no_subscription", lang))
         message = render_preview(sample, "", sample=True, note="\n".join(notes))
         return Reply(message, lang=lang)
-    digest = digests.service.preview(sub, lang)
+    digest = services.digests.preview(sub, lang)
     when = format_when(next_run(sub, now), lang)
     if not sub.is_active:  # no run is coming: say why, and how to resume it
         notes.append(t("digest.preview_paused", lang, reason=paused_reason(sub.paused_reason, lang), fix=resume_hint(sub.paused_reason, lang)))
@@ -340,25 +296,25 @@ def answer_preview(digests: Digests, *, user_id: str, channel_id: str, channel_n
 HOME_SUBSCRIPTIONS_SHOWN = 15
 
 
-def render_home_subscriptions(digests: Digests, user_id: str, lang: str) -> list[dict]:
+def render_home_subscriptions(services: Services, user_id: str, lang: str) -> list[dict]:
     """The App Home's digest section: the reader's own digest and the channels they set up.
 
     Each row has its own Unsubscribe button: `/papers unsubscribe N` numbers only work in
     a DM with the bot, and Home is not one.
     """
-    subs = digests.subscriptions.for_user(user_id)[:HOME_SUBSCRIPTIONS_SHOWN]
+    subs = services.subscriptions.for_user(user_id)[:HOME_SUBSCRIPTIONS_SHOWN]
     blocks: list[dict] = [header(t("home.subscriptions_title", lang))]
     if not subs:
         blocks.append(section(t("home.subscriptions_none", lang)))
         return blocks
-    for sub, line in zip(subs, subscription_lines(subs, lang, digests.clock()), strict=True):
+    for sub, line in zip(subs, subscription_lines(subs, lang, services.clock()), strict=True):
         blocks.append(section(line, block_id=f"home_sub:{sub.id}", accessory=unsubscribe_button(sub, lang)))
     blocks.append(context(t("home.subscriptions_footer", lang)))
     return blocks
 
 
 def unsubscribe_button(sub: Subscription, lang: str) -> dict:
-    element = button(t("button.unsubscribe", lang), "home_unsubscribe", {"id": sub.id, "l": lang})
+    element = button(t("button.unsubscribe", lang), Action.HOME_UNSUBSCRIBE, ButtonValue(id=str(sub.id), lang=lang))
     element["confirm"] = {
         "title": {"type": "plain_text", "text": t("home.unsubscribe_confirm_title", lang)},
         "text": {"type": "plain_text", "text": t("home.unsubscribe_confirm_text", lang)},
@@ -369,42 +325,29 @@ def unsubscribe_button(sub: Subscription, lang: str) -> dict:
     return element
 
 
-def unsubscribe_from_home(digests: Digests, user_id: str, sub_id: object) -> bool:
+def unsubscribe_from_home(services: Services, user_id: str, sub_id: object) -> bool:
     """Stop a digest from its Home button; only one Home lists for this user (a stale or
     forged id is ignored). Return whether one was removed."""
-    chosen = next((s for s in digests.subscriptions.for_user(user_id) if str(s.id) == str(sub_id)), None)
+    chosen = next((s for s in services.subscriptions.for_user(user_id) if str(s.id) == str(sub_id)), None)
     if chosen is None:
         return False
-    digests.subscriptions.delete(chosen.id)
-    digests.changed(chosen.id)
+    services.subscriptions.delete(chosen.id)
+    services.reschedule(chosen.id)
     if chosen.is_active:
-        announce(digests, chosen, "subscribe.announce_removed", user_id)
+        announce(services, chosen, "subscribe.announce_removed", user_id)
     return True
 
 
-def resume_after_invite(digests: Digests, channel_id: str) -> list[Subscription]:
+def resume_after_invite(services: Services, channel_id: str) -> list[Subscription]:
     """The bot joined `channel_id`: resume its digest if it waited for that, and say so there."""
-    sub = digests.subscriptions.for_place("channel", channel_id)
+    sub = services.subscriptions.for_place("channel", channel_id)
     if sub is None or sub.is_active or sub.paused_reason not in ("not_in_channel", "channel_not_found"):
         return []
-    if not digests.subscriptions.resume(sub.id):
+    if not services.subscriptions.resume(sub.id):
         return []
-    digests.changed(sub.id)
-    sub = digests.subscriptions.get(sub.id) or sub
-    announce(digests, sub, "subscribe.announce_joined", sub.created_by)
+    services.reschedule(sub.id)
+    sub = services.subscriptions.get(sub.id) or sub
+    announce(services, sub, "subscribe.announce_joined", sub.created_by)
     return [sub]
-
-
-def register(app, digests: Digests) -> None:
-    """Resume a waiting channel digest as soon as someone invites the bot there."""
-
-    @app.event("member_joined_channel")
-    def on_member_joined(event, context, logger):
-        if event.get("user") != context.get("bot_user_id"):
-            return
-        try:
-            resume_after_invite(digests, event.get("channel", ""))
-        except Exception:
-            logger.exception("resuming the digest of %s failed", event.get("channel"))
 
 

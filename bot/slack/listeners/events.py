@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import logging
 
-from slack_bolt import BoltResponse
+from slack_bolt import App, BoltResponse
+
+from bot.services import Services
 
 logger = logging.getLogger(__name__)
 
@@ -29,8 +31,9 @@ def event_id_of(body: dict) -> str:
     return str(body.get("event_id") or "")
 
 
-def register(app, corpus) -> None:
-    """Install the once-only middleware on `app`; `corpus` records the event ids."""
+def register(app: App, services: Services) -> None:
+    """Install the once-only middleware on `app`; the store records the event ids."""
+    corpus = services.corpus
 
     @app.middleware
     def act_on_each_event_once(request, body, next):  # noqa: A002 (Bolt's argument name)

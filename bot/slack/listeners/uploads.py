@@ -11,23 +11,19 @@ import urllib.error
 import urllib.request
 from urllib.parse import urlsplit
 
+from slack_bolt import App
+from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.config import Settings
 from bot.errors import PaperbotError
 from bot.i18n import choose_lang, t
 from bot.models import IngestReport
-from bot.slack.blocks import (
-    LIMITS,
-    escape,
-    escape_code,
-    section,
-    truncate,
-)
-from bot.slack.digest import (
-    Digests,
-    slack_error_code,
-)
+from bot.services import Services
+from bot.slack.alerts import AdminAlerts
+from bot.slack.client import error_code
+from bot.slack.render.blocks import LIMITS, section, truncate
+from bot.slack.render.mrkdwn import escape, escape_code
 from bot.store.database import is_storage_full
 
 logger = logging.getLogger(__name__)
@@ -82,7 +78,7 @@ def download_file(url: str, token: str, *, limit: int = UPLOAD_MAX_BYTES, timeou
     return data
 
 
-def handle_listing_upload(digests: Digests, client, event: dict, *, token: str, alerts=None) -> None:
+def handle_listing_upload(services: Services, client: WebClient, event: dict, *, token: str, alerts: AdminAlerts | None = None) -> None:
     """An admin sent listing files in a DM: ingest each and reply with its report.
 
     Anyone else is told, politely, that only admins can add papers. Every failure gets a
@@ -91,14 +87,14 @@ def handle_listing_upload(digests: Digests, client, event: dict, *, token: str, 
     the other admins, once (`alerts`, bot/slack/alerts.py).
     """
     user_id, channel_id = event.get("user", ""), event.get("channel", "")
-    corpus = digests.corpus
+    corpus = services.corpus
     stored = corpus.get_user_lang(user_id)
     lang = choose_lang(stored, event.get("text", ""))
     replies = []
     lost_nothing = " " + t("inbox.nothing_lost", lang)
     for file in event.get("files") or []:
         name = str(file.get("name") or file.get("title") or file.get("id") or "listing.txt")
-        if user_id not in digests.admins:
+        if not services.is_admin(user_id):
             replies.append(t("inbox.admins_only", lang, name=escape_code(name)))
             continue
         if _size(file) > UPLOAD_MAX_BYTES:
@@ -109,7 +105,7 @@ def handle_listing_upload(digests: Digests, client, event: dict, *, token: str, 
             if not url and file.get("id"):
                 info = client.files_info(file=file["id"])["file"]
                 url = info.get("url_private_download") or info.get("url_private")
-            if not url or not is_trusted_download(url, digests.settings):
+            if not url or not is_trusted_download(url, services.settings):
                 logger.warning("no trusted download URL for %s: %r", name, url)
                 replies.append(t("inbox.download_failed", lang, name=escape_code(name), error=t("inbox.detail_no_url", lang)) + lost_nothing)
                 continue
@@ -118,8 +114,8 @@ def handle_listing_upload(digests: Digests, client, event: dict, *, token: str, 
             replies.append(t("inbox.too_large", lang, name=escape_code(name), limit_mb=UPLOAD_MAX_BYTES // (1024 * 1024)))
             continue
         except SlackApiError as error:
-            logger.warning("files.info for %s failed: %s", name, slack_error_code(error))
-            detail = t("inbox.detail_slack", lang, error=escape_code(slack_error_code(error)))
+            logger.warning("files.info for %s failed: %s", name, error_code(error))
+            detail = t("inbox.detail_slack", lang, error=escape_code(error_code(error)))
             replies.append(t("inbox.download_failed", lang, name=escape_code(name), error=detail) + lost_nothing)
             continue
         except OSError as error:
@@ -154,7 +150,7 @@ def handle_listing_upload(digests: Digests, client, event: dict, *, token: str, 
         try:
             client.chat_postMessage(channel=channel_id, text=truncate(text, LIMITS["message_text"]), blocks=blocks)
         except SlackApiError as error:
-            logger.warning("replying to an upload failed: %s", slack_error_code(error))
+            logger.warning("replying to an upload failed: %s", error_code(error))
 
 
 def _size(file: dict) -> int:
@@ -164,7 +160,7 @@ def _size(file: dict) -> int:
         return 0  # unknown: download_file still stops at UPLOAD_MAX_BYTES
 
 
-def register(app, digests: Digests, *, token: str, alerts=None) -> None:
+def register(app: App, services: Services, *, token: str, alerts: AdminAlerts | None = None) -> None:
     """Listeners for listing files sent to paperbot in a DM (message.im with files).
 
     Register before any catch-all `message` listener: Bolt runs only the first match.
@@ -176,7 +172,7 @@ def register(app, digests: Digests, *, token: str, alerts=None) -> None:
     @app.event("message", matchers=[lambda event: is_dm_file_share(event)])
     def on_file_share(event, client, logger):
         try:
-            handle_listing_upload(digests, client, event, token=token, alerts=alerts)
+            handle_listing_upload(services, client, event, token=token, alerts=alerts)
         except Exception:
             logger.exception("handling a listing upload from %s failed", event.get("user"))
             lang = choose_lang(None, event.get("text", ""))

@@ -1,7 +1,7 @@
-"""Buttons on results and cards: Share, Details, More like this, Previous/Next, suggestions.
+"""Buttons on results and cards, and a digest row's menu: ack, answer, deliver.
 
-Each listener acks first, makes one domain call (`commands.answer_action`), then
-delivers: a share goes to the channel, everything else privately to the clicker.
+Each listener acks first, makes one domain call (answers/actions.py's `answer_action`),
+then delivers: a share goes to the channel, everything else privately to the clicker.
 Clicks in App Home have no response_url: paging re-renders Home, the rest arrives by DM.
 """
 
@@ -10,33 +10,33 @@ from __future__ import annotations
 import logging
 import re
 
+from slack_bolt import App
+from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.i18n import t
-from bot.slack.blocks import decode_value, render_notice
-from bot.slack.commands import Reply, answer_action, failure_reply, is_dm
-from bot.slack.delivery import error_code, respond_privately, share_in_channel
-from bot.slack.home import publish_home
+from bot.services import Services
+from bot.slack.alerts import AdminAlerts
+from bot.slack.answers.actions import answer_action
+from bot.slack.answers.library import flip_save_button
+from bot.slack.client import error_code
+from bot.slack.delivery import publish_home, respond_privately, share_in_channel
+from bot.slack.render.blocks import render_notice
+from bot.slack.reply import Reply, failure_reply, is_dm
+from bot.slack.values import BUTTON_ACTIONS, LINK, MENU_ACTIONS, Action, ButtonValue, decode_value
 
 logger = logging.getLogger(__name__)
 
-# What a digest row's menu may ask for; others add theirs.
-MENU_ACTIONS = {"paper_details", "paper_more", "paper_save"}
-BUTTONS = re.compile(
-    r"^(paper_share|paper_details|paper_more|paper_save|results_next|results_prev|search_run|share_post|share_cancel)$"
-)
-LINKS = re.compile(r"^link_(arxiv|pdf|code|project)_\d+$")  # URL buttons (blocks.link_buttons)
-
-
-def register(app, corpus, digests=None, *, alerts=None) -> None:
+def register(app: App, services: Services, *, alerts: AdminAlerts | None = None) -> None:
     """Wire the buttons and a digest row's menu; `alerts` tells the admins about a full disk."""
-    @app.action(LINKS)
+
+    @app.action(LINK)
     def on_link(ack):
         # Slack opens the URL itself, and still tells the app, which must ack or the
         # button shows a warning.
         ack()
 
-    @app.action(BUTTONS)
+    @app.action(re.compile("^(" + "|".join(sorted(BUTTON_ACTIONS)) + ")$"))
     def on_button(ack, body, action, client, respond, logger):
         ack()
         user_id = body["user"]["id"]
@@ -50,60 +50,58 @@ def register(app, corpus, digests=None, *, alerts=None) -> None:
         public_card = bool(channel_id) and not from_home and not is_dm(channel_id) and not container.get("is_ephemeral")
         try:
             reply = answer_action(
-                corpus, user_id, action_id, value, shareable=not from_home and not is_dm(channel_id),
+                services, user_id, action_id, value, shareable=not from_home and not is_dm(channel_id),
                 card_channel_id=channel_id if public_card else "",
             )  # fmt: skip
         except Exception as error:  # a Save writes: a full disk is named, and the admins told
             logger.exception("button %s failed for user %s", action_id, user_id)
-            reply = failure_reply(error, value.get("l", "en"), alerts=alerts, client=client)
+            reply = failure_reply(error, value.lang or "en", alerts=alerts, client=client)
         if reply.share is not None and channel_id:
             if share_in_channel(
-                reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger, library=corpus.library
+                reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger, library=services.library
             ):
                 # Say where it went: from the channel's own page of results that is not obvious.
                 done = Reply(render_notice(t("share.posted_to", reply.lang, channel_id=channel_id)), lang=reply.lang)
                 respond_privately(done, respond=respond, client=client, user_id=user_id, channel_id=channel_id, replace=reply.replace)
-        elif from_home and action_id == "paper_save":  # keep the search results Home was showing
-            publish_home(client, corpus, user_id, result=reply.result, lang=reply.lang, digests=digests)
-        elif action_id == "paper_save" and not reply.replace and _redraw_dm_message(body, corpus, user_id, value, client, reply.lang):
+        elif from_home and action_id == Action.SAVE:  # keep the search results Home was showing
+            publish_home(client, services, user_id, result=reply.result, lang=reply.lang)
+        elif action_id == Action.SAVE and not reply.replace and _redraw_dm_message(body, services, user_id, value, client, reply.lang):
             pass  # a DM message only its reader sees (a personal digest): redrawn in place
         elif from_home and reply.replace and reply.result is not None:
-            publish_home(client, corpus, user_id, result=reply.result, lang=reply.lang, digests=digests)
+            publish_home(client, services, user_id, result=reply.result, lang=reply.lang)
         else:
             respond_privately(reply, respond=respond, client=client, user_id=user_id, channel_id=channel_id, replace=reply.replace)
 
-    @app.action("paper_menu")
+    @app.action(Action.MENU)
     def on_menu(ack, body, action, client, respond, logger):
         """A digest row's overflow menu: the chosen option's value names the action (`a`)."""
         ack()
         user_id = body["user"]["id"]
         channel_id = (body.get("channel") or {}).get("id", "")
         value = decode_value((action.get("selected_option") or {}).get("value"))
-        action_id = str(value.get("a", ""))
+        action_id = value.action
         if action_id not in MENU_ACTIONS:  # a link option (url) needs no answer; a forged one gets none
             return
         public_card = bool(channel_id) and not is_dm(channel_id) and not (body.get("container") or {}).get("is_ephemeral")
         try:
             reply = answer_action(
-                corpus, user_id, action_id, value, shareable=not is_dm(channel_id),
+                services, user_id, action_id, value, shareable=not is_dm(channel_id),
                 card_channel_id=channel_id if public_card else "",
             )  # fmt: skip
         except Exception as error:
             logger.exception("menu %s failed for user %s", action_id, user_id)
-            reply = failure_reply(error, value.get("l", "en"), alerts=alerts, client=client)
+            reply = failure_reply(error, value.lang or "en", alerts=alerts, client=client)
         respond_privately(reply, respond=respond, client=client, user_id=user_id, channel_id=channel_id)
 
 
-def _redraw_dm_message(body: dict, corpus, user_id: str, value: dict, client, lang: str) -> bool:
+def _redraw_dm_message(body: dict, services: Services, user_id: str, value: ButtonValue, client: WebClient, lang: str) -> bool:
     """Flip the Save button on a bot message in a DM with chat.update; False when it can't."""
     channel_id = (body.get("channel") or {}).get("id", "")
     message = body.get("message") or {}
     if not is_dm(channel_id) or (body.get("container") or {}).get("is_ephemeral") or not message.get("ts"):
         return False
-    from bot.slack.library import flip_save_button
-
-    paper_id = str(value.get("id", ""))
-    blocks = flip_save_button(message.get("blocks") or [], paper_id, corpus.library.is_saved(user_id, paper_id), lang)
+    paper_id = value.id
+    blocks = flip_save_button(message.get("blocks") or [], paper_id, services.library.is_saved(user_id, paper_id), lang)
     if blocks is None:
         return False
     try:

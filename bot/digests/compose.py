@@ -1,0 +1,150 @@
+"""What a digest holds: the papers new for a subscription, matching its filter, ranked for its highlights.
+
+`compose_digest` collects the papers first stored after the subscription's cursor (up to
+what the index has caught up with, when there is a filter); `Digest.highlights` picks the
+first message's papers with `rank_highlights`, the one place digests rank. Pure over the
+corpus: no Slack, no clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import date
+
+from bot.models import Paper
+
+MAX_PAPERS = 500
+"""At most this many papers in one digest (about 23 messages); more wait for the next."""
+
+
+@dataclass
+class Digest:
+    """What one digest holds: papers oldest first, and the cursor once it is delivered."""
+
+    lang: str
+    local_date: date
+    papers: list[Paper] = field(default_factory=list)
+    filter_text: str = ""
+    from_seq: int = 0
+    to_seq: int = 0
+    held_back: int = 0  # matching papers over MAX_PAPERS, left for the next digest
+    resumed: bool = False  # continues a thread whose first message is already posted
+    # Set by the subscription's order (bot.library.readinglist.Library.order_digest):
+    order: str = "new"  # "new" keeps papers oldest first; otherwise they are ranked
+    reasons: dict[str, Paper] = field(default_factory=dict)  # paper id -> the paper it is like
+    reason_kind: str = ""  # "saved" (a person's saves) | "channel" (what the channel valued)
+    popular: list[Paper] = field(default_factory=list)  # the channel's popular papers this week
+    top: int = 10  # papers in the first message (the highlights); the rest go in its thread
+    relevance: dict[str, float] = field(default_factory=dict)  # paper id -> filter score
+
+    @property
+    def count(self) -> int:
+        return len(self.papers)
+
+    def highlights(self) -> list[Paper]:
+        """The papers of the first message: the `top` best by `rank_highlights`.
+
+        A digest the subscription's order ranked (bot.library.readinglist, `order:foryou|popular`)
+        keeps that ranking after the filter's relevance.
+        """
+        keys: list[RankKey] = []
+        if self.order != "new":
+            position = {paper.id: i for i, paper in enumerate(self.papers)}
+            keys.append(lambda paper: -position[paper.id])
+        return rank_highlights(self.papers, self.relevance, keys)[: self.top]
+
+    def rest(self) -> list[Paper]:
+        """The papers after the highlights, oldest first (the thread groups them by venue)."""
+        chosen = {p.id for p in self.highlights()}
+        return [p for p in self.papers if p.id not in chosen]
+
+
+RankKey = Callable[[Paper], float]
+"""A paper's score under one ordering, higher first (the order a subscription ranked them in, ...)."""
+
+
+def _venue_weight(paper: Paper) -> float:
+    """Without a filter, papers with a main-track venue come first, then workshops."""
+    return {"main": 2.0, "workshop": 1.0}.get(paper.track, 1.5 if paper.venue else 0.0)
+
+
+def rank_highlights(papers: list[Paper], relevance: dict[str, float], keys: Iterable[RankKey] = ()) -> list[Paper]:
+    """Order a digest's papers for its highlights: the one place digests rank.
+
+    By the filter's relevance score (BM25 from the index; all 0 without a filter), then
+    each of `keys` in turn, then venue (main track, workshop, none), then oldest first, so
+    the order is total and stable.
+    """
+    keys = list(keys)
+
+    def sort_key(paper: Paper) -> tuple:
+        extra = tuple(-key(paper) for key in keys)
+        return (-relevance.get(paper.id, 0.0), *extra, -_venue_weight(paper), paper.seq)
+
+    return sorted(papers, key=sort_key)
+
+
+def covered_seq(corpus, filter_text: str) -> int:
+    """The highest seq a digest may cover now: every paper up to it is visible to the query.
+
+    Without a filter papers come from the store, whose seqs are committed in order. With
+    one they come from the index, which catches up after the store commits; its rev says
+    how far it got (a paper's first rev is its seq, and the index syncs in rev order).
+    """
+    last = corpus.store.last_seq()
+    if not filter_text.strip():
+        return last
+    _, indexed_rev = corpus.index.state()
+    return min(last, indexed_rev)
+
+
+def compose_digest(
+    corpus,
+    *,
+    after_seq: int,
+    filter_text: str = "",
+    lang: str = "en",
+    local_date: date,
+    exclude_ids: Iterable[str] = (),
+    max_papers: int = MAX_PAPERS,
+    top: int = 10,
+) -> Digest:
+    """Collect the papers first stored after `after_seq` that match `filter_text`.
+
+    Covers seqs up to `covered_seq`; papers in `exclude_ids` (already posted by a digest
+    that was cut short) are left out. When more than `max_papers` match, the oldest go
+    now and `to_seq` stops after them, so the rest lead the next digest.
+    """
+    upto = covered_seq(corpus, filter_text)
+    digest = Digest(lang=lang, local_date=local_date, filter_text=filter_text, from_seq=after_seq, to_seq=max(after_seq, upto), top=top)
+    if upto <= after_seq:
+        return digest
+    papers = corpus.new_papers(after_seq=after_seq, upto_seq=upto, filter_text=filter_text)
+    skip = set(exclude_ids)
+    papers = [p for p in papers if p.id not in skip]
+    if len(papers) > max_papers:
+        digest.held_back = len(papers) - max_papers
+        papers = papers[:max_papers]
+        digest.to_seq = papers[-1].seq
+    digest.papers = papers
+    if filter_text.strip() and papers:
+        digest.relevance = relevance_scores(corpus, filter_text, after_seq, {p.id for p in papers})
+    return digest
+
+
+def relevance_scores(corpus, filter_text: str, after_seq: int, ids: set[str]) -> dict[str, float]:
+    """Each paper's relevance to the filter (the index's score), for ranking highlights.
+
+    The scores a search for the filter gives the papers after `after_seq` (its best
+    len(ids) + 50), read from the new papers' segments only (PaperIndex.score_new). Only
+    when some of `ids` do not match the filter's words with short names resolved (北大
+    typed as such) does the full search run, which ranks those through its fallbacks.
+    """
+    window = max(len(ids), 1) + 50
+    found = corpus.index.score_new(filter_text, after_seq=after_seq, aliases=True)
+    scores = {paper_id: score for paper_id, score in found[:window] if paper_id in ids}
+    if len(found) <= window and len(scores) < len(ids):
+        page = corpus.index.search(filter_text, min_seq=after_seq, limit=window)
+        return {h.id: float(h.score or 0.0) for h in page.hits if h.id in ids}
+    return scores

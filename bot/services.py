@@ -1,0 +1,129 @@
+"""The composition root: every long-lived piece of paperbot, built once, in one place.
+
+    build_services(settings, corpus, poster=..., directory=...)  ->  Services
+    start_services(services, background=True)                      the scheduler runs
+    stop_services(services)                                        it stops, promptly
+
+A frontend opens the corpus, builds the services with its own `Poster` and `Directory`
+(bot/digests/places.py: Slack's in bot/slack/posting.py, the console's in
+bot/console.py, a test's lists), and hands `Services` to whatever answers people. Nothing
+below this module builds a collaborator of its own; nothing above it probes for one.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+
+from apscheduler.schedulers.base import BaseScheduler
+
+from bot.clock import Clock, system_clock
+from bot.config import Settings
+from bot.corpus import Corpus
+from bot.digests.places import Directory, Poster
+from bot.digests.scheduler import DigestScheduler, background_scheduler
+from bot.digests.service import DigestService
+from bot.digests.subscriptions import SubscriptionStore
+from bot.feeds.arxiv import Enricher, build_enricher
+from bot.feeds.inbox import scan_inbox_and_check_index
+from bot.feeds.sources import Source, SourceService
+from bot.library.readinglist import Library
+
+logger = logging.getLogger(__name__)
+
+SOURCES_JOB = "sources-poll"
+ENRICH_JOB = "arxiv-enrich"
+ENRICH_INTERVAL = timedelta(minutes=2)  # each run works through up to Enricher.per_run papers
+
+
+@dataclass
+class Services:
+    """What the frontends share: the corpus and every domain service over it."""
+
+    settings: Settings
+    corpus: Corpus
+    library: Library
+    subscriptions: SubscriptionStore
+    digests: DigestService
+    sources: SourceService
+    enricher: Enricher | None  # None when PAPERBOT_ARXIV=off
+    directory: Directory
+    scheduler: DigestScheduler
+    clock: Clock
+
+    @property
+    def admins(self) -> frozenset[str]:
+        return self.settings.admins
+
+    def is_admin(self, user_id: str) -> bool:
+        return user_id in self.settings.admins
+
+    def reschedule(self, sub_id: int) -> None:
+        """A subscription changed (made, edited, paused, removed): bring its job in step."""
+        self.scheduler.sync(sub_id)
+
+
+def build_services(
+    settings: Settings,
+    corpus: Corpus,
+    *,
+    poster: Poster,
+    directory: Directory,
+    clock: Clock = system_clock,
+    scheduler: BaseScheduler | None = None,
+    on_feed_failing: Callable[[Source], None] | None = None,
+) -> Services:
+    """Build every service over `corpus`; nothing starts (see `start_services`).
+
+    `scheduler` is APScheduler's BackgroundScheduler unless a test passes a ManualScheduler
+    that reads its fake clock. `on_feed_failing(source)` tells the admins a feed fails.
+    """
+    library = Library(corpus.store, clock=clock)
+    subscriptions = SubscriptionStore(corpus.store, clock=clock)
+    digests = DigestService(
+        corpus, subscriptions, poster, clock=clock,
+        order_digest=library.order_digest, on_message=library.record_digest_message,
+    )  # fmt: skip
+    inbox = settings.inbox_dir
+    jobs = DigestScheduler(
+        scheduler or background_scheduler(),
+        digests,
+        clock=clock,
+        inbox_scan=lambda: scan_inbox_and_check_index(corpus, inbox, clock=clock),
+        inbox_interval=timedelta(minutes=settings.inbox_interval_minutes),
+    )
+    return Services(
+        settings=settings,
+        corpus=corpus,
+        library=library,
+        subscriptions=subscriptions,
+        digests=digests,
+        sources=SourceService(settings, corpus, clock=clock, on_failing=on_feed_failing),
+        enricher=build_enricher(settings, corpus, clock=clock) if settings.arxiv_enabled else None,
+        directory=directory,
+        scheduler=jobs,
+        clock=clock,
+    )
+
+
+def start_services(services: Services, *, background: bool = False) -> None:
+    """Start the scheduler: digests (with a catch-up run), inbox scans and, with
+    `background` (serve), feed polls and arXiv lookups, all on the scheduler's threads,
+    never a request's."""
+    services.settings.inbox_dir.mkdir(parents=True, exist_ok=True)
+    if background:
+        interval = timedelta(minutes=services.settings.sources_interval_minutes)
+        services.scheduler.add_background_job(SOURCES_JOB, services.sources.poll_due, interval)
+        if services.enricher is not None:
+            services.scheduler.add_background_job(ENRICH_JOB, services.enricher.run_background, ENRICH_INTERVAL)
+    services.scheduler.start()
+
+
+def stop_services(services: Services) -> None:
+    """Stop the scheduler; background jobs waiting out a backoff are woken first, so this is prompt."""
+    services.sources.arxiv.stop()
+    if services.enricher is not None:
+        services.enricher.client.stop()
+    services.scheduler.shutdown()

@@ -1,0 +1,1 @@
+"""What to answer a command or a click: pure functions over the services that return a Reply."""

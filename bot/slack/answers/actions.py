@@ -1,0 +1,72 @@
+"""A click: Share, Details, More like this, a page, a suggested search, Save.
+
+`answer_action` is pure, like the command answers: the listener (bot/slack/listeners/
+actions.py) decodes the button's value (bot/slack/values.py) and delivers the Reply.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bot.i18n import detect_lang, normalize_lang
+from bot.services import Services
+from bot.slack.answers.library import answer_save_click, answer_saved
+from bot.slack.answers.search import answer_details, answer_more_like, answer_search
+from bot.slack.answers.share import share_reply
+from bot.slack.reply import Reply, error_reply, not_ready_notice, notice
+from bot.slack.values import Action, ButtonValue
+
+logger = logging.getLogger(__name__)
+
+
+def answer_action(
+    services: Services, user_id: str, action_id: str, value: ButtonValue, *, shareable: bool = True, card_channel_id: str = ""
+) -> Reply:
+    """Answer a button: share, details, more like this, a page, a suggested search, save.
+
+    The reader's saved language wins over the one the message was rendered in.
+    `shareable=False` where a share would reach nobody (App Home, a DM with the bot):
+    results drop Share. `card_channel_id`: the channel whose public card (a share, a
+    digest) was clicked.
+    """
+    corpus, library = services.corpus, services.library
+    stored = corpus.get_user_lang(user_id)
+    lang = normalize_lang(stored or value.lang or detect_lang(value.query))
+    if not corpus.is_ready():
+        return not_ready_notice(corpus, lang)
+    page = value.page_or(1)
+    if action_id == Action.SHARE_CANCEL:
+        reply = notice("share.cancelled", lang)
+        reply.replace = True
+        return reply
+    if action_id in (Action.SHARE, Action.SHARE_POST):
+        paper = corpus.get(value.id)
+        if paper is None:
+            return notice("card.paper_not_found", lang)
+        if not shareable:  # an old message in a DM, or Home: no channel to share into
+            return notice("share.needs_channel", lang, query=paper.id)
+        reply = share_reply(paper, user_id, lang)
+        reply.replace = action_id == Action.SHARE_POST  # the confirmation replaces the preview
+        return reply
+    if action_id == Action.SAVE:
+        return answer_save_click(services, user_id, value, lang, shareable=shareable, card_channel_id=card_channel_id)
+    saved = library.saved_ids(user_id)
+    if action_id == Action.DETAILS:
+        return answer_details(corpus, value.id, lang, saved=saved, shareable=shareable)
+    if action_id == Action.MORE:
+        return answer_more_like(corpus, value.id, lang, shareable=shareable, saved=saved)
+    if action_id in (Action.NEXT, Action.PREV):
+        if value.mode == "more":
+            reply = answer_more_like(corpus, value.id, lang, page=page, shareable=shareable, saved=saved)
+        elif value.mode == "saved":
+            reply = answer_saved(library, user_id, value.query, lang, page=page, shareable=shareable)
+        else:
+            reply = answer_search(corpus, value.query, lang, page=page, shareable=shareable, saved=saved)
+        reply.replace = True
+        return reply
+    if action_id in (Action.SEARCH, Action.HOME_EXAMPLE):
+        reply = answer_search(corpus, value.query, lang, shareable=shareable, saved=saved, correct=not value.exact)
+        reply.replace = action_id == Action.SEARCH
+        return reply
+    logger.warning("unknown action %r", action_id)
+    return error_reply(lang)

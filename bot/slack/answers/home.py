@@ -1,0 +1,42 @@
+"""App Home's view for one reader: what it holds is read here, drawn by render/home.py.
+
+While the index is rebuilt the store is readable: the count and the newest papers come
+from it, and a notice says how far the rebuild has got. Admins also see the feeds.
+"""
+
+from __future__ import annotations
+
+from bot.i18n import choose_lang, normalize_lang, t
+from bot.models import SearchResult
+from bot.services import Services
+from bot.slack.answers.subscribe import render_home_subscriptions
+from bot.slack.render.home import NEWEST_SHOWN, render_home
+from bot.slack.render.library import render_home_saved
+from bot.slack.render.sources import render_sources
+from bot.slack.reply import not_ready_message
+
+
+def build_home(services: Services, user_id: str, *, result: SearchResult | None = None, lang: str | None = None) -> dict:
+    """The Home view of `user_id`; `result` is a search to show under the examples."""
+    corpus = services.corpus
+    stored = corpus.get_user_lang(user_id)
+    lang = normalize_lang(lang) if lang else choose_lang(stored, "")
+    ready = corpus.is_ready()
+    paper_count = int(corpus.stats().get("papers", 0)) if ready else corpus.store.state()[0]
+    not_ready = None
+    if not ready:
+        key, fields = not_ready_message(corpus.rebuilding())
+        not_ready = t(key, lang, **fields)
+    return render_home(
+        user_id,
+        lang,
+        newest=corpus.newest(NEWEST_SHOWN),
+        paper_count=paper_count,
+        lang_is_set=bool(stored),
+        result=result,
+        subscriptions=render_home_subscriptions(services, user_id, lang),
+        saved_ids=services.library.saved_ids(user_id) if ready else frozenset(),
+        saved_section=render_home_saved(services.library, user_id, lang) if ready else None,
+        sources=render_sources(services.sources.list(), lang) if services.is_admin(user_id) else None,
+        not_ready=not_ready,
+    )

@@ -1,0 +1,64 @@
+"""Searching: a page of results, papers like one, a paper's whole card.
+
+Pure over the corpus: the reader's saved ids come in (`saved`) to mark their Save
+buttons. A page past the end (a stale Next) shows the last page, or, under an estimated
+total whose last page is not known, says so and leads back one page.
+"""
+
+from __future__ import annotations
+
+from bot.corpus import Corpus
+from bot.i18n import t
+from bot.search.query import MAX_QUERY_CHARS
+from bot.slack.render.cards import render_card
+from bot.slack.render.results import render_results
+from bot.slack.reply import Reply, notice
+
+PER_PAGE = 5
+Saved = frozenset[str] | set[str]  # the reader's saved paper ids
+
+
+
+
+def _clip_query(text: str, lang: str) -> tuple[str, str]:
+    if len(text) <= MAX_QUERY_CHARS:
+        return text, ""
+    return text[:MAX_QUERY_CHARS], t("search.query_too_long", lang, limit=MAX_QUERY_CHARS)
+
+
+def answer_search(
+    corpus: Corpus, text: str, lang: str, *, page: int = 1, shareable: bool = True, saved: Saved = frozenset(), correct: bool = True
+) -> Reply:
+    """Search and render one page; a page past the end (a stale Next) shows the last one.
+
+    Under an estimated total the last page is not known: an empty page says so instead
+    (render_past_end) and leads back one page.
+
+    `saved`: the reader's saved paper ids, marked on their Save buttons. `correct=False`:
+    the text as typed, no spelling correction ("Search instead for").
+    """
+    query, note = _clip_query(text, lang)
+    result = corpus.search(query, page=max(1, page), per_page=PER_PAGE, lang=lang, correct=correct)
+    if not result.hits and result.total and result.page > result.pages and not result.estimated:
+        result = corpus.search(query, page=result.pages, per_page=PER_PAGE, lang=lang, correct=correct)
+    message = render_results(result, lang, shareable=shareable, note=note, saved=saved)
+    return Reply(message, lang=lang, result=result)
+
+
+def answer_more_like(corpus: Corpus, paper_id: str, lang: str, *, page: int = 1, shareable: bool = True, saved: Saved = frozenset()) -> Reply:
+    """Papers like `paper_id`, one page; a page past the end (a stale Next) shows the last one."""
+    paper = corpus.get(paper_id)
+    if paper is None:
+        return notice("card.paper_not_found", lang)
+    result = corpus.more_like(paper.id, page=max(1, page), per_page=PER_PAGE)
+    if not result.hits and result.total and result.page > result.pages and not result.estimated:
+        result = corpus.more_like(paper.id, page=result.pages, per_page=PER_PAGE)
+    return Reply(render_results(result, lang, like=paper, shareable=shareable, saved=saved), lang=lang, result=result)
+
+
+def answer_details(corpus: Corpus, paper_id: str, lang: str, *, saved: Saved = frozenset(), shareable: bool = True) -> Reply:
+    """The whole card; `shareable=False` where there is no channel to share into (Home, a DM)."""
+    paper = corpus.get(paper_id)
+    if paper is None:
+        return notice("card.paper_not_found", lang)
+    return Reply(render_card(paper, lang, full=True, saved=paper.id in saved, shareable=shareable), lang=lang)

@@ -1,0 +1,1 @@
+"""Bolt listeners, one module per Slack surface, each with `register(app, services)`."""

@@ -1,0 +1,1 @@
+"""Block Kit as plain dicts: pure renderers of papers, results, digests and views."""

@@ -1,0 +1,93 @@
+"""App Home's view: newest papers, example searches, the language picker, the reader's
+saves and digests, and (for admins) the feeds. Pure: what to show comes in, a view goes out.
+"""
+
+from __future__ import annotations
+
+from bot.i18n import t
+from bot.models import Hit, Paper, SearchResult
+from bot.slack.render.blocks import LIMITS, actions, button, divider, header, section, truncate
+from bot.slack.render.cards import render_hit
+from bot.slack.render.results import render_results
+from bot.slack.values import Action, ButtonValue, home_example_id
+
+NEWEST_SHOWN = 5
+
+
+EXAMPLE_QUERIES = ("speculative decoding", "KV cache", "推测解码", "world model", "强化学习")
+
+
+def language_picker(lang: str, is_set: bool) -> dict:
+    options = [
+        {"text": {"type": "plain_text", "text": "English"}, "value": "en"},
+        {"text": {"type": "plain_text", "text": "中文"}, "value": "zh"},
+    ]
+    element = {"type": "static_select", "action_id": Action.HOME_LANG, "options": options}
+    if is_set:
+        element["initial_option"] = options[0] if lang == "en" else options[1]
+    else:
+        element["placeholder"] = {"type": "plain_text", "text": t("home.lang_label", lang)}
+    return {
+        "type": "section",
+        "block_id": "lang",
+        "text": {"type": "mrkdwn", "text": f"*{t('home.lang_label', lang)}*"},
+        "accessory": element,
+    }
+
+
+def render_home(
+    user_id: str,
+    lang: str,
+    *,
+    newest: list[Paper],
+    paper_count: int,
+    lang_is_set: bool = False,
+    result: SearchResult | None = None,
+    subscriptions: list[dict],
+    saved_ids: frozenset[str] | set[str] = frozenset(),
+    saved_section: list[dict] | None = None,
+    sources: list[dict] | None = None,
+    not_ready: str | None = None,
+) -> dict:
+    """The Home tab view. `result`, when given, is shown under the example searches.
+
+    `saved_ids` marks the reader's saved papers; `saved_section` is their Saved list.
+    `not_ready`, while the index is loading or being rebuilt, says so under the intro
+    (the store, and so the count and the newest papers, can be read meanwhile).
+    """
+    blocks: list[dict] = [
+        header(t("home.title", lang)),
+        section(t("home.intro", lang, count=paper_count)),
+        *([section(not_ready)] if not_ready else []),
+        language_picker(lang, lang_is_set),
+        divider(),
+        section(t("home.search_how", lang)),
+        actions(
+            # action_ids must be unique within a block; the listener matches the prefix.
+            *(button(truncate(q, 60), home_example_id(i), ButtonValue(query=q, lang=lang)) for i, q in enumerate(EXAMPLE_QUERIES)),
+            block_id="examples",
+        ),
+    ]
+    if result is not None:
+        shown = render_results(result, lang, shareable=False, saved=saved_ids)
+        blocks.append(header(t("home.results", lang, query=truncate(result.query, 100))))
+        blocks.extend(shown.blocks[: LIMITS["message_blocks"]])
+    blocks += [divider(), header(t("home.newest", lang))]
+    if newest:
+        for number, paper in enumerate(newest[:NEWEST_SHOWN], start=1):
+            # The newest papers render as snippet-less hits: same layout as search results.
+            hit = Hit(paper=paper, score=0.0)
+            for block in render_hit(hit, lang, number, shareable=False, saved=paper.id in saved_ids, save_state=ButtonValue(mode="home")):
+                block = dict(block)
+                if "block_id" in block:
+                    block["block_id"] = f"new:{block['block_id']}"
+                blocks.append(block)
+    else:
+        blocks.append(section(t("home.empty_library", lang)))
+    if saved_section:
+        blocks += [divider(), *saved_section]
+    blocks.append(divider())
+    blocks.extend(subscriptions)
+    if sources:  # admins only: the feeds and how their last polls went
+        blocks += [divider(), *sources]
+    return {"type": "home", "blocks": blocks[: LIMITS["home_blocks"]]}

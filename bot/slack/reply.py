@@ -1,0 +1,123 @@
+"""What an answer returns (`Reply`), and the short answers every surface gives.
+
+An answer (bot/slack/answers/) never touches Slack: it returns a Reply saying what to
+show and where, and a listener (bot/slack/listeners/) or the offline console delivers it.
+The notices here are the sentences any answer may end in: a usage line, "the library is
+still loading", "something went wrong", "the storage is full".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from bot.corpus import Corpus, RebuildProgress
+from bot.i18n import choose_lang, t
+from bot.models import Paper, SearchResult
+from bot.slack.render.blocks import Message, render_notice
+from bot.slack.render.mrkdwn import unescape_slack_text
+from bot.store.database import is_storage_full
+
+if TYPE_CHECKING:
+    from bot.slack.alerts import AdminAlerts
+
+
+@dataclass
+class Upload:
+    """A file to DM the user (an export)."""
+
+    filename: str
+    content: str
+    title: str
+    comment: str
+
+
+@dataclass
+class Reply:
+    """What to show and where.
+
+    `visibility`: "ephemeral" (only the user) or "in_channel" (everyone).
+    `share`: the paper to post in the channel; `message` is then its shared card.
+    `replace`: a button's answer replaces the message it was clicked in (paging).
+    """
+
+    message: Message
+    lang: str = "en"
+    visibility: str = "ephemeral"
+    share: Paper | None = None
+    replace: bool = False
+    result: SearchResult | None = None  # the page shown, for surfaces that re-render it (Home)
+    upload: Upload | None = None
+
+    @property
+    def text(self) -> str:
+        return self.message.text
+
+    @property
+    def blocks(self) -> list[dict]:
+        return self.message.blocks
+
+
+def is_dm(channel_id: str, channel_name: str = "") -> bool:
+    """A DM with the bot: nobody else would see a share there, so nothing offers one."""
+    return channel_id.startswith("D") or channel_name == "directmessage"
+
+
+def notice(key: str, lang: str, **fields: object) -> Reply:
+    """One sentence from bot/i18n.py, as a private reply."""
+    return Reply(render_notice(t(key, lang, **fields)), lang=lang)
+
+
+def notice_lines(lines: list[str], lang: str) -> Reply:
+    """Several sentences already in the reader's language, one section."""
+    return Reply(render_notice("\n".join(lines)), lang=lang)
+
+
+def not_ready_notice(corpus: Corpus, lang: str) -> Reply:
+    """What a request that arrives before the corpus is ready is told: how far a rebuild
+    of the index has got, when one is under way (minutes at 1M papers)."""
+    key, fields = not_ready_message(corpus.rebuilding())
+    return notice(key, lang, **fields)
+
+
+def not_ready_message(progress: RebuildProgress | None) -> tuple[str, dict]:
+    """(i18n key, its fields) for a corpus that is not ready; `progress` is Corpus.rebuilding()."""
+    if progress is None or not progress.total:
+        return "error.not_ready", {}
+    done = min(progress.done, progress.total)  # papers stored meanwhile can be read too
+    fields = {"done": done, "total": progress.total, "percent": min(99, done * 100 // progress.total)}
+    left = progress.seconds_left()
+    if done >= progress.total or (left is not None and left <= 60):
+        return "error.rebuilding_almost", {"total": progress.total}
+    if left is None:
+        return "error.rebuilding", fields
+    if left > 90 * 60:
+        return "error.rebuilding_eta_hours", {**fields, "hours": round(left / 3600)}
+    return "error.rebuilding_eta", {**fields, "minutes": max(2, round(left / 60))}
+
+
+def error_reply(lang: str) -> Reply:
+    """What a user sees when a handler fails: no traceback, a useful sentence."""
+    return notice("error.generic", lang)
+
+
+def failure_reply(error: BaseException, lang: str, *, alerts: AdminAlerts | None = None, client: object = None) -> Reply:
+    """What a user sees when a handler failed with `error`.
+
+    A full disk is named as such, and the admins are told (once: bot/slack/alerts.py);
+    anything else gets the generic sentence.
+    """
+    if is_storage_full(error):
+        told = alerts is not None and client is not None and alerts.storage_full(client)
+        return notice("error.storage_full" if told else "error.storage_full_no_admin", lang)
+    return error_reply(lang)
+
+
+def reader_lang(corpus: Corpus, user_id: str, text: str = "") -> str:
+    """The reader's language when an answer failed: their setting if it can still be read,
+    else the language of what they typed."""
+    try:
+        stored = corpus.get_user_lang(user_id)
+    except Exception:  # the failure may be the store itself
+        stored = None
+    return choose_lang(stored, unescape_slack_text(text or ""))

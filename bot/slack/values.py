@@ -1,0 +1,158 @@
+"""The wire formats of paperbot's Slack messages: action ids, and what a button carries.
+
+Slack hands a click back with the button's `action_id` and its `value` (at most 2,000
+characters; an overflow option's, 150). Messages stay in channels for years, so these
+formats are a contract with every message already posted: a key is never renamed or
+given a new meaning, only added.
+
+A value is compact JSON with one-letter keys (`ButtonValue` names them):
+
+    id   the paper the button acts on (a subscription's id, for Unsubscribe in App Home)
+    l    the language the message was rendered in (the reader's saved language wins)
+    q    the query of a results page, or of a suggested search
+    p    the page number a paging button asks for
+    m    which view a click redraws: search | more | saved | details | foryou | home | note
+    k    the paper a More-like-this page is like (`id` is then the paper a Save saves)
+    x    1: search the text as typed, without spelling correction
+    a    an overflow option's action (a digest row's menu)
+
+A value never carries a user id: whose save or setting a click changes comes from
+Slack's signed payload.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+__all__ = [
+    "BUTTON_ACTIONS",
+    "HOME_EXAMPLE",
+    "LINK",
+    "MENU_ACTIONS",
+    "QUERY_CHARS_IN_VALUE",
+    "Action",
+    "ButtonValue",
+    "decode_value",
+    "encode_value",
+    "home_example_id",
+    "link_action_id",
+]
+
+
+class Action(StrEnum):
+    """Every `action_id` paperbot renders (a StrEnum: equal to the string Slack sends back)."""
+
+    SHARE = "paper_share"  # Share, on a result or a card: post it in the channel
+    DETAILS = "paper_details"  # Details: the whole card, privately
+    MORE = "paper_more"  # More like this
+    SAVE = "paper_save"  # Save / Saved ✓ / Remove: toggles the clicker's own save
+    NEXT = "results_next"  # paging, for results, More like this and saved papers
+    PREV = "results_prev"
+    SEARCH = "search_run"  # a suggested search, or "search instead for" the text as typed
+    SHARE_POST = "share_post"  # the preview of `/papers share`: post it...
+    SHARE_CANCEL = "share_cancel"  # ...or not
+    MENU = "paper_menu"  # a digest row's overflow menu; the option's value names the action (`a`)
+    MENU_LINK = "link"  # a menu option that is a link (Slack opens it; nothing to answer)
+    HOME_EXAMPLE = "home_example"  # an example search in App Home (rendered as home_example_<n>)
+    HOME_LANG = "home_lang"  # the language picker in App Home
+    HOME_UNSUBSCRIBE = "home_unsubscribe"  # a digest's Unsubscribe button in App Home
+
+
+BUTTON_ACTIONS = frozenset(
+    {Action.SHARE, Action.DETAILS, Action.MORE, Action.SAVE, Action.NEXT, Action.PREV, Action.SEARCH, Action.SHARE_POST, Action.SHARE_CANCEL}
+)
+"""The buttons answered by bot/slack/listeners/actions.py."""
+MENU_ACTIONS = frozenset({Action.DETAILS, Action.MORE, Action.SAVE})
+"""What a digest row's menu may ask for; a link option, or a forged one, gets no answer."""
+
+LINK = re.compile(r"^link_(arxiv|pdf|code|project)_\d+$")
+"""URL buttons (arXiv, PDF, Code, Project): Slack opens the page and still tells the app."""
+HOME_EXAMPLE = re.compile(rf"^{Action.HOME_EXAMPLE}_\d+$")
+"""App Home's example searches: action ids must be unique within a block, so each is numbered."""
+
+
+def link_action_id(kind: str, number: int) -> str:
+    """The action id of the `number`th link button of `kind` (arxiv, pdf, code, project)."""
+    return f"link_{kind}_{number}"
+
+
+def home_example_id(number: int) -> str:
+    return f"{Action.HOME_EXAMPLE}_{number}"
+
+
+QUERY_CHARS_IN_VALUE = 1500  # leaves room for the rest of a button's JSON value (2,000)
+
+
+@dataclass(frozen=True)
+class ButtonValue:
+    """What a button or menu option carries, by name; `encode_value` writes the one-letter keys."""
+
+    id: str = ""
+    lang: str = ""
+    query: str = ""
+    page: int = 0  # 0: not given (a paging button always gives one; readers use `page_or(1)`)
+    mode: str = ""
+    like_id: str = ""
+    exact: bool = False
+    action: str = ""
+
+    def page_or(self, default: int = 1) -> int:
+        return self.page if self.page >= 1 else default
+
+    def but(self, **changes: object) -> ButtonValue:
+        """This value with some fields changed (`value.but(page=2)`)."""
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+_WIRE = (("mode", "m"), ("action", "a"), ("id", "id"), ("like_id", "k"), ("query", "q"), ("lang", "l"), ("page", "p"), ("exact", "x"))
+"""Field name -> key on the wire, in the order keys are written."""
+
+
+def encode_value(value: ButtonValue) -> str:
+    """Pack a button's value as compact JSON, only the fields it sets; a long query is cut
+    so the value stays within Slack's limit."""
+    data: dict[str, object] = {}
+    for name, key in _WIRE:
+        field_value = getattr(value, name)
+        if not field_value:
+            continue
+        if name == "query":
+            field_value = str(field_value)[:QUERY_CHARS_IN_VALUE]
+        elif name == "exact":
+            field_value = 1
+        data[key] = field_value
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def decode_value(raw: str | None) -> ButtonValue:
+    """Unpack a button's value; anything unreadable becomes an empty value (a stale or forged click)."""
+    try:
+        data = json.loads(raw or "{}")
+    except ValueError:
+        return ButtonValue()
+    if not isinstance(data, dict):
+        return ButtonValue()
+    return ButtonValue(
+        id=_text(data.get("id")),
+        lang=_text(data.get("l")),
+        query=_text(data.get("q")),
+        page=_page(data.get("p")),
+        mode=_text(data.get("m")),
+        like_id=_text(data.get("k")),
+        exact=bool(data.get("x")),
+        action=_text(data.get("a")),
+    )
+
+
+def _text(raw: object) -> str:
+    return str(raw) if isinstance(raw, str | int) and not isinstance(raw, bool) else ""
+
+
+def _page(raw: object) -> int:
+    try:
+        return max(1, int(raw))  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return 0

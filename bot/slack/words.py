@@ -1,0 +1,105 @@
+"""The `/papers` vocabulary: which first words are commands, in English and Chinese.
+
+Every other first word starts a search: `/papers diffusion models` must search, so an
+unknown word is a query, not an error. Some command words are also ordinary words in
+paper titles, so they are commands only when what follows fits:
+
+    language / 语言            alone or before a language name (`/papers language models` searches)
+    top / 热门                 alone or before a period (`/papers top-k sampling` searches)
+    export / 导出              alone, before a format, or a word or two (a format mistyped)
+    sources / feeds / 订阅源   alone or before an action (`/papers sources of bias` searches)
+
+`lang` is always the command (a bad argument gets its usage); `digest` / 日报 is always
+the preview. Adding a subcommand: a `Command`, its words here, its answer in
+bot/slack/answers/, one line in answers/commands.py's table, and its strings in bot/i18n.py.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from bot.i18n import is_lang
+from bot.library.export import normalize_format
+
+
+class Command(StrEnum):
+    HELP = "help"
+    LANG = "lang"
+    SHARE = "share"
+    SUBSCRIBE = "subscribe"
+    UNSUBSCRIBE = "unsubscribe"
+    SUBSCRIPTIONS = "subscriptions"
+    DIGEST = "digest"
+    SOURCES = "sources"
+    SAVE = "save"
+    SAVED = "saved"
+    FORYOU = "foryou"
+    TOP = "top"
+    EXPORT = "export"
+    SEARCH = "search"  # not a word: what every other line is
+
+
+WORDS: dict[str, Command] = {
+    **dict.fromkeys(("help", "-h", "--help", "?", "？", "帮助"), Command.HELP),
+    "lang": Command.LANG,
+    **dict.fromkeys(("share", "分享"), Command.SHARE),
+    **dict.fromkeys(("subscribe", "订阅"), Command.SUBSCRIBE),
+    **dict.fromkeys(("unsubscribe", "取消订阅", "退订"), Command.UNSUBSCRIBE),
+    **dict.fromkeys(("subscriptions", "订阅列表"), Command.SUBSCRIPTIONS),
+    **dict.fromkeys(("digest", "日报"), Command.DIGEST),
+    **dict.fromkeys(("save", "收藏"), Command.SAVE),
+    **dict.fromkeys(("saved", "收藏夹", "我的收藏"), Command.SAVED),
+    **dict.fromkeys(("foryou", "为你推荐", "推荐"), Command.FORYOU),
+}
+"""First words that are always commands."""
+
+WORDS_IF_ARGUMENT_FITS: dict[str, Command] = {
+    **dict.fromkeys(("language", "语言"), Command.LANG),
+    **dict.fromkeys(("top", "热门"), Command.TOP),
+    **dict.fromkeys(("export", "导出"), Command.EXPORT),
+    **dict.fromkeys(("sources", "feeds", "订阅源"), Command.SOURCES),
+}
+"""First words that are commands only when what follows fits (see the module docstring)."""
+
+DIGEST_COMMANDS = frozenset({Command.SUBSCRIBE, Command.UNSUBSCRIBE, Command.SUBSCRIPTIONS, Command.DIGEST})
+LIBRARY_COMMANDS = frozenset({Command.SAVE, Command.SAVED, Command.FORYOU, Command.TOP, Command.EXPORT})
+
+PERIOD_WORDS = {"week": "week", "本周": "week", "周": "week", "month": "month", "本月": "month", "月": "month"}
+"""What `/papers top` takes."""
+SOURCES_ACTIONS = {"list": "list", "add": "add", "remove": "remove", "poll": "poll", "添加": "add", "删除": "remove", "抓取": "poll", "列表": "list"}
+"""What `/papers sources` takes."""
+SUBSCRIBE_HELP_WORDS = ("help", "帮助", "?")
+"""`/papers subscribe help` explains the options instead of subscribing."""
+
+DID_YOU_MEAN = ("subscribe", "unsubscribe", "subscriptions", "digest", "share", "save", "saved", "foryou", "export", "sources", "help", "lang")
+"""Commands a mistyped first word is compared with (`subscibe 9am` -> subscribe)."""
+
+
+def read_command(text: str) -> tuple[Command, str, str]:
+    """Split a `/papers` line (already plain text) into (command, its first word, the rest).
+
+    An empty line is help. A line that is not a command is `Command.SEARCH`, whole.
+    """
+    word, _, rest = " ".join(text.split()).partition(" ")
+    word = word.lower()
+    if not word:
+        return Command.HELP, "", ""
+    if word in WORDS:
+        return WORDS[word], word, rest
+    command = WORDS_IF_ARGUMENT_FITS.get(word)
+    if command is not None and _argument_fits(command, rest):
+        return command, word, rest
+    return Command.SEARCH, word, rest
+
+
+def _argument_fits(command: Command, rest: str) -> bool:
+    rest = rest.strip()
+    if not rest:
+        return True
+    if command is Command.LANG:
+        return is_lang(rest)
+    if command is Command.TOP:
+        return rest.lower() in PERIOD_WORDS
+    if command is Command.EXPORT:  # `export foo` is a format mistyped (usage), not a search for foo
+        return normalize_format(rest.lower()) is not None or len(rest.split()) <= 2
+    return rest.split()[0].lower() in SOURCES_ACTIONS  # Command.SOURCES
