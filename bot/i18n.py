@@ -104,10 +104,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Results come with buttons: *Share* posts a paper here, *Details* shows the full card, *More like this* finds similar papers, *Save* keeps it in your reading list, and *arXiv*, *PDF*, *Code* open the paper, its PDF and its code.",
         "zh": "每条结果都有按钮：*分享* 把论文发到频道，*详情* 显示完整信息，*相似论文* 查找类似的论文，*收藏* 把论文加入你的收藏，*arXiv 页面*、*PDF 全文*、*代码* 分别打开论文页面、PDF 和代码。",
     },
-    "help.digests_need_slack": {
-        "en": "Daily digests post into Slack channels, so `/papers {word}` works once paperbot is connected to Slack (see the README). Offline, `python -m bot digest` shows what a digest would hold.",
-        "zh": "每日论文日报会发到 Slack 频道，因此 `/papers {word}` 需要先把 paperbot 连接到 Slack（见 README）。离线时可用 `python -m bot digest` 查看日报会收录哪些论文。",
-    },
     # --- search results -----------------------------------------------------------
     "search.header": {
         "en": "*{total}* papers for “{query}” · page {page} of {pages}",
@@ -311,10 +307,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     "home.unsubscribe_confirm_text": {
         "en": "No more digests will be posted there. You can subscribe again any time.",
         "zh": "之后不会再发送这份日报，随时可以重新订阅。",
-    },
-    "home.subscriptions_placeholder": {
-        "en": "Paper digests of new papers: run `/papers subscribe` in a channel, or in a DM with me for your own.",
-        "zh": "论文日报：在频道中运行 `/papers subscribe` 订阅到该频道，或在与我的私信中运行，订阅给自己。",
     },
     # --- daily digests (bot/slack/render/digest.py, answers/subscribe.py) ---------------------
     "digest.header": {"en": "📚 Paper digest · {date}", "zh": "📚 论文日报 · {date}"},
@@ -1006,10 +998,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "已删除 `{source}`。它带来的论文仍会保留。",
     },
     "sources.title": {"en": "Feeds", "zh": "订阅源"},
-    "sources.needs_serve": {
-        "en": "Feeds are managed where paperbot runs in Slack, or with `python -m bot sources list|add|remove|poll`.",
-        "zh": "订阅源需在接入 Slack 的 paperbot 中管理，或使用 `python -m bot sources list|add|remove|poll`。",
-    },
     "sources.polling": {
         "en": "Polling {count} feeds now; `/papers sources` shows how it went.",
         "zh": "正在抓取 {count} 个订阅源；稍后用 `/papers sources` 查看结果。",
@@ -1179,10 +1167,6 @@ def lang_name(lang: str, shown_in: str) -> str:
     return t(LANG_NAMES[normalize_lang(lang)], shown_in)
 
 
-def has_message(key: str) -> bool:
-    return key in MESSAGES
-
-
 def placeholders(template: str) -> set[str]:
     return set(_PLACEHOLDER.findall(template))
 
@@ -1210,12 +1194,17 @@ def t(key: str, lang: str | None = DEFAULT_LANG, /, **fmt: object) -> str:
     return text
 
 
+SEARCH_PROBLEMS = {
+    "query_empty": "search.query_empty",
+    "query_repaired": "search.query_repaired",
+    "query_truncated": "search.query_truncated",
+}
+"""What the query parser (bot/search/query.py) reports about a query, as message keys."""
+
+
 def problem_text(problem: str, lang: str) -> str:
-    """The i18n message for a search `problem` key (bare or `search.`-prefixed)."""
-    for key in (problem, f"search.{problem}"):
-        if has_message(key):
-            return t(key, lang)
-    return t("search.query_problem", lang)
+    """The message for a search `problem` (one of SEARCH_PROBLEMS)."""
+    return t(SEARCH_PROBLEMS.get(problem, "search.query_problem"), lang)
 
 
 def format_estimate(total: int, lang: str, *, at_least: int = 0) -> str:

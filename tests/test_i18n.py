@@ -99,9 +99,7 @@ def test_every_singular_has_its_plural():
 def test_chinese_calls_a_digest_ribao_not_a_summary():
     # 摘要 is a paper's summary; the daily digest is 日报 everywhere.
     assert [k for k, v in MESSAGES.items() if "每日摘要" in v["zh"] or "摘要内容" in v["zh"]] == []
-    assert "日报" in t("help.digests_need_slack", "zh", word="subscribe")
-    assert "日报" in t("home.subscriptions_placeholder", "zh")
-    assert "coming soon" not in t("home.subscriptions_placeholder", "en")  # digests have landed
+    assert "日报" in t("subscribe.help_hint", "zh")
 
 
 @pytest.mark.parametrize(

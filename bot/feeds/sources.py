@@ -111,12 +111,34 @@ class Source:
         """Why the last poll failed, in `lang` ("" when it succeeded)."""
         if not self.last_error:
             return ""
-        return t(f"sources.error_{self.last_error}", lang, detail=self.last_error_detail or "?")
+        key = ERROR_TEXTS.get(self.last_error, "sources.error_internal")
+        return t(key, lang, detail=self.last_error_detail or "?")
 
     def to_dict(self) -> dict:
         data = asdict(self)
         data["last_error_text"] = self.error_text("en")
         return data
+
+
+ERROR_TEXTS = {
+    "api": "sources.error_api",
+    "arxiv_off": "sources.error_arxiv_off",
+    "format": "sources.error_format",
+    "html": "sources.error_html",
+    "http": "sources.error_http",
+    "internal": "sources.error_internal",
+    "listing": "sources.error_listing",
+    "network": "sources.error_network",
+    "rate_limited": "sources.error_rate_limited",
+    "redirects": "sources.error_redirects",
+    "stopped": "sources.error_stopped",
+    "timeout": "sources.error_timeout",
+    "too_large": "sources.error_too_large",
+    "unavailable": "sources.error_unavailable",
+}
+"""Why a poll failed, by its kind (a FetchError's or ArxivError's, or this module's own), as a message key."""
+SKIPPED_TEXTS = {"busy": "sources.poll_skipped_busy", "waiting": "sources.poll_skipped_waiting"}
+"""Why a poll did not run: another poll holds the source, or it is backing off."""
 
 
 @dataclass
@@ -130,7 +152,7 @@ class PollResult:
     def line(self, lang: str) -> str:
         """One line for the CLI and Slack: what this poll did."""
         if self.skipped:
-            return t(f"sources.poll_skipped_{self.skipped}", lang, source=self.source.target, when=self.source.retry_at)
+            return t(SKIPPED_TEXTS[self.skipped], lang, source=self.source.target, when=self.source.retry_at)
         if self.error:
             return t("sources.poll_failed", lang, source=self.source.target, reason=self.source.error_text(lang))
         if self.unchanged:

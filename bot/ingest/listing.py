@@ -77,6 +77,16 @@ FIELD_LIMITS = {
     "comments": 5_000,
     "journal": 5_000,
 }
+FIELD_NAMES = {
+    "title_en": "listing.field_title_en",
+    "title_zh": "listing.field_title_zh",
+    "authors": "listing.field_authors",
+    "affiliations": "listing.field_affiliations",
+    "summary": "listing.field_summary",
+    "comments": "listing.field_comments",
+    "journal": "listing.field_journal",
+}
+"""Each field's name, as a message key, for the reason a record is rejected."""
 _SMALLEST_LIMIT = min(FIELD_LIMITS.values())  # a record whose fields are all shorter needs no check one by one
 _YEAR4 = re.compile(r"(?<![\d.])(19[89]\d|20\d\d)(?![\d.]\d|\d)")  # not arXiv ids (2012.12345)
 
@@ -161,7 +171,7 @@ def decode_listing(name: str, data: bytes) -> tuple[str | None, ListingError | N
     """Decode listing bytes as UTF-8 (BOM or not), naming the likely encoding when they are
     not; refuse binary data with a reason."""
     if b"\x00" in data[:8192]:
-        return None, listing_error(name, 0, "file_binary")
+        return None, listing_error(name, 0, "listing.file_binary")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -170,7 +180,7 @@ def decode_listing(name: str, data: bytes) -> tuple[str | None, ListingError | N
             guess = "GBK/GB18030"
         except UnicodeDecodeError:
             guess = ""
-        key = "file_not_utf8_gbk" if guess else "file_not_utf8"
+        key = "listing.file_not_utf8_gbk" if guess else "listing.file_not_utf8"
         return None, listing_error(name, 0, key, offset=exc.start)
     return text.replace("\r\n", "\n").replace("\r", "\n"), None
 
@@ -181,7 +191,7 @@ def parse_path(path: str | Path) -> Listing:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        return Listing(path=str(path), feed="", errors=[listing_error(str(path), 0, "file_unreadable", detail=exc.strerror or str(exc))])
+        return Listing(path=str(path), feed="", errors=[listing_error(str(path), 0, "listing.file_unreadable", detail=exc.strerror or str(exc))])
     return parse_bytes(str(path), data)
 
 
@@ -242,17 +252,17 @@ def parse_text(text: str, path: str = "<text>") -> Listing:
     cleaned = cleaned.replace("\u00a0", " ").replace("\u3000", " ")
     lines = [(n, line) for n, line in enumerate(map(str.strip, cleaned.split("\n")), start=1) if line]
     if not lines:
-        return Listing(path=path, feed="", errors=[listing_error(path, 0, "file_empty")])
+        return Listing(path=path, feed="", errors=[listing_error(path, 0, "listing.file_empty")])
     feed_line, feed = lines[0]
     if _kind(feed) != "plain":
-        return Listing(path=path, feed="", errors=[listing_error(path, feed_line, "feed_missing")])
+        return Listing(path=path, feed="", errors=[listing_error(path, feed_line, "listing.feed_missing")])
     listing = Listing(path=path, feed=feed)
     venues: dict[str, tuple[str, int | None, str, tuple[str, ...]]] = {}
     affiliations: dict[str, Affiliation] = {}
     for chunk in _chunks(lines[1:]):
         _parse_chunk(chunk, listing, venues, affiliations)
     if not listing.records and not listing.errors:
-        listing.errors.append(listing_error(path, feed_line, "file_no_records"))
+        listing.errors.append(listing_error(path, feed_line, "listing.file_no_records"))
     return listing
 
 
@@ -468,7 +478,7 @@ def _parse_chunk(
         elif kind == "affiliations":
             head_affiliations.append((number, line))
     if summary_at == len(chunk):
-        listing.errors.append(listing_error(path, first_line, "record_no_summary"))
+        listing.errors.append(listing_error(path, first_line, "listing.record_no_summary"))
         return
     affiliations = head_affiliations
     if len(plain) == 4 and not _CJK.search(plain[0][1] + plain[1][1]) and _CJK.search(plain[2][1]):
@@ -476,23 +486,23 @@ def _parse_chunk(
         plain = [(plain[0][0], f"{plain[0][1]} {plain[1][1]}"), *plain[2:]]
     if len(plain) > 3:
         # The record before this one lost its AI总结 line and ran into this one.
-        listing.errors.append(listing_error(path, plain[0][0], "record_no_summary"))
+        listing.errors.append(listing_error(path, plain[0][0], "listing.record_no_summary"))
         cut = plain[-3][0]
         plain = plain[-3:]
         affiliations = [(n, line) for n, line in head_affiliations if n > cut]
         first_line = cut
     if len(plain) < 3:
-        listing.errors.append(listing_error(path, first_line, "record_short", found=len(plain)))
+        listing.errors.append(listing_error(path, first_line, "listing.record_short", found=len(plain)))
         return
     if len(affiliations) > 1:
-        listing.errors.append(listing_error(path, first_line, "record_two_affiliations"))
+        listing.errors.append(listing_error(path, first_line, "listing.record_two_affiliations"))
         return
     (title_en_at, title_en), (title_zh_at, title_zh), (authors_at, authors) = plain
     if not _LATIN.search(title_en) and _CJK.search(title_en):
-        listing.errors.append(listing_error(path, first_line, "record_title_not_english"))
+        listing.errors.append(listing_error(path, first_line, "listing.record_title_not_english"))
         return
     if not _WORD.search(title_en):
-        listing.errors.append(listing_error(path, first_line, "record_title_empty"))
+        listing.errors.append(listing_error(path, first_line, "listing.record_title_empty"))
         return
     summary_line_at, _, summary_line = chunk[summary_at]
     summary = summary_line[_SUMMARY.match(summary_line).end() :].strip()
@@ -511,7 +521,7 @@ def _parse_chunk(
     comments = " ".join(comment_parts)
     journal = " ".join(journal_parts)
     if misplaced_at is not None:
-        listing.errors.append(listing_error(path, misplaced_at, "record_misplaced_line"))
+        listing.errors.append(listing_error(path, misplaced_at, "listing.record_misplaced_line"))
         return
     affiliation_line = affiliations[0][1] if affiliations else ""
     longest = max(len(title_en), len(title_zh), len(authors), len(affiliation_line), len(summary), len(comments), len(journal))
@@ -579,9 +589,9 @@ def _split_pair(part: str) -> Affiliation:
     return Affiliation(en=part, zh="")
 
 
-def listing_error(path: str, line: int, key: str, **fmt) -> ListingError:
-    """Build a ListingError with the reason for `listing.<key>` in both languages."""
-    return ListingError(path=path, line=line, reason=t(f"listing.{key}", "en", **fmt), reason_zh=t(f"listing.{key}", "zh", **fmt))
+def listing_error(path: str, line: int, key: str, **fields: object) -> ListingError:
+    """Build a ListingError with the reason for message `key` in both languages."""
+    return ListingError(path=path, line=line, reason=t(key, "en", **fields), reason_zh=t(key, "zh", **fields))
 
 
 def field_too_long(path: str, line: int, name: str, length: int) -> ListingError:
@@ -590,6 +600,6 @@ def field_too_long(path: str, line: int, name: str, length: int) -> ListingError
     return ListingError(
         path=path,
         line=line,
-        reason=t("listing.record_field_too_long", "en", field=t(f"listing.field_{name}", "en"), length=length, limit=limit),
-        reason_zh=t("listing.record_field_too_long", "zh", field=t(f"listing.field_{name}", "zh"), length=length, limit=limit),
+        reason=t("listing.record_field_too_long", "en", field=t(FIELD_NAMES[name], "en"), length=length, limit=limit),
+        reason_zh=t("listing.record_field_too_long", "zh", field=t(FIELD_NAMES[name], "zh"), length=length, limit=limit),
     )

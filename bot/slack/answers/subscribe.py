@@ -42,6 +42,15 @@ from bot.slack.words import SUBSCRIBE_HELP_WORDS, Command
 logger = logging.getLogger(__name__)
 
 SAMPLE_PAPERS = 5
+ORDER_NOTES = {
+    ("new", "user"): "library.order_new_user",
+    ("new", "channel"): "library.order_new_channel",
+    ("foryou", "user"): "library.order_foryou_user",
+    ("foryou", "channel"): "library.order_foryou_channel",
+    ("popular", "user"): "library.order_popular_user",
+    ("popular", "channel"): "library.order_popular_channel",
+}
+"""How a digest's papers are ordered, by (order, kind of place), for the subscribe answer."""
 
 
 def _place_kind(user_id: str, channel_id: str, channel_name: str) -> tuple[str, str]:
@@ -174,7 +183,7 @@ def answer_subscribe(services: Services, *, user_id: str, channel_id: str, chann
         lines.append(t("subscribe.notify_empty_note", reader))
     if sub.ranking:
         order = digest_order(sub)
-        lines.append(t("library.order_note", reader, order=t(f"library.order_{order}_{sub.kind}", reader)))
+        lines.append(t("library.order_note", reader, order=t(ORDER_NOTES[(order, sub.kind)], reader)))
     if created or top != (existing.top if existing else DEFAULT_TOP):
         lines.append(t("subscribe.top_note", reader, top=sub.top))
     if kind == "channel" and not blocked:

@@ -86,19 +86,34 @@ def query_label_text(query: str) -> str:
     return query
 
 
+SEARCH_HEADERS = {
+    "pages": "search.header",
+    "single": "search.header_single",
+    "estimated": "search.header_estimated",
+    "estimated_page": "search.header_estimated_page",
+}
+MORE_LIKE_HEADERS = {
+    "pages": "search.more_like_header",
+    "single": "search.more_like_header_single",
+    "estimated": "search.more_like_header_estimated",
+    "estimated_page": "search.more_like_header_estimated_page",
+}
+"""The count line of a page of results (or of papers like one), by what is known of the total."""
+
+
 def results_header(result: SearchResult, lang: str, *, query: str = "", title: str | None = None) -> str:
     """The count line: "*7* papers for “q” · page 1 of 2", or "About *36,000* papers for “q”".
 
     `title` (already escaped) makes it a "More like this" header. An estimated total is
     rounded (`format_estimate`) and has no "of N pages": N would be an estimate too.
     """
-    stem = "search.more_like_header" if title is not None else "search.header"
+    headers = MORE_LIKE_HEADERS if title is not None else SEARCH_HEADERS
     if result.estimated:
-        key = f"{stem}_estimated_page" if result.page > 1 else f"{stem}_estimated"
+        key = headers["estimated_page" if result.page > 1 else "estimated"]
         shown = (result.page - 1) * result.per_page + len(result.hits)
         total: int | str = format_estimate(result.total, lang, at_least=shown)
     else:
-        key = stem if result.pages > 1 else f"{stem}_single"  # no "page 1 of 1"
+        key = headers["pages" if result.pages > 1 else "single"]  # no "page 1 of 1"
         total = result.total
     return t(key, lang, total=total, query=query, title=title or "", page=result.page, pages=result.pages)
 
