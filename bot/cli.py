@@ -445,9 +445,11 @@ def cmd_sources(settings: Settings, args) -> int:
     corpus = _open(settings)
     try:
         service = SourceService(settings, corpus)
+        data: object
+        results: list = []
         try:
             if args.sources_command == "list":
-                rows = service.list()
+                rows = service.list_sources()
                 data = [s.to_dict() for s in rows]
                 lines = [format_source_line(s, "en") for s in rows] or ["no sources yet; add one with: python -m bot sources add URL"]
             elif args.sources_command == "add":

@@ -175,7 +175,7 @@ def test_a_feeds_new_papers_arrive_in_the_next_digest_with_links(w, slack):
                       abstract="We draft ahead. It is fast.", comment="https://github.com/ivy/lookahead"))  # fmt: skip
     _, body = slack.command("sources add arxiv:cs.CL", user_id=ADMIN)
     assert "Added `arxiv:cs.CL`" in all_text(body["blocks"])
-    wait_until(lambda: w.services.sources.list()[0].last_success)  # polled at once, in the background
+    wait_until(lambda: w.services.sources.list_sources()[0].last_success)  # polled at once, in the background
     assert any(p.title_en.startswith("Lookahead") for p in w.corpus.newest(3))
     _, body = slack.command("sources", user_id=ADMIN)
     assert "`arxiv:cs.CL` · last poll 2026-12-01T08:00:00+00:00" in all_text(body["blocks"])

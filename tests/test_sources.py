@@ -92,7 +92,7 @@ def test_a_listing_url_is_ingested_then_asked_conditionally(corpus, fake, clock)
     (second,) = feeds.poll_all()
     assert second.unchanged and second.added == 0
     assert fake.requests[-1].headers.get("If-None-Match") == '"v1"'
-    (source,) = feeds.list()
+    (source,) = feeds.list_sources()
     assert source.papers_added == 3 and source.last_success == "2026-12-01T09:00:00+00:00" and source.last_error == ""
 
 
@@ -156,7 +156,7 @@ def test_bad_input_is_a_clear_status_line_and_changes_nothing(corpus, fake, cloc
     with caplog.at_level(logging.WARNING, logger="bot.feeds.sources"):
         (result,) = feeds.poll_all()
     assert result.error == error
-    (source,) = feeds.list()
+    (source,) = feeds.list_sources()
     assert words in source.error_text("en") and source.error_text("zh") and source.failures == 1
     assert words in result.line("en") and target in caplog.text
     assert snapshot(corpus) == before
@@ -184,7 +184,7 @@ def test_a_failing_source_backs_off_and_tells_admins_once(corpus, fake, clock):
     for _ in range(3):
         (result,) = feeds.poll_all()
         assert result.error == "http"
-        (source,) = feeds.list()
+        (source,) = feeds.list_sources()
         waits.append(source.retry_at)
         assert feeds.poll_all() == [] or feeds.poll_all()[0].skipped == "waiting"  # not before retry_at
         clock.set(datetime.fromisoformat(source.retry_at))
@@ -192,7 +192,7 @@ def test_a_failing_source_backs_off_and_tells_admins_once(corpus, fake, clock):
     assert len(told) == 1 and told[0].target.endswith("/missing.txt")
     fake.pages["/missing.txt"] = (listing_text("Back（恢复）", 1, 1), "")
     assert feeds.poll_all()[0].added == 1
-    (source,) = feeds.list()
+    (source,) = feeds.list_sources()
     assert (source.failures, source.retry_at, source.notified) == (0, "", False)
 
 

@@ -92,10 +92,12 @@ def _time_error(word: str) -> SubscribeError:
     return SubscribeError("subscribe.bad_time", value=word)
 
 
-def _is_spelled_time(word: str) -> bool:
-    """A time nobody means as a filter word: with a colon, am/pm or 点 (`9:30`, `9pm`, `8点`)."""
+def _spelled_time(word: str) -> tuple[int, int] | None:
+    """A time nobody means as a filter word (with a colon, am/pm or 点: `9:30`, `9pm`, `8点`), read; else None."""
     text = normalize_word(word).lower()
-    return parse_time(text) is not None and (":" in text or text.endswith(("am", "pm")) or any(c in text for c in "点點时時"))
+    if not (":" in text or text.endswith(("am", "pm")) or any(c in text for c in "点點时時")):
+        return None
+    return parse_time(word)
 
 
 def parse_subscribe(text: str) -> SubscribeRequest:
@@ -131,8 +133,8 @@ def parse_subscribe(text: str) -> SubscribeRequest:
             if value not in ORDERS:
                 raise SubscribeError("subscribe.bad_order", value=word)
             request.order = value
-        elif _TOP.match(lowered):
-            raw = _TOP.match(lowered).group(1)
+        elif top := _TOP.match(lowered):
+            raw = top.group(1)
             if not raw.isdigit() or not 1 <= int(raw) <= MAX_TOP:
                 raise SubscribeError("subscribe.bad_top", value=word, limit=MAX_TOP)
             request.top = int(raw)
@@ -146,8 +148,8 @@ def parse_subscribe(text: str) -> SubscribeRequest:
             following = parse_day_word(words[1]) if len(words) > 1 else None
             days, taken = (following, 2) if following else ({"mon"}, 1)
             is_day = bool(following)
-        elif parse_day_word(word) is not None and (days is None or last_was_day):
-            days = (days or set()) | parse_day_word(word)
+        elif (named := parse_day_word(word)) is not None and (days is None or last_was_day):
+            days = (days or set()) | named
             is_day = True
         elif is_timeish(word) or (word.isdigit() and len(words) > 1 and words[1].lower() in ("am", "pm")):
             if len(words) > 1 and words[1].lower() in ("am", "pm") and word.isdigit():
@@ -167,10 +169,10 @@ def parse_subscribe(text: str) -> SubscribeRequest:
     rest: list[str] = []
     for word in words:  # a time or zone that strayed into the filter
         lowered = normalize_word(word).lower()
-        if _is_spelled_time(word):
+        if (spelled := _spelled_time(word)) is not None:
             if request.hour is not None:
                 raise SubscribeError("subscribe.two_times", first=f"{request.hour:02d}:{request.minute:02d}", second=word)
-            request.hour, request.minute = parse_time(word)
+            request.hour, request.minute = spelled
         elif lowered.startswith(_ZONE_PREFIX):
             if request.timezone is not None:
                 raise SubscribeError("subscribe.two_zones", first=request.timezone, second=word)

@@ -58,7 +58,7 @@ SYNC_JOB = "digest-sync"
 INBOX_JOB = "inbox-scan"
 
 
-class ClockMixin:
+class ClockMixin(BaseScheduler):
     """Make an APScheduler 3 scheduler read time from `self.clock` instead of the system (tests).
 
     `_process_jobs` follows BaseScheduler._process_jobs (3.11) step for step, with
@@ -73,7 +73,7 @@ class ClockMixin:
             return None
         now = self.clock().astimezone(self.timezone)
         next_wakeup_time = None
-        events = []
+        events: list[JobExecutionEvent] = []
         with self._jobstores_lock:
             for jobstore_alias, jobstore in self._jobstores.items():
                 try:
@@ -132,7 +132,7 @@ class ClockExecutor(BaseExecutor):
         self.clock = clock
 
     def _do_submit_job(self, job, run_times):
-        events = []
+        events: list[JobExecutionEvent] = []
         for run_time in run_times:
             if job.misfire_grace_time is not None and self.clock() - run_time > timedelta(seconds=job.misfire_grace_time):
                 events.append(JobExecutionEvent(EVENT_JOB_MISSED, job.id, job._jobstore_alias, run_time))

@@ -96,7 +96,7 @@ def _parse_chinese_time(word: str) -> tuple[int, int] | None:
         return None
     period, hour_text, fraction, minute_text = match.groups()
     hour = _cn_number(hour_text)
-    minute = {"半": 30, "一刻": 15, "三刻": 45}.get(fraction or "", 0)
+    minute: int | None = {"半": 30, "一刻": 15, "三刻": 45}.get(fraction or "", 0)
     if minute_text:
         minute = _cn_number(minute_text)
     if hour is None or minute is None or hour > 23 or minute > 59:

@@ -182,7 +182,7 @@ def _clipped(text: str, limit: int) -> str:
 class RateLimiter:
     """At most one request every `interval` seconds, across threads."""
 
-    def __init__(self, interval: float, *, monotonic: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep):
+    def __init__(self, interval: float, *, monotonic: Callable[[], float] = time.monotonic, sleep: Callable[[float], object] = time.sleep):
         self.interval = interval
         self._monotonic = monotonic
         self._sleep = sleep
@@ -219,13 +219,13 @@ class ArxivClient:
         self.api_url = api_url
         self.stopping = threading.Event()
         # Waits end early on stop(), so shutting `serve` down never waits out a backoff.
-        sleep = sleep or self.stopping.wait
+        wait: Callable[[float], object] = sleep or self.stopping.wait
         self.retries = retries
         self.backoff = backoff
         self.max_wait = max_wait
         self.timeout = timeout
-        self._sleep = sleep
-        self.limiter = RateLimiter(interval, sleep=sleep)
+        self._sleep = wait
+        self.limiter = RateLimiter(interval, sleep=wait)
         self.requests = 0
 
     def stop(self) -> None:
@@ -235,13 +235,13 @@ class ArxivClient:
     def query(self, *, search_query: str = "", id_list: list[str] | None = None, max_results: int = 10, start: int = 0,
               sort_by: str = "") -> FeedPage:  # fmt: skip
         """One API request (with retries): `search_query` and/or `id_list`."""
-        params = {"start": start, "max_results": max_results}
+        params: dict[str, str | int] = {"start": start, "max_results": max_results}
         if search_query:
             params["search_query"] = search_query
         if id_list:
             params["id_list"] = ",".join(id_list)
         if sort_by:
-            params.update(sortBy=sort_by, sortOrder="descending")
+            params["sortBy"], params["sortOrder"] = sort_by, "descending"
         url = f"{self.api_url}?{urlencode(params)}"
         attempt = 0
         while True:

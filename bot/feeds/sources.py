@@ -284,7 +284,7 @@ class SourceService:
         self.interval = timedelta(minutes=settings.sources_interval_minutes)
         self._lock = threading.Lock()
 
-    def list(self) -> list[Source]:
+    def list_sources(self) -> list[Source]:
         return self.sources.all()
 
     def add(self, text: str, *, added_by: str) -> Source:
@@ -311,7 +311,7 @@ class SourceService:
 
     def poll_all(self, targets: list[str] | None = None, *, force: bool = False) -> list[PollResult]:
         """Poll every source (or those named); `force` ignores a backoff's waiting time."""
-        chosen = self.list()
+        chosen = self.list_sources()
         if targets:
             wanted = set(targets)
             chosen = [s for s in chosen if s.target in wanted]

@@ -39,6 +39,7 @@ def in_child(db_path: Path, *, now: str, token: str, path: Path | None = None, n
     paper another feed listed first would then count as this feed's, its record
     replaced whole (fields this file leaves empty cleared).
     """
+    args: tuple[object, ...]
     if path is not None:
         args, target, what = (str(db_path), str(path), now, token), "store_file", str(path)
     else:

@@ -199,8 +199,8 @@ def parse_bytes(name: str, data: bytes) -> Listing:
     """Parse a listing that arrived as bytes, named `name`; bytes that are not UTF-8 text
     come back as a Listing with one error (and no feed: nothing to store)."""
     text, error = decode_listing(name, data)
-    if error:
-        return Listing(path=name, feed="", errors=[error])
+    if text is None:
+        return Listing(path=name, feed="", errors=[error] if error else [])
     return parse_text(text, name)
 
 
@@ -366,7 +366,7 @@ def find_venue(text: str) -> tuple[str, int | None, str]:
 
 def _known_venues(text: str) -> list[tuple[int, str]]:
     """(position, name) of the first mention of each known venue in `text`."""
-    found = []
+    found: list[tuple[int, str]] = []
     if text.isascii():  # IGNORECASE also matches a few non-ASCII letters (the Kelvin sign for k)
         by_letters = _VENUES_BY_FIRST_LETTERS
         leads = by_letters.keys() & set(_LETTERS.findall(text.lower()))
@@ -505,16 +505,16 @@ def _parse_chunk(
         listing.errors.append(listing_error(path, first_line, "listing.record_title_empty"))
         return
     summary_line_at, _, summary_line = chunk[summary_at]
-    summary = summary_line[_SUMMARY.match(summary_line).end() :].strip()
+    summary = _after(_SUMMARY, summary_line).strip()
     comment_parts: list[str] = []
     journal_parts: list[str] = []
     comments_at = journal_at = misplaced_at = None
     for number, kind, line in chunk[summary_at + 1 :]:
         if kind == "comments":
-            comment_parts.append(line[_COMMENTS.match(line).end() :].strip())
+            comment_parts.append(_after(_COMMENTS, line).strip())
             comments_at = comments_at or number
         elif kind == "journal":
-            journal_parts.append(line[_JOURNAL.match(line).end() :].strip())
+            journal_parts.append(_after(_JOURNAL, line).strip())
             journal_at = journal_at or number
         elif misplaced_at is None:  # a second summary, or 机构 after it
             misplaced_at = number
@@ -550,7 +550,7 @@ def _parse_chunk(
         title_en=title_en,
         title_zh=title_zh,
         authors=parse_authors(authors),
-        affiliations=parse_affiliations(affiliation_line[_AFFILIATIONS.match(affiliation_line).end() :], known_affiliations)
+        affiliations=parse_affiliations(_after(_AFFILIATIONS, affiliation_line), known_affiliations)
         if affiliations
         else [],
         summary_zh=summary,
@@ -589,6 +589,12 @@ def _split_pair(part: str) -> Affiliation:
     return Affiliation(en=part, zh="")
 
 
+def _after(pattern: re.Pattern[str], line: str) -> str:
+    """What follows a line's label (`AI总结`, `Comments`, `机构 *`); the line's kind says it has one."""
+    match = pattern.match(line)
+    return line[match.end() :] if match else line
+
+
 def listing_error(path: str, line: int, key: str, **fields: object) -> ListingError:
     """Build a ListingError with the reason for message `key` in both languages."""
     return ListingError(path=path, line=line, reason=t(key, "en", **fields), reason_zh=t(key, "zh", **fields))
@@ -596,10 +602,10 @@ def listing_error(path: str, line: int, key: str, **fields: object) -> ListingEr
 
 def field_too_long(path: str, line: int, name: str, length: int) -> ListingError:
     """A record's field is past FIELD_LIMITS: say which, how long, and the limit, in both languages."""
-    limit, length = f"{FIELD_LIMITS[name]:,}", f"{length:,}"  # 10,000: the same in both languages
+    shown = {"limit": f"{FIELD_LIMITS[name]:,}", "length": f"{length:,}"}  # 10,000: the same in both languages
     return ListingError(
         path=path,
         line=line,
-        reason=t("listing.record_field_too_long", "en", field=t(FIELD_NAMES[name], "en"), length=length, limit=limit),
-        reason_zh=t("listing.record_field_too_long", "zh", field=t(FIELD_NAMES[name], "zh"), length=length, limit=limit),
+        reason=t("listing.record_field_too_long", "en", field=t(FIELD_NAMES[name], "en"), **shown),
+        reason_zh=t("listing.record_field_too_long", "zh", field=t(FIELD_NAMES[name], "zh"), **shown),
     )

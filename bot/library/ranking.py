@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections import Counter, OrderedDict
+from collections import Counter, OrderedDict, defaultdict
 from dataclasses import dataclass
 
 from bot.models import Paper
@@ -118,7 +118,7 @@ def rank_by_profile(
     # An inverted index over the profile: a candidate only meets the profile papers it
     # shares a term with, so 1,000 x 200 comparisons cost what their overlap costs.
     postings: dict[str, list[tuple[int, float]]] = {}
-    centroid: Counter = Counter()
+    centroid: defaultdict[str, float] = defaultdict(float)
     weight_sum = sum(profile_weights) or 1.0
     for number, (vector, weight) in enumerate(zip(profile_vectors, profile_weights, strict=True)):
         for term, value in vector.items():

@@ -23,7 +23,7 @@ Ranking ("for you") is bot/library/ranking.py.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -305,14 +305,14 @@ class Library:
 
     def channel_profile(self, channel_id: str) -> tuple[list[Paper], dict[str, float]]:
         """Papers the channel shared, saved from its cards or reacted to, with their weight."""
-        weights: Counter = Counter()
+        weights: defaultdict[str, float] = defaultdict(float)
         for paper_id, count in self.store.read("SELECT paper_id, COUNT(*) FROM shares WHERE channel_id = ? GROUP BY paper_id", (channel_id,)):
             weights[paper_id] += count
         for paper_id, count in self.store.read("SELECT paper_id, COUNT(*) FROM saves WHERE channel_id = ? GROUP BY paper_id", (channel_id,)):
             weights[paper_id] += count
         for paper_id, (votes, _people) in self.votes(channel_id).items():
             weights[paper_id] += votes
-        ids = [pid for pid, _ in weights.most_common(PROFILE_MAX)]
+        ids = sorted(weights, key=weights.__getitem__, reverse=True)[:PROFILE_MAX]  # Counter.most_common's order
         return self.store.get_many(ids), {pid: float(w) for pid, w in weights.items()}
 
     # -- ordering -------------------------------------------------------------------------------
@@ -337,6 +337,7 @@ class Library:
         """
         if order not in ("foryou", "popular") or not papers:
             return Ordering(list(papers), "new")
+        weights: dict[str, float]
         if kind == "user":
             profile, weights = self.saved_papers(place_id, PROFILE_MAX), {}
         else:

@@ -21,6 +21,7 @@ from slack_sdk.http_retry.builtin_handlers import (
     ConnectionErrorRetryHandler,
     RateLimitErrorRetryHandler,
 )
+from slack_sdk.http_retry.handler import RetryHandler
 
 from bot.config import Settings
 
@@ -49,7 +50,7 @@ def build_client(settings: Settings, patience: Patience = Patience.LISTENERS) ->
     if timeout is not None:
         kwargs["timeout"] = timeout
     client = WebClient(token=settings.slack_bot_token or None, **kwargs)  # type: ignore[arg-type]
-    handlers = []
+    handlers: list[RetryHandler] = []
     if connection_retries:
         handlers.append(ConnectionErrorRetryHandler(max_retry_count=connection_retries))
     if rate_limit_retries:

@@ -103,16 +103,16 @@ def share_in_channel(
         logger.warning("chat.postMessage to %s failed: %s", channel_id, code)
     if code in FALLBACK_TO_RESPONSE_URL and respond is not None and has_response_url(respond):
         try:
-            response = respond(
+            hook = respond(
                 text=reply.text,
                 blocks=reply.blocks,
                 response_type="in_channel",
                 replace_original=False,
             )
-            if response.status_code == 200:
+            if hook.status_code == 200:
                 _count_share(library, reply, channel_id, user_id, "")
                 return True
-            logger.warning("response_url in_channel answered %s", response.status_code)
+            logger.warning("response_url in_channel answered %s", hook.status_code)
         except Exception:
             logger.exception("posting the shared card through response_url failed")
     tell_user(explain_slack_error(code, reply.lang), lang=reply.lang, respond=respond, client=client, user_id=user_id, channel_id=channel_id)

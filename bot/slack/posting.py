@@ -61,10 +61,10 @@ class SlackDigestPoster:
                 problems = check_blocks(message.blocks)
                 if problems:  # a renderer bug: log it, Slack will say the rest
                     logger.warning("digest message breaks Block Kit limits: %s", "; ".join(problems[:3]))
-                kwargs = {"thread_ts": thread_ts} if thread_ts else {}
                 response = self.client.chat_postMessage(
-                    channel=channel_id, text=message.text, blocks=message.blocks, unfurl_links=False, unfurl_media=False, **kwargs
-                )
+                    channel=channel_id, text=message.text, blocks=message.blocks, unfurl_links=False, unfurl_media=False,
+                    thread_ts=thread_ts or None,  # None is left out of the request
+                )  # fmt: skip
                 thread_ts = thread_ts or response["ts"]
                 on_posted(message.paper_ids, response.get("channel") or channel_id, response["ts"])
         except SlackApiError as error:

@@ -18,7 +18,9 @@ from bot.slack.render.blocks import Message, render_notice
 from bot.slack.render.mrkdwn import unescape_slack_text
 from bot.store.database import is_storage_full
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the console imports this module, and needs no Slack SDK
+    from slack_sdk import WebClient
+
     from bot.slack.alerts import AdminAlerts
 
 
@@ -101,7 +103,7 @@ def error_reply(lang: str) -> Reply:
     return notice("error.generic", lang)
 
 
-def failure_reply(error: BaseException, lang: str, *, alerts: AdminAlerts | None = None, client: object = None) -> Reply:
+def failure_reply(error: BaseException, lang: str, *, alerts: AdminAlerts | None = None, client: WebClient | None = None) -> Reply:
     """What a user sees when a handler failed with `error`.
 
     A full disk is named as such, and the admins are told (once: bot/slack/alerts.py);

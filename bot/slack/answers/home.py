@@ -37,6 +37,6 @@ def build_home(services: Services, user_id: str, *, result: SearchResult | None 
         subscriptions=render_home_subscriptions(services, user_id, lang),
         saved_ids=services.library.saved_ids(user_id) if ready else frozenset(),
         saved_section=render_home_saved(services.library, user_id, lang) if ready else None,
-        sources=render_sources(services.sources.list(), lang) if services.is_admin(user_id) else None,
+        sources=render_sources(services.sources.list_sources(), lang) if services.is_admin(user_id) else None,
         not_ready=not_ready,
     )

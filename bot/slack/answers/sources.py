@@ -43,7 +43,7 @@ def answer_sources_command(services: Services, *, user_id: str, rest: str, lang:
     arg = arg.strip()
     try:
         if action == "list":
-            return Reply(Message(text=t("sources.title", lang), blocks=render_sources(service.list(), lang)), lang=lang)
+            return Reply(Message(text=t("sources.title", lang), blocks=render_sources(service.list_sources(), lang)), lang=lang)
         if action == "add":
             if not arg:
                 return notice("sources.usage", lang)
@@ -56,7 +56,7 @@ def answer_sources_command(services: Services, *, user_id: str, rest: str, lang:
                 return notice("sources.usage", lang)
             source = service.remove(arg)
             return notice("sources.removed", lang, source=escape_code(source.target))
-        sources = service.list()
+        sources = service.list_sources()
         _in_background("poll sources", lambda: service.poll_all(force=True))
         return notice("sources.polling", lang, count=len(sources))
     except SourceError as error:

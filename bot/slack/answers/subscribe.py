@@ -120,6 +120,7 @@ def answer_subscribe(services: Services, *, user_id: str, channel_id: str, chann
     kind, place_id = _place_kind(user_id, channel_id, channel_name)
     existing = services.subscriptions.for_place(kind, place_id)
     zone_why = ""
+    zone: str | None
     if existing and not request.has_options:
         sub_lang, hour, minute, zone, filter_text, notify = (
             existing.lang, existing.hour, existing.minute, existing.timezone, existing.filter_text, existing.notify_empty

@@ -84,7 +84,7 @@ def link_buttons(paper: Paper, lang: str) -> list[dict]:
 
     Slack still sends a click on a URL button to the app, so actions.py acks `link_*`.
     """
-    elements = []
+    elements: list[dict] = []
     counts: dict[str, int] = {}
     for item in paper_links(paper):
         if not is_linkable(item.url) or len(elements) >= LINKS_SHOWN:

@@ -222,10 +222,10 @@ def render_digest(digest: Digest) -> list[DigestMessage]:
     rest = digest.rest() if highlights else list(digest.papers)
     messages: list[DigestMessage] = []
     number = 0
+    blocks: list[dict]
     if not digest.resumed:
         blocks = [header(t("digest.header", lang, date=day)), {"type": "context", "elements": []}]
         if digest.popular:
-
             blocks.append(context(popular_line(digest.popular, lang)))
         for paper in highlights:
             number += 1
@@ -244,7 +244,8 @@ def render_digest(digest: Digest) -> list[DigestMessage]:
         messages.append(DigestMessage(Message(text=truncate(text, LIMITS["message_text"]), blocks=blocks), [p.id for p in highlights]))
 
     pages: list[tuple[list[dict], list[str]]] = []
-    blocks, ids = [{"type": "context", "elements": []}], []
+    blocks = [{"type": "context", "elements": []}]
+    ids: list[str] = []
     if rest and not digest.resumed:
         blocks.append(context(t("digest.thread_intro", lang, count=len(rest))))
     for label, papers in group_papers(rest, lang, ranked=digest.order != "new"):
@@ -301,7 +302,6 @@ def render_preview(digest: Digest, when: str, *, sample: bool = False, note: str
     if bits:
         blocks.append(context(" · ".join(bits)))
     if digest.popular:
-
         blocks.append(context(popular_line(digest.popular, lang)))
     for number, paper in enumerate(highlights, start=1):
         blocks.append(render_digest_paper(paper, lang, number, reason=_reason(digest, paper)))

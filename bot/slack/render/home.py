@@ -22,7 +22,7 @@ def language_picker(lang: str, is_set: bool) -> dict:
         {"text": {"type": "plain_text", "text": "English"}, "value": "en"},
         {"text": {"type": "plain_text", "text": "中文"}, "value": "zh"},
     ]
-    element = {"type": "static_select", "action_id": Action.HOME_LANG, "options": options}
+    element: dict[str, object] = {"type": "static_select", "action_id": Action.HOME_LANG, "options": options}
     if is_set:
         element["initial_option"] = options[0] if lang == "en" else options[1]
     else:
