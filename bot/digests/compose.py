@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date
 
+from bot.corpus import Corpus
 from bot.models import Paper
 
 MAX_PAPERS = 500
@@ -85,7 +86,7 @@ def rank_highlights(papers: list[Paper], relevance: dict[str, float], keys: Iter
     return sorted(papers, key=sort_key)
 
 
-def covered_seq(corpus, filter_text: str) -> int:
+def covered_seq(corpus: Corpus, filter_text: str) -> int:
     """The highest seq a digest may cover now: every paper up to it is visible to the query.
 
     Without a filter papers come from the store, whose seqs are committed in order. With
@@ -100,7 +101,7 @@ def covered_seq(corpus, filter_text: str) -> int:
 
 
 def compose_digest(
-    corpus,
+    corpus: Corpus,
     *,
     after_seq: int,
     filter_text: str = "",
@@ -133,7 +134,7 @@ def compose_digest(
     return digest
 
 
-def relevance_scores(corpus, filter_text: str, after_seq: int, ids: set[str]) -> dict[str, float]:
+def relevance_scores(corpus: Corpus, filter_text: str, after_seq: int, ids: set[str]) -> dict[str, float]:
     """Each paper's relevance to the filter (the index's score), for ranking highlights.
 
     The scores a search for the filter gives the papers after `after_seq` (its best

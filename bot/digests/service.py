@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from bot.clock import Clock, system_clock
+from bot.corpus import Corpus
 from bot.digests.compose import MAX_PAPERS, Digest, compose_digest
 from bot.digests.places import Poster
 from bot.digests.runs import GRACE, due_date, next_run
@@ -66,7 +67,7 @@ class DigestService:
 
     def __init__(
         self,
-        corpus,
+        corpus: Corpus,
         subscriptions: SubscriptionStore,
         poster: Poster,
         *,

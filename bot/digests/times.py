@@ -116,12 +116,6 @@ def is_timeish(word: str) -> bool:
     return parse_time(word) is not None or bool(_TIMEISH.search(word))
 
 
-def is_clear_time(word: str) -> bool:
-    """A time nobody would mean as a filter word: `9:30`, `9pm`, `早上8点` (not a bare `9`)."""
-    word = normalize_word(word)
-    return parse_time(word) is not None and not word.isdigit()
-
-
 def suggest_time(word: str) -> str | None:
     """The time a time-like word probably meant, as HH:MM (`8;30`, `8:3`, `8h30` -> 08:30)."""
     digits = re.findall(r"\d+", normalize_word(word))

@@ -23,13 +23,15 @@ import time
 import unicodedata
 import xml.sax
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from urllib.parse import urlencode
 
 import feedparser
 
 from bot.clock import Clock, system_clock, to_iso
+from bot.config import Settings
+from bot.corpus import Corpus
 from bot.errors import ArxivError, FetchError
 from bot.feeds.fetch import fetch
 from bot.ingest.listing import FIELD_LIMITS
@@ -289,7 +291,6 @@ class EnrichReport:
     updated: int = 0
     requests: int = 0
     error: str = ""
-    found_ids: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {k: getattr(self, k) for k in ("checked", "found", "missing", "updated", "requests", "error")}
@@ -315,7 +316,7 @@ class Enricher:
 
     def __init__(
         self,
-        corpus,
+        corpus: Corpus,
         client: ArxivClient,
         *,
         recheck_days: int = 30,
@@ -374,7 +375,6 @@ class Enricher:
         report.checked += len(found)
         report.found += sum(1 for r in found.values() if r)
         report.missing += sum(1 for r in found.values() if r is None)
-        report.found_ids += [i for i, r in found.items() if r]
         report.updated += self.corpus.save_arxiv(found, to_iso(self.clock()), sync=False)
 
     def run_background(self) -> EnrichReport | None:
@@ -403,7 +403,7 @@ class Enricher:
         return report
 
 
-def build_enricher(settings, corpus, *, clock: Callable[[], datetime] | None = None) -> Enricher:
+def build_enricher(settings: Settings, corpus: Corpus, *, clock: Clock | None = None) -> Enricher:
     """The enricher `serve` and `enrich` use, from settings (PAPERBOT_ARXIV_*)."""
     client = ArxivClient(settings.arxiv_api_url, interval=settings.arxiv_interval_seconds, backoff=settings.arxiv_backoff_seconds)
     return Enricher(corpus, client, recheck_days=settings.arxiv_recheck_days, clock=clock or system_clock)

@@ -27,6 +27,7 @@ from datetime import datetime
 from pathlib import Path
 
 from bot.clock import Clock, system_clock
+from bot.corpus import Corpus
 from bot.errors import IndexBusy
 from bot.models import IngestReport
 
@@ -80,7 +81,7 @@ def is_whole_file_rejected(report: IngestReport) -> bool:
 
 
 def scan_inbox(
-    corpus,
+    corpus: Corpus,
     inbox: Path,
     *,
     clock: Clock = system_clock,
@@ -133,7 +134,7 @@ def _move(path: Path, folder: Path) -> Path:
     return target
 
 
-def scan_inbox_and_check_index(corpus, inbox: Path, *, clock: Clock = system_clock) -> list[InboxResult]:
+def scan_inbox_and_check_index(corpus: Corpus, inbox: Path, *, clock: Clock = system_clock) -> list[InboxResult]:
     """Scan the inbox, then bring the index in step with the store if it fell behind.
 
     The periodic scan doubles as the index's health check: an index left behind while

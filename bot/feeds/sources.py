@@ -29,6 +29,8 @@ from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timedelta
 
 from bot.clock import Clock, system_clock, to_iso
+from bot.config import Settings
+from bot.corpus import Corpus
 from bot.errors import ArxivError, FetchError, PaperbotError, SourceError
 from bot.feeds.arxiv import ArxivClient, authors_overlap, normalize_title, plain_title
 from bot.feeds.fetch import DEFAULT_MAX_BYTES, fetch
@@ -262,8 +264,8 @@ class SourceService:
 
     def __init__(
         self,
-        settings,
-        corpus,
+        settings: Settings,
+        corpus: Corpus,
         *,
         clock: Clock = system_clock,
         arxiv_client: ArxivClient | None = None,
