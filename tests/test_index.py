@@ -15,17 +15,15 @@ from bot.errors import IndexUnusable
 from bot.models import Affiliation, Fragment, Paper
 from bot.search.codec import ArrayCodec
 from bot.search.index import (
-    INDEX_NAME,
     MAX_IDLE_SEARCHERS,
     IndexHit,
     IndexPage,
     PaperIndex,
     PaperSearcher,
-    build_schema,
     build_snippet,
     edit_distance,
-    paper_document,
 )
+from bot.search.schema import INDEX_NAME, build_schema, paper_document
 from bot.search.segments import PaperWriter
 
 
@@ -171,7 +169,7 @@ def test_index_of_another_schema_is_unusable(tmp_path: Path) -> None:
     from whoosh.fields import ID, Schema
     from whoosh.index import create_in
 
-    from bot.search.index import INDEX_NAME
+    from bot.search.schema import INDEX_NAME
 
     path = tmp_path / "index"
     path.mkdir()
@@ -455,7 +453,7 @@ def _built(path: Path, papers: list[Paper], *, indexed_numbers: bool) -> PaperIn
     """An index of `papers` in the schema of today or (indexed_numbers) of before 2026-12."""
     import whoosh.index
 
-    from bot.search.index import INDEX_NAME, build_schema
+    from bot.search.schema import INDEX_NAME, build_schema
 
     path.mkdir(parents=True)
     whoosh.index.create_in(str(path), build_schema(indexed_numbers=indexed_numbers), indexname=INDEX_NAME).close()
