@@ -20,11 +20,11 @@ from bot.search.index import (
     IndexPage,
     PaperIndex,
     PaperSearcher,
-    build_snippet,
     edit_distance,
 )
 from bot.search.schema import INDEX_NAME, build_schema, paper_document
 from bot.search.segments import PaperWriter
+from bot.search.snippets import build_snippet
 
 
 def make_paper(n: int, **changes) -> Paper:
