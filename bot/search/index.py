@@ -20,12 +20,10 @@ import os
 import pickle
 import queue
 import shutil
-import sys
 import tempfile
 import threading
 import time
 import uuid
-from array import array
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -37,7 +35,7 @@ from whoosh import query as wq
 from whoosh.filedb.filestore import FileStorage
 from whoosh.index import LockError
 from whoosh.multiproc import MpWriter, SubWriterTask
-from whoosh.reading import EmptyReader, MultiReader, SegmentReader
+from whoosh.reading import SegmentReader
 from whoosh.searching import Searcher
 
 from bot.child import die_with_parent, run_in_child
@@ -45,7 +43,7 @@ from bot.errors import ChildFailed, IndexBusy, IndexUnusable, WorkerFailed
 from bot.models import Fragment, Paper
 from bot.search import legacy
 from bot.search.analysis import analyze, forget_sections, load_chinese
-from bot.search.codec import ArrayCodec, numeric_column_bytes
+from bot.search.codec import ArrayCodec
 from bot.search.lexicon import (
     DICTIONARY,
     Lexicon,
@@ -58,6 +56,7 @@ from bot.search.lexicon import (
 )
 from bot.search.locks import HolderRecord
 from bot.search.query import TEXT_FIELD, build_query, iter_words, suggest_query
+from bot.search.readers import PaperSearcher, SearcherPool, column_max, segment_id
 from bot.search.schema import (
     INDEX_NAME,
     SNIPPET_FIELDS,
@@ -81,17 +80,6 @@ SEGMENT_DOCS = 50_000  # papers a worker puts in one segment during a bulk write
 LIMIT_MB = 4096  # the writers' posting pool: a bulk segment's postings fit in it (see bench/RESULTS.md)
 SERVER_SEGMENT_DOCS = 10_000  # in the serving process: ~120 MB of postings before a commit
 SERVER_LIMIT_MB = 512
-MAX_IDLE_SEARCHERS = 8  # more concurrent searches than this open and close their own
-# A folder last modified longer ago than this when it was checked is taken at its word: a
-# commit adds a file to it, so the same modification time means the same version, and a
-# search is spared Whoosh's check (listing the folder and matching every name: 1.3 ms a
-# search at 1M papers, 256 files). A stamp newer than that is never recorded: a second
-# change in the same clock tick (1 s on some file systems) would leave the time as it was.
-SETTLED_NS = 2_000_000_000
-# And the folder is listed at least this often anyway: a file system whose folder times
-# lag (NFS's attribute cache, some FUSE mounts) costs at most this much staleness.
-RECHECK_S = 1.0
-_wall_ns, _monotonic = time.time_ns, time.monotonic  # the clocks _searcher() reads (tests move them)
 MAX_PER_PAGE = 100
 
 
@@ -143,101 +131,6 @@ class IndexPage:
     estimated: bool = False  # `total` is estimated (phrases: only the shown hits are checked)
 
 
-class PaperSearcher(Searcher):
-    """A Whoosh searcher that sums each field's total length once, not once per term.
-
-    BM25F asks the top-level searcher for a field's average length for every query term
-    in every segment, and Whoosh answers by summing that field over all segments each
-    time: with hundreds of segments that sum dominated author queries. A searcher sees
-    one fixed index version, so the sum cannot change while it lives; `refresh()`
-    returns a new searcher (of this class) when the index does.
-    """
-
-    def field_length(self, fieldname):
-        if self.has_parent():
-            return self.get_parent().field_length(fieldname)
-        cache = self.__dict__.setdefault("_field_lengths", {})
-        if fieldname not in cache:
-            cache[fieldname] = self.reader().field_length(fieldname)
-        return cache[fieldname]
-
-    def refresh(self) -> PaperSearcher:
-        """Return a searcher of the index's latest version (this one if it is the latest),
-        keeping the readers of the segments it still has; this searcher is then done with.
-
-        Whoosh's refresh() means to keep them, but files the old readers by the index's
-        generation and looks them up by segment id, so it never finds one: after every
-        commit each searcher opened every segment again (~4 ms at 1M papers), and its
-        first searches paid again for what the readers had opened and cached since (their
-        columns, stored fields, each field's lengths). A segment never changes once
-        written, except for the documents deleted from it, which live in its entry in the
-        index's table of contents: a kept reader is given the new entry. The new
-        searcher shares the kept readers' open files with this one: close only the new
-        one (as with Whoosh's refresh, this one must not be used again).
-        """
-        ix = self._ix
-        if ix is None:
-            raise ValueError("this searcher has no index to refresh from")
-        old = self.reader()
-        if ix.latest_generation() == old.generation():
-            return self
-        leaves = [old] if old.is_atomic() else [leaf for leaf, _ in old.leaf_readers()]
-        kept = {leaf.segment().segment_id(): leaf for leaf in leaves if isinstance(leaf, SegmentReader)}
-        for attempt in range(10):
-            try:
-                toc, readers = _readers_of_latest(ix, kept)
-                break
-            except OSError:
-                # A commit removed the version just read (its table of contents, or a
-                # segment it merged away): read the next one, as Whoosh's reader() does.
-                if attempt == 9:
-                    raise  # the caller keeps this version
-                time.sleep(0.05)
-        for segment in toc.segments:
-            kept.pop(segment.segment_id(), None)
-        for leaf in kept.values():  # merged away: nothing reads them any more
-            leaf.close()
-        if not readers:
-            reader = EmptyReader(toc.schema)
-        elif len(readers) == 1:
-            reader = readers[0]
-        else:
-            reader = MultiReader(readers, generation=toc.generation)
-        self.is_closed = True
-        return PaperSearcher(reader, fromindex=ix, weighting=self.weighting)
-
-
-def _readers_of_latest(ix, kept: dict[str, SegmentReader]) -> tuple:
-    """The index's latest table of contents and a reader for each of its segments: one of
-    `kept` where its segment is there (left in `kept`), else one opened now."""
-    toc = ix._read_toc()
-    readers, opened = [], []
-    try:
-        for segment in toc.segments:
-            leaf = kept.get(segment.segment_id())
-            if leaf is None:
-                leaf = SegmentReader(ix.storage, toc.schema, segment, generation=toc.generation)
-                opened.append(leaf)
-            else:
-                leaf = _with_segment(leaf, segment, toc.generation)
-            readers.append(leaf)
-    except BaseException:
-        for leaf in opened:
-            leaf.close()
-        raise
-    return toc, readers
-
-
-def _with_segment(leaf: SegmentReader, segment, generation: int) -> SegmentReader:
-    """`leaf` (its open files and caches) reading the index entry `segment` of its segment,
-    which says which of its documents are deleted now. `leaf` itself is left as it was."""
-    fresh = copy.copy(leaf)
-    fresh._segment, fresh._gen = segment, generation
-    fresh._perdoc = copy.copy(leaf._perdoc)
-    fresh._perdoc._segment = segment
-    return fresh
-
-
 class PaperIndex:
     """The papers' full-text index in one directory, safe to use from many threads."""
 
@@ -269,12 +162,9 @@ class PaperIndex:
         self.segment_docs = segment_docs
         self.commit_docs = max(self.batch_size, segment_docs * max(1, procs))
         self._ix: whoosh.index.Index | None = None
-        self._inode: int | None = None
-        self._epoch = 0  # bumped whenever a different directory is swapped in
         self._write_lock = threading.Lock()
         self._open_lock = threading.RLock()
-        self._idle: list[tuple[int, Searcher]] = []  # (epoch, searcher) ready to lend
-        self._current: tuple | None = None  # (folder stamp, generation, when) last seen to be the latest: _searcher()
+        self._pool = SearcherPool(self.path, self._open_lock)  # the searchers lent to searches, and the epoch
         self._segment_revs: dict[str, int] = {}  # segment id -> highest rev in it
         self._vocab_epoch = -1  # the spelling vocabulary: see _vocabulary()
         self._vocab: dict[tuple[str, int], list[str]] = {}
@@ -299,14 +189,7 @@ class PaperIndex:
             # here could pull a reader from under a search in flight.
             self._ix = _open_checked(self.path)
             _sweep_scratch(self.path)
-            inode = _inode(self.path)
-            if inode is None or inode != self._inode:
-                # Another directory (a rebuild swapped in): pooled searchers and every
-                # cache keyed by epoch start over. The same directory opened again (each
-                # inbox scan's check) keeps them: its segments are the ones they describe.
-                self._epoch += 1
-                self._current = None
-            self._inode = inode
+            self._pool.opened(_inode(self.path))  # another directory than before: a new epoch
 
     def close(self) -> None:
         """Close every searcher and the index (at shutdown: searches in flight may fail)."""
@@ -335,10 +218,10 @@ class PaperIndex:
 
     def _segment_rev(self, leaf) -> int:
         """Return the highest rev in one segment's reader, remembered by segment id."""
-        key = _segment_id(leaf)
+        key = segment_id(leaf)
         rev = self._segment_revs.get(key) if key is not None else None
         if rev is None:
-            rev = _column_max(leaf, "rev")
+            rev = column_max(leaf, "rev")
             if key is not None:
                 self._segment_revs[key] = rev
         return rev
@@ -837,7 +720,7 @@ class PaperIndex:
         """A seq range as a filter for Whoosh's own search: the documents, from the column."""
         from bot.search import topk  # numpy: see _segment_cache()
 
-        return topk.range_docnums(searcher, q, cache=self._segment_cache(), segment_key=_segment_id)
+        return topk.range_docnums(searcher, q, cache=self._segment_cache(), segment_key=segment_id)
 
     def _newer_than(self, searcher: Searcher, after_seq: int) -> Searcher:
         """Return a view of `searcher` that searches only segments holding a rev above `after_seq`.
@@ -869,7 +752,7 @@ class PaperIndex:
 
         start, end = window
         top = topk.search(
-            searcher, q, limit=max(end, 1), cache=self._segment_cache(), segment_key=_segment_id, filter=only, mask=mask
+            searcher, q, limit=max(end, 1), cache=self._segment_cache(), segment_key=segment_id, filter=only, mask=mask
         )
         if top is not None:
             total, estimated = top.total, top.estimated
@@ -934,7 +817,7 @@ class PaperIndex:
         # By the segments read (unique names, never rewritten), not (epoch, generation): a
         # reader lent before a rebuild swapped in another folder could file its folder's
         # words under the new epoch when it asked after the swap.
-        key = tuple(_segment_id(leaf) for leaf in leaves)
+        key = tuple(segment_id(leaf) for leaf in leaves)
         with self._open_lock:
             if self._pinyin_key == key and self._pinyin is not None:
                 return self._pinyin
@@ -942,7 +825,7 @@ class PaperIndex:
         counts: dict[str, int] = {}
         tables = {}
         for leaf in leaves:
-            segment = _segment_id(leaf)
+            segment = segment_id(leaf)
             table = known.get(segment)
             if table is None:
                 table = _han_doc_counts(leaf)
@@ -974,7 +857,7 @@ class PaperIndex:
             admin_stamp = admin.stat().st_mtime_ns if admin is not None else 0
         except OSError:
             admin_stamp = 0
-        key = (self._epoch, stamp, admin_stamp)
+        key = (self._pool.epoch, stamp, admin_stamp)
         with self._open_lock:
             if self._lexicon_key == key and self._lexicon is not None:
                 return self._lexicon
@@ -1051,12 +934,12 @@ class PaperIndex:
         """
         leaves = [leaf for leaf, _ in reader.leaf_readers()] if not reader.is_atomic() else [reader]
         with self._open_lock:
-            if self._vocab_epoch != self._epoch:
-                self._vocab_epoch, self._vocab, self._vocab_words, self._vocab_segments = self._epoch, {}, set(), set()
-            fresh = [leaf for leaf in leaves if _segment_id(leaf) not in self._vocab_segments]
+            if self._vocab_epoch != self._pool.epoch:
+                self._vocab_epoch, self._vocab, self._vocab_words, self._vocab_segments = self._pool.epoch, {}, set(), set()
+            fresh = [leaf for leaf in leaves if segment_id(leaf) not in self._vocab_segments]
             if not fresh:
                 return self._vocab
-            epoch = self._epoch
+            epoch = self._pool.epoch
         added: dict[tuple[str, int], list[str]] = {}
         seen: set[str] = set()
         for leaf in fresh:
@@ -1075,7 +958,7 @@ class PaperIndex:
                     buckets[key] = buckets.get(key, []) + new
                     self._vocab_words.update(new)
             self._vocab = buckets
-            self._vocab_segments.update(_segment_id(leaf) for leaf in fresh)
+            self._vocab_segments.update(segment_id(leaf) for leaf in fresh)
             return buckets
 
     def _index(self) -> whoosh.index.Index:
@@ -1086,68 +969,10 @@ class PaperIndex:
             return self._ix
 
     @contextmanager
-    def _searcher(self) -> Iterator[Searcher]:
-        """Lend a searcher, refreshed if the index changed; take it back afterwards.
-
-        Whoosh searchers are not safe to share between threads, and each one holds open
-        files, so they are pooled: as many as there are concurrent searches, never one
-        per thread the HTTP server ever started.
-        """
-        with self._open_lock:
-            ix = self._index()
-            now = _wall_ns()
-            folder = _folder_stamp(self.path)
-            inode = folder[0] if folder is not None else None
-            if inode is not None and inode != self._inode:
-                # Another process rebuilt the index and swapped the directory.
-                self.open()
-                ix = self._index()
-            epoch = self._epoch
-            idle = self._idle.pop() if self._idle else None
-            current = self._current  # (folder stamp, generation, when) last seen to be the latest
-            if folder is not None and now - folder[1] <= SETTLED_NS:
-                folder = None  # too recent to vouch for the version seen now: check, record nothing
-        searcher = None
-        if idle is not None and idle[0] == epoch:
-            generation = idle[1].reader().generation()
-            if (
-                folder is not None and current is not None and current[:2] == (folder, generation)
-                and _monotonic() - current[2] < RECHECK_S
-            ):  # fmt: skip
-                searcher = idle[1]  # no file came or went since: no commit either
-            else:
-                try:
-                    searcher = idle[1].refresh()
-                except OSError:
-                    logger.warning("index %s changed under us; using the previous version", self.path)
-                    searcher = idle[1]
-                else:
-                    self._seen_latest(epoch, folder, searcher)
-        elif idle is not None:
-            idle[1].close()
-        if searcher is None:
-            try:
-                searcher = PaperSearcher(ix.reader(), fromindex=ix)
-            except Exception as exc:
-                raise IndexUnusable(f"cannot read the index at {self.path}: {exc!r}") from exc
-            self._seen_latest(epoch, folder, searcher)
-        try:
+    def _searcher(self) -> Iterator[PaperSearcher]:
+        """Lend a searcher of the latest version from the pool (bot/search/readers.py); take it back afterwards."""
+        with self._pool.lend(self._index, self.open) as searcher:
             yield searcher
-        finally:
-            with self._open_lock:
-                if epoch == self._epoch and self._ix is not None and len(self._idle) < MAX_IDLE_SEARCHERS:
-                    self._idle.append((epoch, searcher))
-                    searcher = None
-            if searcher is not None:
-                searcher.close()
-
-    def _seen_latest(self, epoch: int, folder: tuple[int, int] | None, searcher: Searcher) -> None:
-        """Record that `searcher` was the latest version when the folder was stamped `folder`
-        (stamped before Whoosh looked, so a commit in between shows as another stamp; None:
-        too recent a stamp, nothing recorded)."""
-        with self._open_lock:
-            if epoch == self._epoch:
-                self._current = None if folder is None else (folder, searcher.reader().generation(), _monotonic())
 
     def _swap_in(self, fresh: Path, tag: str) -> None:
         """Replace the live directory with `fresh`, holding the live index's write lock.
@@ -1184,9 +1009,7 @@ class PaperIndex:
         shutil.rmtree(old, ignore_errors=True)
 
     def _close_all(self) -> None:
-        for _, searcher in self._idle:
-            searcher.close()
-        self._idle.clear()
+        self._pool.close()
         if self._ix is not None:
             self._ix.close()
             self._ix = None
@@ -1475,23 +1298,6 @@ def _move_segment(folder: Path, segment, path: Path):
     return segment
 
 
-def _column_max(leaf, fieldname: str) -> int:
-    """The highest value of a sortable NUMERIC field in one segment (0 if it holds none),
-    from its column: one read, and a max in C (without numpy, which a CLI need not load)."""
-    found = numeric_column_bytes(leaf, fieldname)
-    if found is None:
-        return 0  # an empty index's reader, or a segment without the column
-    column, data = found
-    values = array(column._typecode, data)
-    if sys.byteorder == "little":
-        values.byteswap()  # Whoosh writes the column big-endian
-    default = column._default  # what a document without the field holds
-    top = max(values, default=None)
-    if top == default:
-        top = max((v for v in values if v != default), default=None)
-    return int(leaf.schema[fieldname].from_column_value(top)) if top is not None else 0
-
-
 def _stamp(path: Path) -> tuple[int, int, int] | None:
     """(inode, size, mtime) of a file, None if it is missing: whether it was written since."""
     try:
@@ -1499,11 +1305,6 @@ def _stamp(path: Path) -> tuple[int, int, int] | None:
     except OSError:
         return None
     return stat.st_ino, stat.st_size, stat.st_mtime_ns
-
-
-def _segment_id(reader) -> str | None:
-    segment = reader.segment()
-    return segment.segment_id() if segment is not None else None
 
 
 def edit_distance(a: str, b: str, limit: int) -> int:
@@ -1523,15 +1324,6 @@ def _inode(path: Path) -> int | None:
         return path.stat().st_ino
     except OSError:
         return None
-
-
-def _folder_stamp(path: Path) -> tuple[int, int] | None:
-    """The index folder's (inode, modification time in ns), or None if it cannot be read."""
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return st.st_ino, st.st_mtime_ns
 
 
 def _with(found: IndexPage, mode: str, suggestion: str | None, problem: str | None) -> IndexPage:
