@@ -14,11 +14,12 @@ import bot.search.segments
 from bot.errors import IndexUnusable
 from bot.models import Affiliation, Fragment, Paper
 from bot.search.codec import ArrayCodec
-from bot.search.index import IndexHit, IndexPage, PaperIndex, edit_distance
+from bot.search.index import IndexHit, IndexPage, PaperIndex
 from bot.search.readers import MAX_IDLE_SEARCHERS, PaperSearcher
 from bot.search.schema import INDEX_NAME, build_schema, paper_document
 from bot.search.segments import PaperWriter
 from bot.search.snippets import build_snippet
+from bot.search.spelling import edit_distance
 
 
 def make_paper(n: int, **changes) -> Paper:
@@ -501,7 +502,7 @@ def test_reopening_the_same_index_keeps_its_caches_and_a_rebuild_does_not(index:
     index.search("speculativ")  # fills the pooled searcher and the spelling vocabulary
     epoch = index._pool.epoch
     index.open()  # what every inbox scan's check does
-    assert index._pool.epoch == epoch and index._vocab
+    assert index._pool.epoch == epoch and index._spelling.english
     index.rebuild(make_paper(n) for n in range(1, 5))  # another directory swapped in
     assert index._pool.epoch > epoch
     assert index.state() == (4, 4)

@@ -42,10 +42,9 @@ from bot.child import die_with_parent, run_in_child
 from bot.errors import ChildFailed, IndexBusy, IndexUnusable, WorkerFailed
 from bot.models import Fragment, Paper
 from bot.search import legacy
-from bot.search.analysis import analyze, forget_sections, load_chinese
+from bot.search.analysis import forget_sections, load_chinese
 from bot.search.codec import ArrayCodec
 from bot.search.lexicon import (
-    DICTIONARY,
     Lexicon,
     TermLearner,
     absorb_shares,
@@ -55,7 +54,7 @@ from bot.search.lexicon import (
     load_terms,
 )
 from bot.search.locks import HolderRecord
-from bot.search.query import TEXT_FIELD, build_query, iter_words, suggest_query
+from bot.search.query import TEXT_FIELD, build_query
 from bot.search.readers import PaperSearcher, SearcherPool, column_max, segment_id
 from bot.search.schema import (
     INDEX_NAME,
@@ -66,7 +65,7 @@ from bot.search.schema import (
 )
 from bot.search.segments import PaperWriter, commit_toc, write_segment, write_segment_in_child
 from bot.search.snippets import build_snippet, matched_expansions
-from bot.search.spelling import PinyinVocabulary, correct_chinese
+from bot.search.spelling import Spelling
 
 logger = logging.getLogger(__name__)
 legacy.register()  # indexes written before bot/search/ existed open as they are
@@ -166,16 +165,9 @@ class PaperIndex:
         self._open_lock = threading.RLock()
         self._pool = SearcherPool(self.path, self._open_lock)  # the searchers lent to searches, and the epoch
         self._segment_revs: dict[str, int] = {}  # segment id -> highest rev in it
-        self._vocab_epoch = -1  # the spelling vocabulary: see _vocabulary()
-        self._vocab: dict[tuple[str, int], list[str]] = {}
-        self._vocab_words: set[str] = set()
-        self._vocab_segments: set[str | None] = set()
         self._lexicon_key: tuple | None = None
         self._lexicon: Lexicon | None = None
-        self._pinyin_key: tuple | None = None
-        self._pinyin: PinyinVocabulary | None = None
-        # segment id -> {Chinese word: documents} of the last vocabulary read from the live index: see _pinyin_for()
-        self._han_counts: dict[str | None, dict[str, int]] = {}
+        self._spelling = Spelling(self._pool)  # the typo vocabularies (bot/search/spelling.py)
         # Per-segment lengths and columns for bot/search/topk.py, made at the first search:
         # bot/search/topk.py imports numpy (~0.1 s of a CLI command's start; a digest never needs it).
         self._segments = None
@@ -633,7 +625,7 @@ class PaperIndex:
         if found.total:
             return _with(found, "all", None, problem)
 
-        suggestion = self._suggest(searcher, text, lexicon) if correct else None
+        suggestion = self._spelling.suggest(searcher.reader(), text, lexicon, self._live_segments) if correct else None
         if suggestion:
             fixed, _ = find(suggestion, "all")
             if fixed.total:
@@ -788,63 +780,6 @@ class PaperIndex:
                 cache = self._segments
         return cache
 
-    def _suggest(self, searcher: Searcher, text: str, lexicon: Lexicon | None = None) -> str | None:
-        """Return `text` with English and Chinese typos corrected from the index's words, or None."""
-        reader = searcher.reader()
-        english = self._suggest_english(searcher, text, lexicon)
-        fixed = english or text
-        if any("\u3400" <= c <= "\u9fff" for c in fixed):
-            chinese = correct_chinese(
-                fixed,
-                lambda w: (TEXT_FIELD, w) in reader,
-                lambda: self._pinyin_for(reader),
-                DICTIONARY.words_sounding,
-                lambda w: all((TEXT_FIELD, t) in reader for t in analyze(w)),
-            )
-            if chinese:
-                return chinese
-        return english
-
-    def _pinyin_for(self, reader) -> PinyinVocabulary:
-        """Return the index's Chinese words by pinyin, built on first need per index version.
-
-        Each segment's Chinese words and their document counts are read once (segments
-        never change once written): rebuilding it all after a commit asked every segment
-        for every word's count, 1.25 s at 1M papers, in the first typo search after a
-        day's file. The counts summed are MultiReader.doc_frequency's.
-        """
-        leaves = [leaf for leaf, _ in reader.leaf_readers()] if not reader.is_atomic() else [reader]
-        # By the segments read (unique names, never rewritten), not (epoch, generation): a
-        # reader lent before a rebuild swapped in another folder could file its folder's
-        # words under the new epoch when it asked after the swap.
-        key = tuple(segment_id(leaf) for leaf in leaves)
-        with self._open_lock:
-            if self._pinyin_key == key and self._pinyin is not None:
-                return self._pinyin
-            known = self._han_counts  # replaced, never changed in place
-        counts: dict[str, int] = {}
-        tables = {}
-        for leaf in leaves:
-            segment = segment_id(leaf)
-            table = known.get(segment)
-            if table is None:
-                table = _han_doc_counts(leaf)
-            tables[segment] = table
-            for word, count in table.items():
-                counts[word] = counts.get(word, 0) + count
-        vocabulary = PinyinVocabulary.from_words(counts, counts.__getitem__)
-        try:
-            live = {segment.segment_id() for segment in self._index()._segments()}
-        except Exception:  # (the folder swapped meanwhile) keep nothing rather than guess
-            live = set()
-        with self._open_lock:
-            # Kept only if read from the live index's segments: a reader lent before a
-            # rebuild or a merge would leave the next search its tables to read again.
-            if set(tables) <= live:
-                self._han_counts = tables  # only the segments this version has
-                self._pinyin_key, self._pinyin = key, vocabulary
-        return vocabulary
-
     def _lexicon_for(self, reader) -> Lexicon:
         """Return the lexicon: curated + admin aliases and what this index learned (cached)."""
         path = self.path / LEXICON_FILE
@@ -872,8 +807,8 @@ class PaperIndex:
         cost that request 2-6 s at 1M papers, and held the interpreter from the others."""
         with self._searcher() as searcher:
             reader = searcher.reader()
-            self._vocabulary(reader)
-            self._pinyin_for(reader)
+            self._spelling.english_vocabulary(reader)
+            self._spelling.pinyin_vocabulary(reader, self._live_segments)
         self._segment_cache()  # and numpy, which every search needs
         import rapidfuzz.distance  # noqa: F401  (and what typo correction needs: ~20 ms at the first typo)
         import rapidfuzz.process  # noqa: F401
@@ -883,83 +818,9 @@ class PaperIndex:
         with self._searcher() as searcher:
             return self._lexicon_for(searcher.reader())
 
-    def _suggest_english(self, searcher: Searcher, text: str, lexicon: Lexicon | None) -> str | None:
-        from rapidfuzz import process  # imported where it is used: a CLI digest never corrects
-        from rapidfuzz.distance import OSA
-
-        reader = searcher.reader()
-        words = set(iter_words(text))
-        if not words:
-            return None
-
-        def is_known(word: str) -> bool:
-            # A known short name (USTC, CMU) is never "corrected" into a common word.
-            return ("spell", word) in reader or (lexicon is not None and lexicon.is_alias(word))
-
-        vocabulary = self._vocabulary(reader)
-
-        def find_closest(word: str) -> str | None:
-            # Two edits on a short word reach unrelated words (qwerty -> query); so one.
-            maxdist = 2 if len(word) > 6 else 1
-            candidates = [
-                known for length in range(len(word) - maxdist, len(word) + maxdist + 1)
-                for known in vocabulary.get((word[0], length), ())
-            ]  # fmt: skip
-            # RapidFuzz compares in C: the pure-Python distance was a third of all query time.
-            found = process.extract(
-                word, candidates, scorer=OSA.distance, score_cutoff=maxdist, limit=None
-            )
-            if not found:
-                return None
-            best = min(dist for _, dist, _ in found)
-            near = [
-                w for w, dist, _ in found if dist == best and reader.doc_frequency("spell", w) > 0
-            ]
-            if not near:
-                return None
-            return max(near, key=lambda w: (reader.doc_frequency("spell", w), w))
-
-        return suggest_query(text, is_known, find_closest)
-
-    def _vocabulary(self, reader) -> dict[tuple[str, int], list[str]]:
-        """Return the spelling vocabulary by (first letter, length), read once per segment.
-
-        Whoosh's terms_within() decodes every term sharing the first letter from disk
-        and runs a pure-Python distance on each: 80 ms a word at 50k papers. Instead the
-        word list is read once and bucketed by near length. Segments never change once
-        written, so after a commit only the new segments' words are read (re-reading the
-        whole list after each ingest took 4.2 s at 1M papers). The buckets are replaced,
-        never changed in place, so a search reading the old ones is never disturbed.
-        Words whose papers were all deleted may linger; `_suggest` ignores those.
-        """
-        leaves = [leaf for leaf, _ in reader.leaf_readers()] if not reader.is_atomic() else [reader]
-        with self._open_lock:
-            if self._vocab_epoch != self._pool.epoch:
-                self._vocab_epoch, self._vocab, self._vocab_words, self._vocab_segments = self._pool.epoch, {}, set(), set()
-            fresh = [leaf for leaf in leaves if segment_id(leaf) not in self._vocab_segments]
-            if not fresh:
-                return self._vocab
-            epoch = self._pool.epoch
-        added: dict[tuple[str, int], list[str]] = {}
-        seen: set[str] = set()
-        for leaf in fresh:
-            for term in leaf.lexicon("spell"):
-                word = term.decode("utf-8") if isinstance(term, bytes) else term
-                if word not in seen:
-                    seen.add(word)
-                    added.setdefault((word[0], len(word)), []).append(word)
-        with self._open_lock:
-            if epoch != self._vocab_epoch:  # another directory was swapped in meanwhile
-                return self._vocab
-            buckets = dict(self._vocab)
-            for key, words in added.items():
-                new = [w for w in words if w not in self._vocab_words]
-                if new:
-                    buckets[key] = buckets.get(key, []) + new
-                    self._vocab_words.update(new)
-            self._vocab = buckets
-            self._vocab_segments.update(segment_id(leaf) for leaf in fresh)
-            return buckets
+    def _live_segments(self) -> set[str]:
+        """The ids of the segments in the live index's latest version."""
+        return {segment.segment_id() for segment in self._index()._segments()}
 
     def _index(self) -> whoosh.index.Index:
         with self._open_lock:
@@ -1201,21 +1062,6 @@ class _Workers(MpWriter):
                 task.join(timeout=5)
 
 
-def _han_doc_counts(leaf) -> dict[str, int]:
-    """One segment's text-field terms from the first Han character on (UTF-8 keeps code
-    point order: the Chinese words, without walking the English ones before them, 330,000
-    terms at 1M papers for 3,000 Chinese ones), each with its document count."""
-    counts: dict[str, int] = {}
-    for (fieldname, term), info in leaf.iter_from(TEXT_FIELD, _FIRST_HAN):
-        if fieldname != TEXT_FIELD:
-            break
-        counts[term.decode("utf-8") if isinstance(term, bytes) else term] = info.doc_frequency()
-    return counts
-
-
-_FIRST_HAN = "\u3400"  # CJK Extension A: the lowest code point bot/search/spelling.py takes for Han
-
-
 def _sweep_scratch(path: Path) -> None:
     """Remove scratch folders (`.index.new-*` from rebuild, `.index.aside-*` from upsert,
     `.index.learn-*` from upsert_stored) that a killed process left beside the index:
@@ -1305,18 +1151,6 @@ def _stamp(path: Path) -> tuple[int, int, int] | None:
     except OSError:
         return None
     return stat.st_ino, stat.st_size, stat.st_mtime_ns
-
-
-def edit_distance(a: str, b: str, limit: int) -> int:
-    """Return the Damerau (optimal string alignment) distance of a and b, or `limit` once it
-    is certain to be at least that (RapidFuzz's, in C).
-
-    >>> edit_distance("decodng", "decoding", 3), edit_distance("teh", "the", 3), edit_distance("cat", "dog", 2)
-    (1, 1, 2)
-    """
-    from rapidfuzz.distance import OSA
-
-    return min(OSA.distance(a, b, score_cutoff=limit), limit)
 
 
 def _inode(path: Path) -> int | None:

@@ -203,7 +203,7 @@ COMMAND_WORDS = ("subscribe", "unsubscribe", "subscriptions", "digest", "share",
 
 def meant_command(word: str, rest: str) -> str | None:
     """The command a first word of 4+ letters is one or two typos away from, else None."""
-    from bot.search.index import edit_distance
+    from bot.search.spelling import edit_distance
 
     if len(word) < 4 or not word.isascii() or not word.isalpha():
         return None
