@@ -16,12 +16,13 @@ from pathlib import Path
 import pytest
 from bench_modules import bench_module
 
-import bot.search.index as index_module
+import bot.search.writers as writers_module
 from bot.config import Settings
 from bot.corpus import Corpus
 from bot.errors import WorkerFailed
 from bot.models import Listing
-from bot.search.index import LEXICON_FILE, PaperIndex, StoredPapers
+from bot.search.index import LEXICON_FILE, PaperIndex
+from bot.search.writers import StoredPapers
 from bot.store.database import Store, read_papers
 
 PAPERS = 300
@@ -79,7 +80,7 @@ def written_in_turn(listings, tmp_path_factory) -> tuple[Path, dict, dict, int]:
     the outcome after the listings, and after every paper was listed again."""
     data = tmp_path_factory.mktemp("in-turn") / "data"
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(index_module, "TINY_SEGMENT_DOCS", 0)
+        patch.setattr(writers_module, "TINY_SEGMENT_DOCS", 0)
         corpus = open_corpus(data, 1)
         try:
             corpus.ingest_paths(listings)
@@ -96,7 +97,7 @@ def written_in_turn(listings, tmp_path_factory) -> tuple[Path, dict, dict, int]:
 def test_workers_reading_their_shares_build_what_one_process_builds(listings, written_in_turn, tmp_path, monkeypatch):
     # Segments this small would be folded together at each commit, which sums their field
     # lengths from Whoosh's one-byte approximations: scores would then depend on the layout.
-    monkeypatch.setattr(index_module, "TINY_SEGMENT_DOCS", 0)
+    monkeypatch.setattr(writers_module, "TINY_SEGMENT_DOCS", 0)
     _, one_first, one_after, one_relisted = written_in_turn
     corpus = open_corpus(tmp_path / "data", 2)
     try:
@@ -254,7 +255,7 @@ def test_a_commit_that_fails_after_the_workers_lets_the_lock_go(written_in_turn,
             raise OSError(f"cannot read {path.name}")
 
         with monkeypatch.context() as patch:
-            patch.setattr(index_module, "_load_share", unreadable)
+            patch.setattr(writers_module, "_load_share", unreadable)
             with pytest.raises(OSError, match="cannot read"):
                 index.upsert_stored(papers)
         index.open()

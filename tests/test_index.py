@@ -464,10 +464,10 @@ def test_seq_and_rev_are_columns_not_terms_and_older_indexes_open_as_they_are(tm
     with them as terms still open (no rebuild), and every range reads the columns."""
     import whoosh.query as wq
 
-    import bot.search.index
     import bot.search.topk
+    import bot.search.writers
 
-    monkeypatch.setattr(bot.search.index, "TINY_SEGMENT_DOCS", 0)
+    monkeypatch.setattr(bot.search.writers, "TINY_SEGMENT_DOCS", 0)
     papers = [make_paper(n, rev=rev) for n, rev in enumerate([3, 7, 5, *range(8, 30)], start=1)]  # revs out of order
     new = _built(tmp_path / "new", papers, indexed_numbers=False)
     old = _built(tmp_path / "old", papers, indexed_numbers=True)

@@ -322,10 +322,10 @@ def test_papers_found_only_through_expansions_are_reachable_when_literal_hits_fi
 def test_the_pinyin_vocabulary_is_every_chinese_term_by_its_document_count_across_segments(tmp_path: Path, seeds, monkeypatch) -> None:
     from dataclasses import replace
 
-    import bot.search.index
-    from bot.search.index import TEXT_FIELD
+    import bot.search.writers
+    from bot.search.query import TEXT_FIELD
 
-    monkeypatch.setattr(bot.search.index, "TINY_SEGMENT_DOCS", 0)  # each upsert a segment of its own
+    monkeypatch.setattr(bot.search.writers, "TINY_SEGMENT_DOCS", 0)  # each upsert a segment of its own
 
     ix = PaperIndex(tmp_path / "index")
     try:
@@ -348,7 +348,7 @@ def test_a_searcher_lent_before_a_rebuild_leaves_no_vocabulary_to_the_new_index(
     """The pinyin vocabulary is kept by the segments it was read from, and only if they are
     the live index's: a search that began on the old folder and asked after the swap must
     neither file the old words under the new one nor leave its counts in their place."""
-    from bot.search.index import TEXT_FIELD
+    from bot.search.query import TEXT_FIELD
 
     ix = PaperIndex(tmp_path / "index")
     try:

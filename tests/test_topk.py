@@ -23,9 +23,9 @@ from whoosh import query as wq
 from bot.config import Settings
 from bot.corpus import Corpus
 from bot.search import topk
-from bot.search.index import TINY_SEGMENT_DOCS
 from bot.search.query import build_query
 from bot.search.readers import segment_id
+from bot.search.writers import TINY_SEGMENT_DOCS
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -13,46 +13,29 @@ than the query, and Whoosh searchers are not safe to share between threads.
 from __future__ import annotations
 
 import copy
-import gc
 import logging
-import multiprocessing.connection
 import os
-import pickle
-import queue
 import shutil
 import tempfile
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
 
 import whoosh.index
 from whoosh import query as wq
 from whoosh.filedb.filestore import FileStorage
 from whoosh.index import LockError
-from whoosh.multiproc import MpWriter, SubWriterTask
-from whoosh.reading import SegmentReader
 from whoosh.searching import Searcher
 
-from bot.child import die_with_parent, run_in_child
-from bot.errors import ChildFailed, IndexBusy, IndexUnusable, WorkerFailed
+from bot.errors import IndexBusy, IndexUnusable
 from bot.models import Fragment, Paper
-from bot.search import legacy
-from bot.search.analysis import forget_sections, load_chinese
-from bot.search.codec import ArrayCodec
-from bot.search.lexicon import (
-    Lexicon,
-    TermLearner,
-    absorb_shares,
-    affiliation_keys,
-    learn_more,
-    load_alias_groups,
-    load_terms,
-)
+from bot.search import legacy, writers  # writers.X at each use: tests change its limits
+from bot.search.analysis import forget_sections
+from bot.search.lexicon import Lexicon, TermLearner, load_alias_groups, load_terms
 from bot.search.locks import HolderRecord
 from bot.search.query import TEXT_FIELD, build_query
 from bot.search.readers import PaperSearcher, SearcherPool, column_max, segment_id
@@ -63,7 +46,6 @@ from bot.search.schema import (
     is_paper_schema,
     paper_document,
 )
-from bot.search.segments import PaperWriter, commit_toc, write_segment, write_segment_in_child
 from bot.search.snippets import build_snippet, matched_expansions
 from bot.search.spelling import Spelling
 
@@ -72,29 +54,7 @@ legacy.register()  # indexes written before bot/search/ existed open as they are
 
 LOCK_FILE = f"{INDEX_NAME}_WRITELOCK"  # Whoosh's name for the write lock of INDEX_NAME
 LEXICON_FILE = "lexicon.json"  # what the index learned from its papers' parallel text
-_PROCESS_STARTED = time.time()  # (about) when this process started: see _sweep_scratch
-TINY_SEGMENT_DOCS = 1000  # segments smaller than this are merged on the next upsert
-ASIDE_CHILD_DOCS = 500  # the server writes, and learns from, this many papers in a child process (_write_aside, _learn)
-SEGMENT_DOCS = 50_000  # papers a worker puts in one segment during a bulk write
-LIMIT_MB = 4096  # the writers' posting pool: a bulk segment's postings fit in it (see bench/RESULTS.md)
-SERVER_SEGMENT_DOCS = 10_000  # in the serving process: ~120 MB of postings before a commit
-SERVER_LIMIT_MB = 512
 MAX_PER_PAGE = 100
-
-
-@dataclass(frozen=True)
-class StoredPapers:
-    """A bulk write's papers, read where they are stored by each worker process itself.
-
-    `ranges` cut them into (after_rev, upto_rev] shares in rev order; `read(after, upto)`
-    yields one share's papers in a forked worker (it must open its own connection, and
-    be picklable: a module function or a partial of one). Feeding the workers
-    documents from this process instead (Whoosh's MpWriter pickles each one) kept this
-    process reading, building and pickling while the workers waited.
-    """
-
-    ranges: list[tuple[int, int]]
-    read: Callable[[int, int], Iterable[Paper]]
 
 
 @dataclass
@@ -152,9 +112,9 @@ class PaperIndex:
         # the server (procs == 1) must stay small while it serves (a rebuild after an
         # upgrade, a big catch-up), so it writes smaller segments with a smaller pool.
         bulk = procs > 1
-        self.limitmb = limitmb if limitmb is not None else (LIMIT_MB if bulk else SERVER_LIMIT_MB)
+        self.limitmb = limitmb if limitmb is not None else (writers.LIMIT_MB if bulk else writers.SERVER_LIMIT_MB)
         if segment_docs is None:
-            segment_docs = SEGMENT_DOCS if bulk else SERVER_SEGMENT_DOCS
+            segment_docs = writers.SEGMENT_DOCS if bulk else writers.SERVER_SEGMENT_DOCS
         self.batch_size = max(1, batch_size)
         # A bulk write commits once per `segment_docs` papers a worker: few, large segments
         # (a query pays ~0.3 ms a segment per term), each held in memory until its commit.
@@ -180,7 +140,7 @@ class PaperIndex:
             # Other threads' searchers stay open until their next search: closing them
             # here could pull a reader from under a search in flight.
             self._ix = _open_checked(self.path)
-            _sweep_scratch(self.path)
+            writers.sweep_scratch(self.path)
             self._pool.opened(_inode(self.path))  # another directory than before: a new epoch
 
     def close(self) -> None:
@@ -297,7 +257,7 @@ class PaperIndex:
         shares = max(1, self.procs) * max(1, -(-backlog // per_commit))
         return max(1, -(-backlog // shares))
 
-    def upsert_stored(self, papers: StoredPapers) -> int:
+    def upsert_stored(self, papers: writers.StoredPapers) -> int:
         """upsert() for a backlog of whole segments (`segment_docs` papers a share), with
         worker processes (`procs` > 1) that read their shares from the store themselves
         and count what the lexicon learns from them; return how many were written.
@@ -314,8 +274,7 @@ class PaperIndex:
         def absorb_pending() -> None:
             nonlocal pending
             if pending:
-                shares = (_load_share(path) for path in pending)
-                absorb_shares(self.path / LEXICON_FILE, ((share["learner"], share["affiliations"]) for share in shares))
+                writers.absorb_counts(self.path / LEXICON_FILE, pending)
                 pending = []
 
         try:
@@ -331,7 +290,7 @@ class PaperIndex:
                 shutil.rmtree(scratch, ignore_errors=True)
         return written
 
-    def _upsert_shares(self, papers: StoredPapers, shares: list[tuple[int, int]], counts: list[Path], meanwhile: Callable) -> int:
+    def _upsert_shares(self, papers: writers.StoredPapers, shares: list[tuple[int, int]], counts: list[Path], meanwhile: Callable) -> int:
         """Commit `shares` (a worker each, counting into `counts`); run `meanwhile` as they index.
 
         The versions replaced are those of the papers the workers did write, deleted once
@@ -348,13 +307,12 @@ class PaperIndex:
                     writer.add_share(after, upto, out)
                 writer.before_merge = delete_written
                 meanwhile()
-                return merge_tiny_segments
+                return writers.merge_tiny_segments
 
             def delete_written(writer) -> None:
-                for path in counts:
-                    written.extend(_load_share(path)["written"])
+                written.extend(writers.written_by(counts))
                 with ix.searcher() as searcher:
-                    self._delete_replaced(writer, searcher, written)
+                    writers.delete_replaced(writer, searcher, written, self._segment_rev)
 
             self._commit(ix, [], add, large=True, reader=papers.read)
         return len(written)
@@ -370,53 +328,33 @@ class PaperIndex:
             # smaller than a tiny segment (the next upsert would fold it in anyway), one
             # that has tiny segments to fold in, and large catch-ups (worker processes).
             aside = None
-            if len(latest) >= TINY_SEGMENT_DOCS and not large and not self._has_tiny_segments():
-                aside = self._write_aside(ix, [paper_document(paper) for paper in latest.values()])
+            if len(latest) >= writers.TINY_SEGMENT_DOCS and not large and not self._has_tiny_segments():
+                documents = [paper_document(paper) for paper in latest.values()]
+                aside = writers.write_aside(self.path, ix, documents, limitmb=self.limitmb, serving=self.procs == 1)
             try:
                 self._commit_batch(ix, latest, aside, large)
             finally:
                 if aside is not None:
-                    shutil.rmtree(aside[0], ignore_errors=True)
+                    shutil.rmtree(aside.folder, ignore_errors=True)
             # A replaced paper is counted again: pairs only ever gain evidence between
             # rebuilds, which is what a growing corpus does anyway.
-            self._learn(lexicon, list(latest.values()))
+            writers.learn(lexicon, list(latest.values()), serving=self.procs == 1)
             forget_sections()
             return len(latest)
 
-    def _learn(self, lexicon: Path, papers: list[Paper]) -> None:
-        """learn_more; the server (procs == 1) learns from a day's file in a child process.
-
-        Loading and saving what the lexicon learned (~3 s at 1M papers, 1.2 s + 1.7 s)
-        held the interpreter from the searches running meanwhile.
-        """
-        if self.procs == 1 and len(papers) >= ASIDE_CHILD_DOCS:
-            before = _stamp(lexicon)
-            try:
-                run_in_child("bot.search.lexicon:learn_more", (lexicon, papers), what="the lexicon's counts for the new papers")
-                return
-            except TimeoutError as exc:  # (an OSError) the papers are indexed; the lexicon only misses them
-                logger.warning("%s; the lexicon misses these papers until the next `python -m bot reindex`", exc)
-                return
-            except (OSError, ChildFailed) as exc:  # no child to be had, or it failed: do it here
-                if _stamp(lexicon) != before:  # it failed after saving them (at its exit): counted once is enough
-                    logger.warning("the child process learning from the new papers failed after saving (%s)", exc)
-                    return
-                logger.warning("could not learn from the new papers in a child process (%s); learning here", exc)
-        learn_more(lexicon, papers)
-
-    def _commit_batch(self, ix: whoosh.index.Index, latest: dict[str, Paper], aside, large: bool) -> None:
+    def _commit_batch(self, ix: whoosh.index.Index, latest: dict[str, Paper], aside: writers.Aside | None, large: bool) -> None:
         """Delete the papers' indexed versions, add them (or move their segment in), commit."""
 
         def add(writer) -> Callable:
             if aside is None:
                 for paper in latest.values():
                     writer.add_document(**paper_document(paper))
-                return merge_tiny_segments
+                return writers.merge_tiny_segments
             # Joins as written. Tiny segments another process committed since
             # the check above wait for the next upsert: copying the new segment
             # to fold them in would requantize its field lengths (Whoosh keeps
             # one byte a length), and so change its scores.
-            segment = _move_segment(*aside, self.path)
+            segment = writers.move_segment(aside.folder, aside.segment, self.path)
             return lambda writer, segments: [*segments, segment]
 
         self._commit(ix, [(paper.id, paper.seq) for paper in latest.values()], add, large=large)
@@ -438,7 +376,7 @@ class PaperIndex:
         try:
             mergetype = add(writer)
             with ix.searcher() as searcher:
-                self._delete_replaced(writer, searcher, replaced)
+                writers.delete_replaced(writer, searcher, replaced, self._segment_rev)
         except BaseException:
             writer.cancel()
             record.release()
@@ -453,56 +391,7 @@ class PaperIndex:
 
     def _has_tiny_segments(self) -> bool:
         with self._searcher() as searcher:
-            return any(leaf.reader().doc_count_all() < TINY_SEGMENT_DOCS for leaf, _ in searcher.leaf_searchers())
-
-    def _write_aside(self, ix: whoosh.index.Index, documents: list[dict]) -> tuple[Path, object]:
-        """Write `documents` as the one segment of a scratch index beside this one.
-
-        Return (its folder, the segment). Analysing and writing the postings is nearly
-        all of an upsert's time (~3 s for a daily file of 1,000 papers), and needs no
-        lock: the segment's files are moved into the index under the lock, by name
-        (a segment's files are named after it, not after their folder).
-        """
-        folder = self.path.parent / f".{self.path.name}.aside-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        folder.mkdir()
-        args = (str(folder), ix.schema, INDEX_NAME, documents, max(32, self.limitmb))
-        try:
-            # The serving process (procs == 1: threads answering searches) writes a day's
-            # file in a child process; a CLI has no searches to keep waiting.
-            if self.procs == 1 and len(documents) >= ASIDE_CHILD_DOCS:
-                try:
-                    return folder, write_segment_in_child(*args)
-                except TimeoutError:  # (an OSError) doing it again here would only double the wait
-                    raise
-                except (OSError, ChildFailed) as exc:  # no child to be had, or it failed: do it here
-                    logger.warning("could not write the new papers' segment in a child process (%s); writing it here", exc)
-                    shutil.rmtree(folder, ignore_errors=True)
-                    folder.mkdir()
-            return folder, write_segment(*args)
-        except BaseException:
-            shutil.rmtree(folder, ignore_errors=True)
-            raise
-
-    def _delete_replaced(self, writer, searcher: Searcher, papers: Iterable[tuple[str, int]]) -> None:
-        """Delete the indexed versions of `papers` (id, seq), which this commit writes again.
-
-        A paper can only be in a segment holding a rev at or above its seq (its first
-        rev), so it is looked up only in the segments written since it first arrived:
-        none for a paper new to the index, the newest few for one listed again days
-        later; and a term lookup says whether to read its postings at all. Looking every
-        id up in every segment twice (to find it, then to delete it, through Whoosh's
-        query layer) cost ~50 µs a segment: seconds per daily file at 1M (400 segments).
-        """
-        leaves = [(self._segment_rev(leaf.reader()), leaf.reader(), offset) for leaf, offset in searcher.leaf_searchers()]
-        newest = max((rev for rev, _, _ in leaves), default=0)
-        for paper_id, seq in papers:
-            if seq > newest:
-                continue  # first stored after everything indexed (a bulk load's papers): in no segment
-            for rev, reader, offset in leaves:
-                if (seq and rev < seq) or ("id", paper_id) not in reader:
-                    continue
-                for docnum in reader.postings("id", paper_id).all_ids():  # deleted ones are left out
-                    writer.delete_document(offset + docnum)
+            return any(leaf.reader().doc_count_all() < writers.TINY_SEGMENT_DOCS for leaf, _ in searcher.leaf_searchers())
 
     def _holder_record(self) -> HolderRecord:
         return HolderRecord(self.path, self.path / LOCK_FILE)
@@ -510,31 +399,9 @@ class PaperIndex:
     def _writer(
         self, ix: whoosh.index.Index, *, timeout: float = 0.0, large: bool = True, record: HolderRecord | None = None, reader=None
     ):
-        """Open a writer with our memory budget, writing plain (non-compound) segments.
-
-        Compound segments are copied whole into RAM by every searcher that opens them
-        (212 MB for 100k papers, per searcher); plain ones are memory-mapped. `procs`
-        above 1 forks worker processes: only for large batches, and only where the
-        caller said forking is safe (the CLI, not the threaded server). The workers die
-        with this process (see _Workers). `record`, for the live index, notes who holds
-        its lock (bot/search/locks.py); `reader`, a StoredPapers' `read`, is what the workers
-        read their shares with (`add_share`).
-        """
-        procs = self.procs if large else 1
-        kwargs = dict(
-            timeout=timeout,
-            limitmb=max(32, self.limitmb // procs),
-            compound=False,
-            codec=ArrayCodec(),
-        )
-        if procs > 1:
-            load_chinese()  # before the workers fork: they share jieba's dictionary instead of each loading it
-            writer = _Workers(ix, procs=procs, multisegment=True, on_worker=record.add_worker if record else None, reader=reader, **kwargs)
-        else:
-            writer = PaperWriter(ix, **kwargs)
-        if record is not None:
-            record.take()
-        return writer
+        """A writer with this index's memory budget (writers.open_writer): `procs` processes
+        for a large write, where the caller said forking is safe (the CLI), else this one."""
+        return writers.open_writer(ix, procs=self.procs if large else 1, limitmb=self.limitmb, timeout=timeout, record=record, reader=reader)
 
     # -- searching ------------------------------------------------------------------------
 
@@ -876,223 +743,6 @@ class PaperIndex:
             self._ix = None
 
 
-class _Worker(SubWriterTask):
-    """A forked Whoosh indexing worker that dies with its parent and never holds the lock.
-
-    Whoosh's workers wait on a queue forever and inherit the parent's open lock file:
-    after a `kill -9` of the parent they lived on (parent pid 1, ~100 MB each) holding
-    the index's write lock for good. Closing the inherited descriptor does not release
-    the parent's flock (it is released when the last descriptor goes), but it means
-    only the parent holds it.
-    """
-
-    def __init__(self, *args, lock_fd: int | None = None, reader=None):
-        super().__init__(*args)
-        self.lock_fd = lock_fd
-        self.reader = reader  # StoredPapers.read, for "share" jobs
-        self.shares: list[tuple] = []  # what _learn_share counts once the segment is written
-        self.first_rev: int | None = None  # where its first share starts
-
-    def run(self):
-        die_with_parent()
-        # The pool holds millions of postings until the commit, and each of the cyclic
-        # collector's full passes walks them all: 13% of a 20k-paper segment's time.
-        # Nothing this short-lived process builds needs it (reference counting frees
-        # what it drops), and the process ends after its commit.
-        gc.disable()
-        if self.lock_fd is not None:
-            with suppress(OSError):
-                os.close(self.lock_fd)
-        # Whoosh's SubWriterTask.run with our PaperWriter (bot/search/segments.py) for its SegmentWriter.
-        ix = self.storage.open_index(self.indexname)
-        writer = self.writer = PaperWriter(ix, _lk=False, **self.kwargs)
-        while self.running:
-            job = self.jobqueue.get()
-            if job is None:
-                break
-            if job[0] == _SHARE:
-                self._index_share(*job[1:])
-            else:
-                self._process_file(*job)
-        if not self.running:
-            writer.cancel()
-            return
-        assert self.multisegment, "our workers always write their own segment"
-        fieldnames = writer.pool.fieldnames
-        segment = writer._finalize_segment()
-        for share in self.shares:
-            self._learn_share(*share)
-        # Whoosh's run name, unused with multisegment, says where the segment goes: its
-        # first share's place (the parent orders segments as the papers are ordered).
-        self.resultqueue.put((self.first_rev, fieldnames, segment), timeout=5)
-
-    def _index_share(self, after_rev: int, upto_rev: int, out: str) -> None:
-        """Read a share of the papers from the store and index them; keep what the lexicon
-        will learn from them (their titles and comments, their affiliations) and which
-        papers were written, for `_learn_share` once the segment is written."""
-        own: list[_Own] = []
-        affiliations: dict[str, None] = {}
-        written = []
-        self.first_rev = after_rev if self.first_rev is None else min(self.first_rev, after_rev)
-        for paper in self.reader(after_rev, upto_rev):
-            self.writer.add_document(**paper_document(paper))
-            own.append(_Own(paper.title_en, paper.title_zh, paper.comments))
-            affiliations.update(dict.fromkeys(affiliation_keys(paper)))
-            written.append((paper.id, paper.seq))
-        self.shares.append((out, own, list(affiliations), written))
-
-    @staticmethod
-    def _learn_share(out: str, own: list[_Own], affiliations: list[str], written: list) -> None:
-        """Count what is the share's papers' own (TermLearner.observe_own) and save it in
-        `out` with the rest, for the parent (TermLearner.absorb, _delete_replaced). Learning
-        as each paper was indexed made the indexing itself 20-30% slower (the two halves
-        evicted each other's cached segmentations and memory)."""
-        learner = TermLearner()
-        for paper in own:
-            learner.observe_own(paper)
-        share = {"learner": learner, "affiliations": affiliations, "written": written}
-        with open(out, "wb") as file:
-            pickle.dump(share, file, protocol=pickle.HIGHEST_PROTOCOL)
-
-
-class _Own(NamedTuple):
-    """What TermLearner.observe_own reads of a paper."""
-
-    title_en: str
-    title_zh: str
-    comments: str
-
-
-_SHARE = "share"  # a job for a _Worker: (_SHARE, after_rev, upto_rev, counts file)
-
-
-def _load_share(path: Path) -> dict:
-    """What a worker saved of its share: its TermLearner, affiliation keys, and (id, seq) written."""
-    with path.open("rb") as file:
-        return pickle.load(file)
-
-
-class _Workers(MpWriter):
-    """Whoosh's multi-process writer, with _Worker processes that die with this one."""
-
-    _commit_toc = commit_toc  # (bot/search/segments.py) a merged-away segment's files outlive the searches still reading it
-
-
-    def __init__(self, ix, *, on_worker=None, reader=None, **kwargs):
-        super().__init__(ix, **kwargs)
-        self.on_worker = on_worker
-        self.reader = reader
-        self.before_merge: Callable | None = None  # called once the workers are done, before merging
-
-    def _new_task(self):
-        lock_fd = getattr(self.writelock, "fd", None)
-        task = _Worker(
-            self.storage, self.indexname, self.jobqueue, self.resultqueue, self.subargs, self.multisegment,
-            lock_fd=lock_fd, reader=self.reader,
-        )  # fmt: skip
-        self.tasks.append(task)
-        task.start()
-        if self.on_worker:
-            self.on_worker(task.pid)
-        return task
-
-    def add_share(self, after_rev: int, upto_rev: int, out: Path) -> None:
-        """Have a worker read, index and learn from the papers in (after_rev, upto_rev]."""
-        if len(self.tasks) < self.procs:
-            self._new_task()
-        self.jobqueue.put((_SHARE, after_rev, upto_rev, str(out)))
-        self._added_sub = True
-
-    def _commit(self, mergetype, optimize, merge):
-        # Whoosh's MpWriter._commit (multisegment), except that: a worker that died without
-        # its segment fails the commit (Whoosh's commits without its papers), at once (the
-        # others are stopped); and `before_merge` (deleting what the workers' papers
-        # replace) runs once they are done, before tiny segments are folded in.
-        if self.docbuffer:
-            self._enqueue()
-        for _ in self.tasks:
-            self.jobqueue.put(None)
-        running = {task.sentinel: task for task in self.tasks}
-        while running:
-            for sentinel in multiprocessing.connection.wait(list(running)):
-                task = running.pop(sentinel)
-                task.join()
-                if task.exitcode:
-                    running.clear()  # the rest are stopped by cancel() below
-                    break
-        results = []
-        with suppress(queue.Empty):
-            for _ in self.tasks:
-                results.append(self.resultqueue.get(timeout=1))
-        if len(results) != len(self.tasks) or any(task.exitcode for task in self.tasks):
-            how = ", ".join(
-                f"killed by signal {-code}" if code < 0 else f"exit code {code}"
-                for code in (task.exitcode for task in self.tasks)
-                if code  # None (still running) or an error
-            )
-            self.cancel()
-            raise WorkerFailed(f"{len(self.tasks) - len(results)} of {len(self.tasks)} index workers died ({how or 'no exit code'})")
-        # In the papers' order (workers finish in any order): docnums, and so the order of
-        # equal scores, are then what one process writing them in turn would give.
-        results.sort(key=lambda result: -1 if result[0] is None else result[0])
-        try:
-            if self.before_merge is not None:
-                self.before_merge(self)
-            finalsegments = self._merge_segments(mergetype, optimize, merge)
-            finalsegments += [segment for _, _, segment in results if segment.doc_count_all()]  # (a share left empty)
-            if self._added:
-                finalsegments.append(self._finalize_segment())
-            else:
-                self._close_segment()
-            self._commit_toc(finalsegments)
-        except BaseException:
-            self.cancel()  # nothing committed: the lock goes, and the index is as it was
-            raise
-        self._finish()
-
-    def cancel(self):
-        # Whoosh's cancel sets a flag in the parent's copy of each task, which the workers
-        # never see: they would wait on their queue, and this process would hang at exit.
-        try:
-            super().cancel()
-        finally:
-            for task in self.tasks:
-                if task.is_alive():
-                    task.terminate()
-                task.join(timeout=5)
-
-
-def _sweep_scratch(path: Path) -> None:
-    """Remove scratch folders (`.index.new-*` from rebuild, `.index.aside-*` from upsert,
-    `.index.learn-*` from upsert_stored) that a killed process left beside the index:
-    named by the pid that made them."""
-    for folder in [found for kind in ("new", "aside", "learn") for found in path.parent.glob(f".{path.name}.{kind}-*")]:
-        try:
-            pid = int(folder.name.rsplit("-", 2)[-2])
-        except (IndexError, ValueError):
-            continue
-        if pid == os.getpid():
-            # Ours, unless it is older than this process: the same pid in an earlier life
-            # (in a container the server is pid 1 on every start).
-            try:
-                if folder.stat().st_mtime >= _PROCESS_STARTED - 1:
-                    continue
-            except OSError:
-                continue
-            logger.info("removing %s, left by an earlier process with this pid", folder)
-            shutil.rmtree(folder, ignore_errors=True)
-            continue
-        try:
-            os.kill(pid, 0)
-            continue  # still running: its folder is in use
-        except ProcessLookupError:
-            pass
-        except PermissionError:
-            continue
-        logger.info("removing %s, left by process %d", folder, pid)
-        shutil.rmtree(folder, ignore_errors=True)
-
-
 def _open_checked(path: Path) -> whoosh.index.Index:
     if not path.is_dir():
         raise IndexUnusable(f"no index at {path}")
@@ -1118,39 +768,6 @@ def _open_checked(path: Path) -> whoosh.index.Index:
         raise
     except Exception as exc:  # Whoosh reports damage as any of a dozen types
         raise IndexUnusable(f"cannot open the index at {path}: {exc!r}") from exc
-
-
-def merge_tiny_segments(writer, segments):
-    """A Whoosh merge policy: fold segments under TINY_SEGMENT_DOCS into the new one.
-
-    Keeps the segment count from growing with every small ingest over the years,
-    without ever rewriting the large segments a bulk load leaves.
-    """
-    keep = []
-    for segment in segments:
-        if segment.doc_count_all() < TINY_SEGMENT_DOCS:
-            reader = SegmentReader(writer.storage, writer.schema, segment)
-            writer.add_reader(reader)
-            reader.close()
-        else:
-            keep.append(segment)
-    return keep
-
-
-def _move_segment(folder: Path, segment, path: Path):
-    """Move one segment's files from `folder` into the index at `path`; return the segment."""
-    for name in segment.list_files(FileStorage(str(folder))):
-        os.replace(folder / name, path / name)
-    return segment
-
-
-def _stamp(path: Path) -> tuple[int, int, int] | None:
-    """(inode, size, mtime) of a file, None if it is missing: whether it was written since."""
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return stat.st_ino, stat.st_size, stat.st_mtime_ns
 
 
 def _inode(path: Path) -> int | None:
