@@ -12,7 +12,7 @@ import pytest
 
 MODULES = [
     "bot", "bot.cli", "bot.config", "bot.models", "bot.ingest.listing", "bot.store.database", "bot.i18n", "bot.logs",
-    "bot.search.analysis", "bot.search.index", "bot.search.query", "bot.corpus", "bot.digests.service", "bot.digests.scheduler", "bot.feeds.inbox",
+    "bot.search.analysis", "bot.search.index", "bot.search.query", "bot.search.schema", "bot.search.readers", "bot.search.writers", "bot.search.snippets", "bot.search.spelling", "bot.corpus", "bot.digests.service", "bot.digests.scheduler", "bot.feeds.inbox",
     "bot.digests.subscriptions", "bot.console", "bot.slack.app", "bot.slack.server", "bot.slack.commands",
     "bot.slack.actions", "bot.slack.home", "bot.slack.blocks", "bot.slack.digest", "bot.slack.subscribe",
     "bot.slack.uploads", "bot.feeds.fetch", "bot.feeds.arxiv", "bot.feeds.sources",

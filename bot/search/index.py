@@ -1,13 +1,25 @@
-"""The Whoosh index of papers: schema, open/rebuild/upsert, and search with snippets.
+"""The Whoosh index of papers: what the rest of paperbot calls (PaperIndex, IndexPage).
 
 The SQLite store is the source of truth; this index can be thrown away and rebuilt
 from it at any time, and says so (IndexUnusable) when it is missing, corrupt or built
 with another schema.
 
+PaperIndex opens, rebuilds and updates the index and decides how a search is run
+(literal, then expanded through the lexicon, then a spelling correction, then any term).
+Each part of the work is a module of its own, as in Whoosh itself:
+
+    schema.py    the fields a paper becomes (paper_document) and the schema
+    readers.py   the searchers lent to searches, kept fresh (SearcherPool, PaperSearcher)
+    writers.py   the writers: worker processes, segments written aside, the merge policy
+    snippets.py  a hit's snippet, matched terms marked
+    spelling.py  the typo vocabularies (Spelling) and the corrections made from them
+
 Concurrency: one writer at a time (a threading.Lock in this process, Whoosh's file lock
-across processes). Readers never lock: each thread keeps its own searcher and
-refreshes it when the index changes, because opening a searcher per query costs more
-than the query, and Whoosh searchers are not safe to share between threads.
+across processes). Readers never lock the index: a search borrows a searcher from the
+pool, because opening one per query costs more than the query, and Whoosh searchers
+are not safe to share between threads. A rebuild is written beside the live directory
+and swapped in by renaming it (`_swap_in`): searches use the old one until then, and
+other processes notice the swap by the directory's inode.
 """
 
 from __future__ import annotations
@@ -24,6 +36,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import whoosh.index
 from whoosh import query as wq
@@ -37,7 +50,7 @@ from bot.search import legacy, writers  # writers.X at each use: tests change it
 from bot.search.analysis import forget_sections
 from bot.search.lexicon import Lexicon, TermLearner, load_alias_groups, load_terms
 from bot.search.locks import HolderRecord
-from bot.search.query import TEXT_FIELD, build_query
+from bot.search.query import TEXT_FIELD, BuiltQuery, build_query
 from bot.search.readers import PaperSearcher, SearcherPool, column_max, segment_id
 from bot.search.schema import (
     INDEX_NAME,
@@ -125,7 +138,7 @@ class PaperIndex:
         self._open_lock = threading.RLock()
         self._pool = SearcherPool(self.path, self._open_lock)  # the searchers lent to searches, and the epoch
         self._segment_revs: dict[str, int] = {}  # segment id -> highest rev in it
-        self._lexicon_key: tuple | None = None
+        self._lexicon_key: _LexiconKey | None = None
         self._lexicon: Lexicon | None = None
         self._spelling = Spelling(self._pool)  # the typo vocabularies (bot/search/spelling.py)
         # Per-segment lengths and columns for bot/search/topk.py, made at the first search:
@@ -459,40 +472,40 @@ class PaperIndex:
         def is_known(token: str) -> bool:
             return (TEXT_FIELD, token) in reader
 
-        def find(query_text: str, mode: str) -> tuple[IndexPage, object]:
+        def find(query_text: str, mode: str) -> _Found:
             literal = build_query(query_text, mode=mode, lexicon=lexicon, is_known=is_known)
             if literal.query is None:
-                return IndexPage([], 0, "none", problem=literal.problem), literal
+                return _Found(IndexPage([], 0, "none", problem=literal.problem), literal)
             found = self._run(searcher, literal.terms, literal.query, window, only, lang=lang)
             # Literal hits past this page: the expansions' papers come on later pages. Exactly
             # filled (no literal hit after this page), they are counted here, so the pager
             # offers the page they are on (else they could never be reached).
             if lexicon is None or found.total > window[1]:
-                return found, literal
+                return _Found(found, literal)
             wide = build_query(query_text, mode=mode, lexicon=lexicon, expand=True, is_known=is_known)
             if wide.query is None or wide.impossible or wide.query == literal.query:
-                return found, literal
+                return _Found(found, literal)
             literal_total = found.total
             extra_window = (max(0, window[0] - literal_total), window[1] - literal_total)
             extra = self._run(
                 searcher, wide.terms, wide.query, extra_window, only, literal.query if literal_total else None, lang=lang, expansions=wide.expanded_terms
             )
             if not extra.total:
-                return found, literal
+                return _Found(found, literal)
             page_ = IndexPage(
                 found.hits + extra.hits, literal_total + extra.total, "all", expanded=list(wide.expanded),
                 estimated=found.estimated or extra.estimated,
             )  # fmt: skip
-            return page_, literal
+            return _Found(page_, literal)
 
         found, built = find(text, "all")
-        if built.query is None:  # type: ignore[attr-defined]
-            return IndexPage([], 0, "none", problem=built.problem)  # type: ignore[attr-defined]
-        problem = built.problem  # type: ignore[attr-defined]
+        if built.query is None:
+            return IndexPage([], 0, "none", problem=built.problem)
+        problem = built.problem
         if found.total:
             return _with(found, "all", None, problem)
 
-        suggestion = self._spelling.suggest(searcher.reader(), text, lexicon, self._live_segments) if correct else None
+        suggestion = self._spelling.suggest(reader, text, lexicon, self._live_segments) if correct else None
         if suggestion:
             fixed, _ = find(suggestion, "all")
             if fixed.total:
@@ -639,7 +652,7 @@ class PaperIndex:
         """bot/search/topk.py's cache of per-segment arrays, made (with numpy's import) at the first search."""
         cache = self._segments
         if cache is None:
-            from bot.search import topk
+            from bot.search import topk  # numpy: loaded at the first search, not at start-up
 
             with self._open_lock:
                 if self._segments is None:
@@ -659,7 +672,7 @@ class PaperIndex:
             admin_stamp = admin.stat().st_mtime_ns if admin is not None else 0
         except OSError:
             admin_stamp = 0
-        key = (self._pool.epoch, stamp, admin_stamp)
+        key = _LexiconKey(self._pool.epoch, stamp, admin_stamp)
         with self._open_lock:
             if self._lexicon_key == key and self._lexicon is not None:
                 return self._lexicon
@@ -768,6 +781,21 @@ def _open_checked(path: Path) -> whoosh.index.Index:
         raise
     except Exception as exc:  # Whoosh reports damage as any of a dozen types
         raise IndexUnusable(f"cannot open the index at {path}: {exc!r}") from exc
+
+
+class _Found(NamedTuple):
+    """A page of hits and the query that was built for them (its `problem`, if any)."""
+
+    page: IndexPage
+    built: BuiltQuery
+
+
+class _LexiconKey(NamedTuple):
+    """What the lexicon was loaded from: rebuilt when any of it changes."""
+
+    epoch: int  # the directory (SearcherPool.epoch)
+    learned_mtime_ns: int  # LEXICON_FILE's modification time (0: none)
+    aliases_mtime_ns: int  # the admin's alias file's (0: none)
 
 
 def _inode(path: Path) -> int | None:
