@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -120,6 +121,47 @@ def test_workers_reading_their_shares_build_what_one_process_builds(listings, wr
     assert sizes == [50] * (len(sizes) - 1) + sizes[-1:] and sum(sizes) >= 2 * papers
     assert live_children() == []
     assert not [p.name for p in tmp_path.iterdir() if ".learn-" in p.name]
+
+
+def _late_but_the_first(started: Path, die_with_parent):
+    """A worker's start (writers.die_with_parent, its first step) that is late for every
+    worker but the first, as on a machine busy with other work."""
+
+    def starting() -> None:
+        try:
+            os.close(os.open(started, os.O_CREAT | os.O_EXCL))  # the first worker to start
+        except FileExistsError:
+            time.sleep(3)
+        die_with_parent()
+
+    return starting
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table in /proc")
+def test_each_worker_indexes_its_own_share_however_late_it_starts(written_in_turn, tmp_path, monkeypatch):
+    """Taken from one queue, both shares of a commit went to the worker that started first
+    when the other started after it had finished its own: one segment of both, written by
+    one process while the other waited (and more postings than its memory budget)."""
+    data = tmp_path / "data"
+    shutil.copytree(written_in_turn[0], data)
+    monkeypatch.setattr(writers_module, "TINY_SEGMENT_DOCS", 0)
+    monkeypatch.setattr(writers_module, "die_with_parent", _late_but_the_first(tmp_path / "started", writers_module.die_with_parent))
+    store = Store(data / "paperbot.sqlite3", readonly=True)
+    index = PaperIndex(data / "index", procs=2, segment_docs=50)
+    try:
+        index.open()
+        before = index.state()
+        with index._searcher() as searcher:
+            kept = len(searcher.leaf_searchers())
+        papers = StoredPapers(store.rev_ranges(since_rev=0, size=50)[:2], partial(read_papers, store.path))
+        assert index.upsert_stored(papers) == 100
+        with index._searcher() as searcher:
+            sizes = [leaf.reader().doc_count_all() for leaf, _ in searcher.leaf_searchers()]
+        assert sizes[kept:] == [50, 50]  # a segment a worker, in the shares' order
+        assert index.state() == before and live_children() == []
+    finally:
+        index.close()
+        store.close()
 
 
 def _dies_midway(path: Path, after_rev: int, upto_rev: int):

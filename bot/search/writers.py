@@ -114,10 +114,11 @@ class _Worker(SubWriterTask):
     only the parent holds it.
     """
 
-    def __init__(self, *args, lock_fd: int | None = None, reader=None):
+    def __init__(self, *args, lock_fd: int | None = None, reader=None, share: _ShareJob | None = None):
         super().__init__(*args)
         self.lock_fd = lock_fd
         self.reader = reader  # StoredPapers.read, for "share" jobs
+        self.share = share  # its own share, handed to it as it starts (_Workers.add_share)
         self.shares: list[_Share] = []  # what _learn_share counts once the segment is written
         self.first_rev: int | None = None  # where its first share starts
 
@@ -134,6 +135,8 @@ class _Worker(SubWriterTask):
         # Whoosh's SubWriterTask.run with our PaperWriter (bot/search/segments.py) for its SegmentWriter.
         ix = self.storage.open_index(self.indexname)
         writer = self.writer = PaperWriter(ix, _lk=False, **self.kwargs)
+        if self.share is not None:
+            self._index_share(*self.share)
         while self.running:
             job = self.jobqueue.get()
             if job is None:
@@ -191,8 +194,9 @@ class _Own(NamedTuple):
 
 
 class _ShareJob(NamedTuple):
-    """A job for a _Worker (Whoosh's own jobs are (file, documents) tuples): index the papers
-    in (after_rev, upto_rev] and count what the lexicon learns from them into `out`."""
+    """A share for a _Worker, handed to it as it starts or put on the workers' queue (where
+    Whoosh's own jobs are (file, documents) tuples): index the papers in (after_rev,
+    upto_rev] and count what the lexicon learns from them into `out`."""
 
     after_rev: int
     upto_rev: int
@@ -256,11 +260,11 @@ class _Workers(MpWriter):
         self.reader = reader
         self.before_merge: Callable | None = None  # called once the workers are done, before merging
 
-    def _new_task(self):
+    def _new_task(self, share: _ShareJob | None = None):
         lock_fd = getattr(self.writelock, "fd", None)
         task = _Worker(
             self.storage, self.indexname, self.jobqueue, self.resultqueue, self.subargs, self.multisegment,
-            lock_fd=lock_fd, reader=self.reader,
+            lock_fd=lock_fd, reader=self.reader, share=share,
         )  # fmt: skip
         self.tasks.append(task)
         task.start()
@@ -269,10 +273,20 @@ class _Workers(MpWriter):
         return task
 
     def add_share(self, after_rev: int, upto_rev: int, out: Path) -> None:
-        """Have a worker read, index and learn from the papers in (after_rev, upto_rev]."""
+        """Have a worker read, index and learn from the papers in (after_rev, upto_rev].
+
+        Each of the first `procs` shares starts a worker of its own and is handed to it as
+        it starts (a commit of upsert_stored has at most `procs`); any later one goes on
+        the queue, to whichever worker asks first. Put on that queue, a share went to the
+        worker that had started first and finished its own, when another worker had not
+        started yet (forking is slower on a busy machine): one segment of both, twice
+        `segment_docs` in one worker's memory budget, written while the other waited.
+        """
+        share = _ShareJob(after_rev, upto_rev, str(out))
         if len(self.tasks) < self.procs:
-            self._new_task()
-        self.jobqueue.put(_ShareJob(after_rev, upto_rev, str(out)))
+            self._new_task(share)
+        else:
+            self.jobqueue.put(share)
         self._added_sub = True
 
     def _commit(self, mergetype, optimize, merge):
