@@ -310,14 +310,13 @@ class _Workers(MpWriter):
         with suppress(queue.Empty):
             for _ in self.tasks:
                 results.append(self.resultqueue.get(timeout=1))
-        if len(results) != len(self.tasks) or any(task.exitcode for task in self.tasks):
-            how = ", ".join(
-                f"killed by signal {-code}" if code < 0 else f"exit code {code}"
-                for code in (task.exitcode for task in self.tasks)
-                if code  # None (still running) or an error
-            )
+        # The workers that died, not those still at work when one did (cancel() stops them).
+        died = [task.exitcode for task in self.tasks if task.exitcode]
+        if died or len(results) != len(self.tasks):
+            how = ", ".join(f"killed by signal {-code}" if code < 0 else f"exit code {code}" for code in died)
             self.cancel()
-            raise WorkerFailed(f"{len(self.tasks) - len(results)} of {len(self.tasks)} index workers died ({how or 'no exit code'})")
+            count = len(died) or len(self.tasks) - len(results)  # (or exited without handing back a segment)
+            raise WorkerFailed(f"{count} of {len(self.tasks)} index workers died ({how or 'no exit code'})")
         # In the papers' order (workers finish in any order): docnums, and so the order of
         # equal scores, are then what one process writing them in turn would give.
         results.sort(key=lambda result: -1 if result.first_rev is None else result.first_rev)
