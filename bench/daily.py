@@ -146,7 +146,7 @@ def summary(times_ms: list[float]) -> dict:
 def worker_ingest(data: Path, daily: Path, meta_path: Path, passes: int) -> dict:
     from queries import QUERIES
 
-    lock_clock = LockClock(data / "index")  # not a scratch index's lock (bot/search/index.py _write_aside)
+    lock_clock = LockClock(data / "index")  # not a scratch index's lock (bot/search/writers.py write_aside)
     from layout import find
 
     from bot.config import Settings

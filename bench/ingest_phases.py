@@ -5,7 +5,7 @@
 For each run and each `--code` (default: this checkout), in a process of its own: parse
 every listing (bot.ingest.listing.parse_path), store each (Store.ingest_listing) into a fresh
 store, read them back (Store.iter_papers(since_rev=0)) and build the index documents
-(bot.search.index.paper_document), printing each phase's CPU seconds. The index upsert is left
+(bot.search.schema.paper_document), printing each phase's CPU seconds. The index upsert is left
 out (bench/ingest_ab.py measures the whole ingest). Codes alternate, so a busy machine
 slows them alike; compare ratios within one run.
 """

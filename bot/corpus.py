@@ -25,8 +25,9 @@ from bot.ingest.intake import CHILD_BYTES, in_child, store_listing
 from bot.ingest.listing import parse_bytes, parse_path, parse_paths
 from bot.models import Hit, IngestReport, Listing, Paper, SearchResult
 from bot.search.analysis import load_chinese
-from bot.search.index import MAX_PER_PAGE, IndexPage, PaperIndex, StoredPapers
+from bot.search.index import MAX_PER_PAGE, IndexPage, PaperIndex
 from bot.search.lexicon import DICTIONARY
+from bot.search.writers import StoredPapers
 from bot.store.database import Store, read_papers
 
 logger = logging.getLogger(__name__)

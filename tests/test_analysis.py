@@ -178,7 +178,7 @@ def test_a_paper_indexes_to_the_same_postings_through_the_fast_path() -> None:
     from whoosh.analysis.analyzers import CompositeAnalyzer
 
     from bot.models import Affiliation, Paper
-    from bot.search.index import build_schema, paper_document
+    from bot.search.schema import build_schema, paper_document
 
     paper = Paper(
         id="p1", title_en="Speculative Decoding of the KVCache", title_zh="推測解碼的上下文学习",

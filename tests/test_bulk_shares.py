@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -16,12 +17,13 @@ from pathlib import Path
 import pytest
 from bench_modules import bench_module
 
-import bot.search.index as index_module
+import bot.search.writers as writers_module
 from bot.config import Settings
 from bot.corpus import Corpus
 from bot.errors import WorkerFailed
 from bot.models import Listing
-from bot.search.index import LEXICON_FILE, PaperIndex, StoredPapers
+from bot.search.index import LEXICON_FILE, PaperIndex
+from bot.search.writers import StoredPapers
 from bot.store.database import Store, read_papers
 
 PAPERS = 300
@@ -79,7 +81,7 @@ def written_in_turn(listings, tmp_path_factory) -> tuple[Path, dict, dict, int]:
     the outcome after the listings, and after every paper was listed again."""
     data = tmp_path_factory.mktemp("in-turn") / "data"
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(index_module, "TINY_SEGMENT_DOCS", 0)
+        patch.setattr(writers_module, "TINY_SEGMENT_DOCS", 0)
         corpus = open_corpus(data, 1)
         try:
             corpus.ingest_paths(listings)
@@ -96,7 +98,7 @@ def written_in_turn(listings, tmp_path_factory) -> tuple[Path, dict, dict, int]:
 def test_workers_reading_their_shares_build_what_one_process_builds(listings, written_in_turn, tmp_path, monkeypatch):
     # Segments this small would be folded together at each commit, which sums their field
     # lengths from Whoosh's one-byte approximations: scores would then depend on the layout.
-    monkeypatch.setattr(index_module, "TINY_SEGMENT_DOCS", 0)
+    monkeypatch.setattr(writers_module, "TINY_SEGMENT_DOCS", 0)
     _, one_first, one_after, one_relisted = written_in_turn
     corpus = open_corpus(tmp_path / "data", 2)
     try:
@@ -119,6 +121,47 @@ def test_workers_reading_their_shares_build_what_one_process_builds(listings, wr
     assert sizes == [50] * (len(sizes) - 1) + sizes[-1:] and sum(sizes) >= 2 * papers
     assert live_children() == []
     assert not [p.name for p in tmp_path.iterdir() if ".learn-" in p.name]
+
+
+def _late_but_the_first(started: Path, die_with_parent):
+    """A worker's start (writers.die_with_parent, its first step) that is late for every
+    worker but the first, as on a machine busy with other work."""
+
+    def starting() -> None:
+        try:
+            os.close(os.open(started, os.O_CREAT | os.O_EXCL))  # the first worker to start
+        except FileExistsError:
+            time.sleep(3)
+        die_with_parent()
+
+    return starting
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table in /proc")
+def test_each_worker_indexes_its_own_share_however_late_it_starts(written_in_turn, tmp_path, monkeypatch):
+    """Taken from one queue, both shares of a commit went to the worker that started first
+    when the other started after it had finished its own: one segment of both, written by
+    one process while the other waited (and more postings than its memory budget)."""
+    data = tmp_path / "data"
+    shutil.copytree(written_in_turn[0], data)
+    monkeypatch.setattr(writers_module, "TINY_SEGMENT_DOCS", 0)
+    monkeypatch.setattr(writers_module, "die_with_parent", _late_but_the_first(tmp_path / "started", writers_module.die_with_parent))
+    store = Store(data / "paperbot.sqlite3", readonly=True)
+    index = PaperIndex(data / "index", procs=2, segment_docs=50)
+    try:
+        index.open()
+        before = index.state()
+        with index._searcher() as searcher:
+            kept = len(searcher.leaf_searchers())
+        papers = StoredPapers(store.rev_ranges(since_rev=0, size=50)[:2], partial(read_papers, store.path))
+        assert index.upsert_stored(papers) == 100
+        with index._searcher() as searcher:
+            sizes = [leaf.reader().doc_count_all() for leaf, _ in searcher.leaf_searchers()]
+        assert sizes[kept:] == [50, 50]  # a segment a worker, in the shares' order
+        assert index.state() == before and live_children() == []
+    finally:
+        index.close()
+        store.close()
 
 
 def _dies_midway(path: Path, after_rev: int, upto_rev: int):
@@ -254,7 +297,7 @@ def test_a_commit_that_fails_after_the_workers_lets_the_lock_go(written_in_turn,
             raise OSError(f"cannot read {path.name}")
 
         with monkeypatch.context() as patch:
-            patch.setattr(index_module, "_load_share", unreadable)
+            patch.setattr(writers_module, "_load_share", unreadable)
             with pytest.raises(OSError, match="cannot read"):
                 index.upsert_stored(papers)
         index.open()

@@ -16,6 +16,7 @@ from digest_support import ingest, listing_text, open_corpus
 
 import bot.child
 import bot.search.index
+import bot.search.writers
 from bot.digests.compose import relevance_scores
 from bot.search.lexicon import TermLearner
 
@@ -24,7 +25,7 @@ QUERIES = ["Sparse Attention", "清华大学", "Alice Zhang3", "缩放定律", '
 
 def test_searches_during_an_ingest_never_fail_repeat_a_paper_or_cut_a_page(tmp_path: Path, monkeypatch) -> None:
     # Every file is over the tiny size: each is written aside and moved in under the lock.
-    monkeypatch.setattr(bot.search.index, "TINY_SEGMENT_DOCS", 30)
+    monkeypatch.setattr(bot.search.writers, "TINY_SEGMENT_DOCS", 30)
     corpus = open_corpus(tmp_path / "data")
     for day in range(3):
         ingest(corpus, tmp_path, f"day{day}.txt", listing_text("ICML", 1 + day * 40, 40))
@@ -83,12 +84,12 @@ def test_searches_during_an_ingest_never_fail_repeat_a_paper_or_cut_a_page(tmp_p
     ],
 )
 def test_a_day_written_aside_searches_exactly_as_one_written_under_the_lock(tmp_path: Path, monkeypatch, tiny, days, new, again, child) -> None:
-    monkeypatch.setattr(bot.search.index, "TINY_SEGMENT_DOCS", tiny)
+    monkeypatch.setattr(bot.search.writers, "TINY_SEGMENT_DOCS", tiny)
     # The serving process writes a day's segment in a child: only today's file is that big here.
-    monkeypatch.setattr(bot.search.index, "ASIDE_CHILD_DOCS", new + again if child else 10**9)
+    monkeypatch.setattr(bot.search.writers, "ASIDE_CHILD_DOCS", new + again if child else 10**9)
     children = []
-    in_child = bot.search.index.write_segment_in_child
-    monkeypatch.setattr(bot.search.index, "write_segment_in_child", lambda *args: children.append(len(args[3])) or in_child(*args))
+    in_child = bot.search.writers.write_segment_in_child
+    monkeypatch.setattr(bot.search.writers, "write_segment_in_child", lambda *args: children.append(len(args[3])) or in_child(*args))
     corpora = []
     for name, batch_size in (("aside", 10**6), ("locked", new + again)):  # a full batch is written under the lock
         corpus = open_corpus(tmp_path / name)
@@ -115,12 +116,12 @@ def test_a_day_written_aside_searches_exactly_as_one_written_under_the_lock(tmp_
 def test_the_server_learns_from_a_days_file_in_a_child_process(tmp_path: Path, monkeypatch, caplog, child_fails) -> None:
     """The lexicon's counts are loaded, extended and saved in a child (they held the
     interpreter from the searches for ~3 s at 1M papers); a child that fails is stood in for here."""
-    monkeypatch.setattr(bot.search.index, "ASIDE_CHILD_DOCS", 40)
+    monkeypatch.setattr(bot.search.writers, "ASIDE_CHILD_DOCS", 40)
     if child_fails:
         monkeypatch.setattr(bot.child, "_CHILD", "import sys; sys.exit('no child today')")
     targets = []
-    in_child = bot.search.index.run_in_child
-    monkeypatch.setattr(bot.search.index, "run_in_child", lambda target, args, **kw: targets.append(target) or in_child(target, args, **kw))
+    in_child = bot.search.writers.run_in_child
+    monkeypatch.setattr(bot.search.writers, "run_in_child", lambda target, args, **kw: targets.append(target) or in_child(target, args, **kw))
     corpus = open_corpus(tmp_path / "data")
     try:
         ingest(corpus, tmp_path, "day0.txt", listing_text("ICML", 1, 30))  # too small for a child
@@ -148,7 +149,7 @@ def test_the_server_learns_from_a_days_file_in_a_child_process(tmp_path: Path, m
 def test_a_child_that_hangs_is_given_up_not_done_again(tmp_path: Path, monkeypatch, caplog) -> None:
     """After CHILD_TIMEOUT_S the child is killed; its work is not done again in the server
     (that would only double the wait): the papers stay stored and indexed, the lexicon skips them."""
-    monkeypatch.setattr(bot.search.index, "ASIDE_CHILD_DOCS", 40)
+    monkeypatch.setattr(bot.search.writers, "ASIDE_CHILD_DOCS", 40)
     corpus = open_corpus(tmp_path / "data")
     try:
         ingest(corpus, tmp_path, "day0.txt", listing_text("ICML", 1, 30))
@@ -177,7 +178,7 @@ def segmented(tmp_path_factory):
     then 10 that write Peking University only as 北大 (a short name the lexicon resolves)."""
     tmp = tmp_path_factory.mktemp("segmented")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bot.search.index, "TINY_SEGMENT_DOCS", 0)
+        patch.setattr(bot.search.writers, "TINY_SEGMENT_DOCS", 0)
         corpus = open_corpus(tmp / "data")
         for day in range(5):
             topic = ("Sparse Attention", "Quantum Annealing")[day % 2]

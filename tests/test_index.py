@@ -14,19 +14,12 @@ import bot.search.segments
 from bot.errors import IndexUnusable
 from bot.models import Affiliation, Fragment, Paper
 from bot.search.codec import ArrayCodec
-from bot.search.index import (
-    INDEX_NAME,
-    MAX_IDLE_SEARCHERS,
-    IndexHit,
-    IndexPage,
-    PaperIndex,
-    PaperSearcher,
-    build_schema,
-    build_snippet,
-    edit_distance,
-    paper_document,
-)
+from bot.search.index import IndexHit, IndexPage, PaperIndex
+from bot.search.readers import MAX_IDLE_SEARCHERS, PaperSearcher
+from bot.search.schema import INDEX_NAME, build_schema, paper_document
 from bot.search.segments import PaperWriter
+from bot.search.snippets import build_snippet
+from bot.search.spelling import edit_distance
 
 
 def make_paper(n: int, **changes) -> Paper:
@@ -171,7 +164,7 @@ def test_index_of_another_schema_is_unusable(tmp_path: Path) -> None:
     from whoosh.fields import ID, Schema
     from whoosh.index import create_in
 
-    from bot.search.index import INDEX_NAME
+    from bot.search.schema import INDEX_NAME
 
     path = tmp_path / "index"
     path.mkdir()
@@ -253,24 +246,24 @@ def test_a_settled_index_lends_its_searcher_without_asking_whoosh_and_still_sees
 def test_a_commit_in_the_same_clock_tick_as_a_check_is_seen_once_the_folder_looks_settled(index: PaperIndex, monkeypatch) -> None:
     import os
 
-    import bot.search.index
+    import bot.search.readers
 
-    frozen = bot.search.index._monotonic()
-    monkeypatch.setattr(bot.search.index, "_monotonic", lambda: frozen)  # never RECHECK_S after a check
+    frozen = bot.search.readers._monotonic()
+    monkeypatch.setattr(bot.search.readers, "_monotonic", lambda: frozen)  # never RECHECK_S after a check
     reader = PaperIndex(index.path)
     assert reader.search("grokking").total == 0  # checked while the folder's time was recent
     stamp = index.path.stat().st_mtime_ns
     index.upsert([make_paper(60, title_en="Grokking revisited")])
     os.utime(index.path, ns=(stamp, stamp))  # as if the commit had landed in the same clock tick
-    real = bot.search.index._wall_ns
-    monkeypatch.setattr(bot.search.index, "_wall_ns", lambda: real() + 3_000_000_000)  # ... and the time now looks settled
+    real = bot.search.readers._wall_ns
+    monkeypatch.setattr(bot.search.readers, "_wall_ns", lambda: real() + 3_000_000_000)  # ... and the time now looks settled
     assert reader.search("grokking").total == 1  # a recent stamp was never recorded as the version
 
 
 def test_a_folder_whose_time_lags_is_still_listed_every_second(index: PaperIndex, monkeypatch) -> None:
     import os
 
-    import bot.search.index
+    import bot.search.readers
 
     reader = PaperIndex(index.path)
     _settle(index.path)
@@ -278,8 +271,8 @@ def test_a_folder_whose_time_lags_is_still_listed_every_second(index: PaperIndex
     assert reader.search("grokking").total == 0
     index.upsert([make_paper(60, title_en="Grokking revisited")])
     os.utime(index.path, ns=(stamp, stamp))  # a mount that keeps the folder's old time (NFS, FUSE)
-    real = bot.search.index._monotonic
-    monkeypatch.setattr(bot.search.index, "_monotonic", lambda: real() + bot.search.index.RECHECK_S)
+    real = bot.search.readers._monotonic
+    monkeypatch.setattr(bot.search.readers, "_monotonic", lambda: real() + bot.search.readers.RECHECK_S)
     assert reader.search("grokking").total == 1
 
 
@@ -404,7 +397,7 @@ def test_searchers_are_pooled_not_kept_per_thread(index: PaperIndex) -> None:
             thread.start()
         for thread in threads:
             thread.join()
-    assert 1 <= len(index._idle) <= MAX_IDLE_SEARCHERS
+    assert 1 <= len(index._pool.idle) <= MAX_IDLE_SEARCHERS
 
 
 def test_small_upserts_fold_tiny_segments_but_leave_bulk_segments_alone(tmp_path: Path) -> None:
@@ -455,7 +448,7 @@ def _built(path: Path, papers: list[Paper], *, indexed_numbers: bool) -> PaperIn
     """An index of `papers` in the schema of today or (indexed_numbers) of before 2026-12."""
     import whoosh.index
 
-    from bot.search.index import INDEX_NAME, build_schema
+    from bot.search.schema import INDEX_NAME, build_schema
 
     path.mkdir(parents=True)
     whoosh.index.create_in(str(path), build_schema(indexed_numbers=indexed_numbers), indexname=INDEX_NAME).close()
@@ -471,10 +464,10 @@ def test_seq_and_rev_are_columns_not_terms_and_older_indexes_open_as_they_are(tm
     with them as terms still open (no rebuild), and every range reads the columns."""
     import whoosh.query as wq
 
-    import bot.search.index
     import bot.search.topk
+    import bot.search.writers
 
-    monkeypatch.setattr(bot.search.index, "TINY_SEGMENT_DOCS", 0)
+    monkeypatch.setattr(bot.search.writers, "TINY_SEGMENT_DOCS", 0)
     papers = [make_paper(n, rev=rev) for n, rev in enumerate([3, 7, 5, *range(8, 30)], start=1)]  # revs out of order
     new = _built(tmp_path / "new", papers, indexed_numbers=False)
     old = _built(tmp_path / "old", papers, indexed_numbers=True)
@@ -507,11 +500,11 @@ def test_seq_and_rev_are_columns_not_terms_and_older_indexes_open_as_they_are(tm
 
 def test_reopening_the_same_index_keeps_its_caches_and_a_rebuild_does_not(index: PaperIndex) -> None:
     index.search("speculativ")  # fills the pooled searcher and the spelling vocabulary
-    epoch = index._epoch
+    epoch = index._pool.epoch
     index.open()  # what every inbox scan's check does
-    assert index._epoch == epoch and index._vocab
+    assert index._pool.epoch == epoch and index._spelling.english
     index.rebuild(make_paper(n) for n in range(1, 5))  # another directory swapped in
-    assert index._epoch > epoch
+    assert index._pool.epoch > epoch
     assert index.state() == (4, 4)
 
 

@@ -23,8 +23,8 @@ from bot.ingest import listing
 from bot.ingest.listing import parse_path, parse_paths, parse_text
 from bot.models import Affiliation, ArxivRecord, IngestReport, Listing, Paper
 from bot.search import analysis
-from bot.search import index as index_module
-from bot.search.index import paper_document
+from bot.search import schema as schema_module
+from bot.search.schema import paper_document
 from bot.store import database as store_module
 from bot.store.database import _CONTENT, Store
 
@@ -351,7 +351,7 @@ def test_index_documents_are_what_the_reference_builds(listing_files, monkeypatc
     documents = [paper_document(p) for p in papers]
     sections = [(4.0, "a\x1fb"), (1.0, ""), (0.0, "z"), (-0.0, "y"), (2.5, "x\x1e")]
     joined = analysis.join_sections(sections)
-    monkeypatch.setattr(index_module, "join_sections", reference_join_sections)
+    monkeypatch.setattr(schema_module, "join_sections", reference_join_sections)
     assert documents == [paper_document(p) for p in papers]
     assert joined == reference_join_sections(sections)
 

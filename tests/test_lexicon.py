@@ -322,10 +322,10 @@ def test_papers_found_only_through_expansions_are_reachable_when_literal_hits_fi
 def test_the_pinyin_vocabulary_is_every_chinese_term_by_its_document_count_across_segments(tmp_path: Path, seeds, monkeypatch) -> None:
     from dataclasses import replace
 
-    import bot.search.index
-    from bot.search.index import TEXT_FIELD
+    import bot.search.writers
+    from bot.search.query import TEXT_FIELD
 
-    monkeypatch.setattr(bot.search.index, "TINY_SEGMENT_DOCS", 0)  # each upsert a segment of its own
+    monkeypatch.setattr(bot.search.writers, "TINY_SEGMENT_DOCS", 0)  # each upsert a segment of its own
 
     ix = PaperIndex(tmp_path / "index")
     try:
@@ -337,9 +337,9 @@ def test_the_pinyin_vocabulary_is_every_chinese_term_by_its_document_count_acros
                 assert len(reader.leaf_readers()) > 1
                 every_term = [t.decode("utf-8") if isinstance(t, bytes) else t for t in reader.lexicon(TEXT_FIELD)]
                 expected = PinyinVocabulary.from_words(every_term, lambda w: reader.doc_frequency(TEXT_FIELD, w)).by_sound  # noqa: B023
-                assert expected and ix._pinyin_for(reader).by_sound == expected
-                assert ix._pinyin_for(reader) is ix._pinyin_for(reader)  # once per index version
-        assert set(ix._han_counts) == {seg for seg in (s.segment_id() for s in ix._index()._segments())}  # only live segments kept
+                assert expected and ix._spelling.pinyin_vocabulary(reader, ix._live_segments).by_sound == expected
+                assert ix._spelling.pinyin_vocabulary(reader, ix._live_segments) is ix._spelling.pinyin_vocabulary(reader, ix._live_segments)  # once per index version
+        assert set(ix._spelling.han_counts) == {seg for seg in (s.segment_id() for s in ix._index()._segments())}  # only live segments kept
     finally:
         ix.close()
 
@@ -348,22 +348,22 @@ def test_a_searcher_lent_before_a_rebuild_leaves_no_vocabulary_to_the_new_index(
     """The pinyin vocabulary is kept by the segments it was read from, and only if they are
     the live index's: a search that began on the old folder and asked after the swap must
     neither file the old words under the new one nor leave its counts in their place."""
-    from bot.search.index import TEXT_FIELD
+    from bot.search.query import TEXT_FIELD
 
     ix = PaperIndex(tmp_path / "index")
     try:
         ix.rebuild(seeds[:60])
         with ix._searcher() as old:
             ix.rebuild(seeds[60:])  # another folder swapped in while `old` is out
-            stale = ix._pinyin_for(old.reader())
+            stale = ix._spelling.pinyin_vocabulary(old.reader(), ix._live_segments)
             live = {segment.segment_id() for segment in ix._index()._segments()}
-            assert set(ix._han_counts) <= live  # the old folder's counts are not kept
+            assert set(ix._spelling.han_counts) <= live  # the old folder's counts are not kept
             with ix._searcher() as new:
                 reader = new.reader()
                 every_term = [t.decode("utf-8") if isinstance(t, bytes) else t for t in reader.lexicon(TEXT_FIELD)]
                 expected = PinyinVocabulary.from_words(every_term, lambda w: reader.doc_frequency(TEXT_FIELD, w)).by_sound
                 assert stale.by_sound != expected  # (the two halves of the seeds differ)
-                assert ix._pinyin_for(reader).by_sound == expected
+                assert ix._spelling.pinyin_vocabulary(reader, ix._live_segments).by_sound == expected
     finally:
         ix.close()
 
@@ -374,12 +374,12 @@ def test_the_server_builds_the_typo_vocabularies_before_it_is_ready(tmp_path: Pa
 
     corpus = Corpus.load(Settings(data_dir=tmp_path / "data", seeds_dir=Path(__file__).resolve().parent.parent / "seeds"))
     try:
-        assert corpus.index._pinyin is None and not corpus.index._vocab
+        assert corpus.index._spelling.pinyin is None and not corpus.index._spelling.english
         corpus.prepare()
         assert corpus.is_ready()
-        assert corpus.index._pinyin is not None and corpus.index._pinyin.by_sound  # no first typo pays for them
-        assert any(words for words in corpus.index._vocab.values())
-        built = corpus.index._pinyin
-        assert corpus.search("推测截码").suggestion == "推测解码" and corpus.index._pinyin is built  # used as built
+        assert corpus.index._spelling.pinyin is not None and corpus.index._spelling.pinyin.by_sound  # no first typo pays for them
+        assert any(words for words in corpus.index._spelling.english.values())
+        built = corpus.index._spelling.pinyin
+        assert corpus.search("推测截码").suggestion == "推测解码" and corpus.index._spelling.pinyin is built  # used as built
     finally:
         corpus.close()

@@ -9,7 +9,8 @@ import pytest
 
 from bot.ingest.listing import FIELD_LIMITS, parse_text
 from bot.models import Fragment, Paper
-from bot.search.index import SNIPPET_SCAN_CHARS, PaperIndex, _fragments, build_snippet
+from bot.search.index import PaperIndex
+from bot.search.snippets import SNIPPET_SCAN_CHARS, _fragments, build_snippet
 
 # -- the parser's field limits -------------------------------------------------------------
 

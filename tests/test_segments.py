@@ -11,8 +11,9 @@ from whoosh.writing import SegmentWriter
 
 from bot.ingest.listing import parse_path
 from bot.search.codec import ArrayCodec
-from bot.search.index import INDEX_NAME, build_schema, merge_tiny_segments, paper_document
+from bot.search.schema import INDEX_NAME, build_schema, paper_document
 from bot.search.segments import PaperWriter
+from bot.search.writers import merge_tiny_segments
 
 REPO = Path(__file__).resolve().parent.parent
 

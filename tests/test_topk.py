@@ -23,8 +23,9 @@ from whoosh import query as wq
 from bot.config import Settings
 from bot.corpus import Corpus
 from bot.search import topk
-from bot.search.index import TINY_SEGMENT_DOCS, _segment_id
 from bot.search.query import build_query
+from bot.search.readers import segment_id
+from bot.search.writers import TINY_SEGMENT_DOCS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -126,7 +127,7 @@ def _compare(corpus: Corpus, limit: int = 10) -> tuple[int, int]:
     with index._searcher() as searcher:
         for q in _queries(corpus):
             ours = topk.search(
-                searcher, q, limit=limit, cache=index._segment_cache(), segment_key=_segment_id
+                searcher, q, limit=limit, cache=index._segment_cache(), segment_key=segment_id
             )
             if ours is None:
                 fallback += 1
@@ -172,7 +173,7 @@ def test_filters_and_masks_match_whoosh(generated_index):
                 q,
                 limit=10,
                 cache=index._segment_cache(),
-                segment_key=_segment_id,
+                segment_key=segment_id,
                 filter=only,
                 mask=mask,
             )
@@ -190,7 +191,7 @@ def test_a_common_phrase_has_an_estimated_count_flagged_and_exact_top_results(
     index = generated_index.index
     q = build_query('"language models"', mode="all").query
     with index._searcher() as searcher:
-        ours = topk.search(searcher, q, limit=10, cache=index._segment_cache(), segment_key=_segment_id)
+        ours = topk.search(searcher, q, limit=10, cache=index._segment_cache(), segment_key=segment_id)
         theirs, total = _whoosh(searcher, q, 10)
     assert total > topk.EXACT_CHECKS + 10  # enough matches that checking them all would cost
     assert ours.estimated and _same(ours, theirs)
@@ -263,8 +264,8 @@ def test_a_phrase_minus_a_word_excludes_the_word(seed_index):
     index = seed_index.index
     q = build_query('"language model" -diffusion', mode="all").query
     with index._searcher() as searcher:
-        ours = topk.search(searcher, q, limit=10, cache=index._segment_cache(), segment_key=_segment_id)
-        phrase = topk.search(searcher, build_query('"language model"', mode="all").query, limit=10, cache=index._segment_cache(), segment_key=_segment_id)
+        ours = topk.search(searcher, q, limit=10, cache=index._segment_cache(), segment_key=segment_id)
+        phrase = topk.search(searcher, build_query('"language model"', mode="all").query, limit=10, cache=index._segment_cache(), segment_key=segment_id)
         with_word = set(searcher.docs_for_query(wq.Term("text", "diffus")))
         assert ours.docnums and not with_word & set(ours.docnums)
         assert [d for d in phrase.docnums if d not in with_word] == ours.docnums

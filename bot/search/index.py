@@ -1,143 +1,73 @@
-"""The Whoosh index of papers: schema, open/rebuild/upsert, and search with snippets.
+"""The Whoosh index of papers: what the rest of paperbot calls (PaperIndex, IndexPage).
 
 The SQLite store is the source of truth; this index can be thrown away and rebuilt
 from it at any time, and says so (IndexUnusable) when it is missing, corrupt or built
 with another schema.
 
+PaperIndex opens, rebuilds and updates the index and decides how a search is run
+(literal, then expanded through the lexicon, then a spelling correction, then any term).
+Each part of the work is a module of its own, as in Whoosh itself:
+
+    schema.py    the fields a paper becomes (paper_document) and the schema
+    readers.py   the searchers lent to searches, kept fresh (SearcherPool, PaperSearcher)
+    writers.py   the writers: worker processes, segments written aside, the merge policy
+    snippets.py  a hit's snippet, matched terms marked
+    spelling.py  the typo vocabularies (Spelling) and the corrections made from them
+
 Concurrency: one writer at a time (a threading.Lock in this process, Whoosh's file lock
-across processes). Readers never lock: each thread keeps its own searcher and
-refreshes it when the index changes, because opening a searcher per query costs more
-than the query, and Whoosh searchers are not safe to share between threads.
+across processes). Readers never lock the index: a search borrows a searcher from the
+pool, because opening one per query costs more than the query, and Whoosh searchers
+are not safe to share between threads. A rebuild is written beside the live directory
+and swapped in by renaming it (`_swap_in`): searches use the old one until then, and
+other processes notice the swap by the directory's inode.
 """
 
 from __future__ import annotations
 
 import copy
-import gc
 import logging
-import multiprocessing.connection
 import os
-import pickle
-import queue
 import shutil
-import sys
 import tempfile
 import threading
 import time
 import uuid
-from array import array
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
 import whoosh.index
 from whoosh import query as wq
-from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
 from whoosh.filedb.filestore import FileStorage
 from whoosh.index import LockError
-from whoosh.multiproc import MpWriter, SubWriterTask
-from whoosh.reading import EmptyReader, MultiReader, SegmentReader
 from whoosh.searching import Searcher
 
-from bot.child import die_with_parent, run_in_child
-from bot.errors import ChildFailed, IndexBusy, IndexUnusable, WorkerFailed
+from bot.errors import IndexBusy, IndexUnusable
 from bot.models import Fragment, Paper
-from bot.search import legacy
-from bot.search.analysis import (
-    analyze,
-    bilingual_analyzer,
-    forget_sections,
-    join_sections,
-    load_chinese,
-    spelling_analyzer,
-)
-from bot.search.codec import ArrayCodec, numeric_column_bytes
-from bot.search.lexicon import (
-    DICTIONARY,
-    Lexicon,
-    TermLearner,
-    absorb_shares,
-    affiliation_keys,
-    learn_more,
-    load_alias_groups,
-    load_terms,
-)
+from bot.search import legacy, writers  # writers.X at each use: tests change its limits
+from bot.search.analysis import forget_sections
+from bot.search.lexicon import Lexicon, TermLearner, load_alias_groups, load_terms
 from bot.search.locks import HolderRecord
-from bot.search.query import TEXT_FIELD, build_query, iter_words, suggest_query
-from bot.search.segments import PaperWriter, commit_toc, write_segment, write_segment_in_child
-from bot.search.spelling import PinyinVocabulary, correct_chinese
+from bot.search.query import TEXT_FIELD, BuiltQuery, build_query
+from bot.search.readers import PaperSearcher, SearcherPool, column_max, segment_id
+from bot.search.schema import (
+    INDEX_NAME,
+    SNIPPET_FIELDS,
+    build_schema,
+    is_paper_schema,
+    paper_document,
+)
+from bot.search.snippets import build_snippet, matched_expansions
+from bot.search.spelling import Spelling
 
 logger = logging.getLogger(__name__)
 legacy.register()  # indexes written before bot/search/ existed open as they are
 
-# Bump when the schema or the analyzer changes: an index under another name is "missing",
-# so the corpus rebuilds it instead of searching it with mismatched analysis.
-# v3: arXiv abstracts (issue 9); v4: bilingual analysis (issue 8); v5: array postings, numeric columns (issue 12).
-# Since 2026-12 v5 writes seq and rev as columns only; a v5 index with them as terms opens
-# as it is (build_schema(indexed_numbers=True), see _open_checked): no rebuild to upgrade.
-INDEX_NAME = "papers_v5"
 LOCK_FILE = f"{INDEX_NAME}_WRITELOCK"  # Whoosh's name for the write lock of INDEX_NAME
 LEXICON_FILE = "lexicon.json"  # what the index learned from its papers' parallel text
-_PROCESS_STARTED = time.time()  # (about) when this process started: see _sweep_scratch
-TINY_SEGMENT_DOCS = 1000  # segments smaller than this are merged on the next upsert
-ASIDE_CHILD_DOCS = 500  # the server writes, and learns from, this many papers in a child process (_write_aside, _learn)
-SEGMENT_DOCS = 50_000  # papers a worker puts in one segment during a bulk write
-LIMIT_MB = 4096  # the writers' posting pool: a bulk segment's postings fit in it (see bench/RESULTS.md)
-SERVER_SEGMENT_DOCS = 10_000  # in the serving process: ~120 MB of postings before a commit
-SERVER_LIMIT_MB = 512
-MAX_IDLE_SEARCHERS = 8  # more concurrent searches than this open and close their own
-# A folder last modified longer ago than this when it was checked is taken at its word: a
-# commit adds a file to it, so the same modification time means the same version, and a
-# search is spared Whoosh's check (listing the folder and matching every name: 1.3 ms a
-# search at 1M papers, 256 files). A stamp newer than that is never recorded: a second
-# change in the same clock tick (1 s on some file systems) would leave the time as it was.
-SETTLED_NS = 2_000_000_000
-# And the folder is listed at least this often anyway: a file system whose folder times
-# lag (NFS's attribute cache, some FUSE mounts) costs at most this much staleness.
-RECHECK_S = 1.0
-_wall_ns, _monotonic = time.time_ns, time.monotonic  # the clocks _searcher() reads (tests move them)
-SNIPPET_CHARS = 200
-SNIPPET_SCAN_CHARS = 10_000  # a snippet is looked for in this much of a field (build_snippet)
-# Where a snippet may come from, best first when two fields match equally well.
-SNIPPET_FIELDS = ("title_en", "title_zh", "summary", "abstract", "authors", "affil_en", "affil_zh", "comments")
-TITLE_FIELDS = ("title_en", "title_zh")
-# The language each snippet field is written in: a tie goes to the reader's language.
-PAIRED_FIELDS = {"title_en": "title_zh", "title_zh": "title_en", "affil_en": "affil_zh", "affil_zh": "affil_en"}
-FIELD_LANG = {
-    "title_en": "en", "title_zh": "zh", "summary": "zh", "abstract": "en", "affil_en": "en", "affil_zh": "zh", "comments": "en",
-}  # fmt: skip
-# How much a word counts in each part of the catch-all `text` field: titles > authors,
-# affiliations > summary, comments (the issue's order of importance).
-SECTION_WEIGHTS = (
-    ("title_en", 4.0),
-    ("title_zh", 4.0),
-    ("authors", 2.5),
-    ("affil_en", 2.0),
-    ("affil_zh", 2.0),
-    ("summary", 1.2),
-    ("abstract", 1.0),  # arXiv's English abstract: English queries reach papers through it
-    ("venue", 1.0),
-    ("comments", 0.8),
-    ("feed", 0.5),
-)
 MAX_PER_PAGE = 100
-
-
-@dataclass(frozen=True)
-class StoredPapers:
-    """A bulk write's papers, read where they are stored by each worker process itself.
-
-    `ranges` cut them into (after_rev, upto_rev] shares in rev order; `read(after, upto)`
-    yields one share's papers in a forked worker (it must open its own connection, and
-    be picklable: a module function or a partial of one). Feeding the workers
-    documents from this process instead (Whoosh's MpWriter pickles each one) kept this
-    process reading, building and pickling while the workers waited.
-    """
-
-    ranges: list[tuple[int, int]]
-    read: Callable[[int, int], Iterable[Paper]]
 
 
 @dataclass
@@ -173,172 +103,6 @@ class IndexPage:
     estimated: bool = False  # `total` is estimated (phrases: only the shown hits are checked)
 
 
-def build_schema(*, indexed_numbers: bool = False) -> Schema:
-    """Return the index schema.
-
-    Free text searches one catch-all field, `text`, whose sections carry their field's
-    weight as a token boost (see `paper_document`): one term lookup per query word
-    instead of one per field keeps searches ~2.5x faster at 20k papers. `authors`,
-    `affil`, `venue` and `feed` exist for prefixed searches; `spell` holds whole unstemmed
-    English words, the vocabulary typo suggestions come from. The STORED fields are what
-    snippets are cut from. `seq` and `rev` are numbers per document (stored, and in a
-    column that ranges and a segment's highest rev are read from), not terms: as terms they
-    were 2 of every 3 terms in a bulk segment (one each per paper), a tenth of its writing
-    time. `indexed_numbers=True` gives the schema indexes were built with before
-    (2026-12), which open as they are (see _open_checked).
-    """
-    text = bilingual_analyzer()
-    return Schema(
-        id=ID(unique=True, stored=True),
-        text=TEXT(analyzer=text),
-        authors=TEXT(analyzer=text, stored=True),
-        affil=TEXT(analyzer=text),
-        venue=TEXT(analyzer=text),
-        feed=TEXT(analyzer=text),
-        # shift_step=0: one term per value instead of 16; ranges are read from the columns
-        # (sortable=True: one number a document) by bot/search/topk.py, never from the terms.
-        year=NUMERIC(int, bits=32, shift_step=0, sortable=True),
-        seq=_number_column(indexed_numbers),
-        rev=_number_column(indexed_numbers),
-        spell=TEXT(analyzer=spelling_analyzer(), phrase=False),
-        **{name: STORED() for name in SNIPPET_FIELDS if name != "authors"},
-    )
-
-
-def _number_column(indexed: bool) -> NUMERIC:
-    field = NUMERIC(int, bits=64, stored=True, shift_step=0, sortable=True)
-    if not indexed:
-        field.indexed = False  # Whoosh's writers and ours skip a field that is not indexed
-    return field
-
-
-def paper_document(paper: Paper) -> dict:
-    """Return the Whoosh document for `paper` (the index's whole view of it)."""
-    parts = {
-        "title_en": paper.title_en,
-        "title_zh": paper.title_zh,
-        "authors": ", ".join(paper.authors),
-        "affil_en": "; ".join(a.en for a in paper.affiliations if a.en),
-        "affil_zh": "；".join(a.zh for a in paper.affiliations if a.zh),
-        "summary": paper.summary_zh,
-        "abstract": paper.abstract_en,
-        "comments": " ".join(x for x in (paper.comments, paper.journal_ref) if x),
-        "venue": " ".join(x for x in (paper.venue, paper.venue_name, paper.track) if x),
-        "feed": "\n".join(paper.feeds),
-    }
-    doc = {name: parts[name] for name in SNIPPET_FIELDS}
-    doc.update(
-        id=paper.id,
-        text=join_sections((weight, parts[name]) for name, weight in SECTION_WEIGHTS),
-        affil=join_sections([(1.0, parts["affil_en"]), (1.0, parts["affil_zh"])]),
-        venue=parts["venue"],
-        feed=parts["feed"],
-        seq=paper.seq,
-        rev=paper.rev,
-        # Sections only so their analysis is shared with `text` (bot/search/analysis.py caches them):
-        # `spell` keeps no positions or boosts, so its terms are what "\n".join would give.
-        spell=join_sections((1.0, parts[name]) for name in ("title_en", "authors", "affil_en", "summary", "abstract", "comments")),
-    )
-    if paper.year is not None:
-        doc["year"] = paper.year
-    return doc
-
-
-class PaperSearcher(Searcher):
-    """A Whoosh searcher that sums each field's total length once, not once per term.
-
-    BM25F asks the top-level searcher for a field's average length for every query term
-    in every segment, and Whoosh answers by summing that field over all segments each
-    time: with hundreds of segments that sum dominated author queries. A searcher sees
-    one fixed index version, so the sum cannot change while it lives; `refresh()`
-    returns a new searcher (of this class) when the index does.
-    """
-
-    def field_length(self, fieldname):
-        if self.has_parent():
-            return self.get_parent().field_length(fieldname)
-        cache = self.__dict__.setdefault("_field_lengths", {})
-        if fieldname not in cache:
-            cache[fieldname] = self.reader().field_length(fieldname)
-        return cache[fieldname]
-
-    def refresh(self) -> PaperSearcher:
-        """Return a searcher of the index's latest version (this one if it is the latest),
-        keeping the readers of the segments it still has; this searcher is then done with.
-
-        Whoosh's refresh() means to keep them, but files the old readers by the index's
-        generation and looks them up by segment id, so it never finds one: after every
-        commit each searcher opened every segment again (~4 ms at 1M papers), and its
-        first searches paid again for what the readers had opened and cached since (their
-        columns, stored fields, each field's lengths). A segment never changes once
-        written, except for the documents deleted from it, which live in its entry in the
-        index's table of contents: a kept reader is given the new entry. The new
-        searcher shares the kept readers' open files with this one: close only the new
-        one (as with Whoosh's refresh, this one must not be used again).
-        """
-        ix = self._ix
-        if ix is None:
-            raise ValueError("this searcher has no index to refresh from")
-        old = self.reader()
-        if ix.latest_generation() == old.generation():
-            return self
-        leaves = [old] if old.is_atomic() else [leaf for leaf, _ in old.leaf_readers()]
-        kept = {leaf.segment().segment_id(): leaf for leaf in leaves if isinstance(leaf, SegmentReader)}
-        for attempt in range(10):
-            try:
-                toc, readers = _readers_of_latest(ix, kept)
-                break
-            except OSError:
-                # A commit removed the version just read (its table of contents, or a
-                # segment it merged away): read the next one, as Whoosh's reader() does.
-                if attempt == 9:
-                    raise  # the caller keeps this version
-                time.sleep(0.05)
-        for segment in toc.segments:
-            kept.pop(segment.segment_id(), None)
-        for leaf in kept.values():  # merged away: nothing reads them any more
-            leaf.close()
-        if not readers:
-            reader = EmptyReader(toc.schema)
-        elif len(readers) == 1:
-            reader = readers[0]
-        else:
-            reader = MultiReader(readers, generation=toc.generation)
-        self.is_closed = True
-        return PaperSearcher(reader, fromindex=ix, weighting=self.weighting)
-
-
-def _readers_of_latest(ix, kept: dict[str, SegmentReader]) -> tuple:
-    """The index's latest table of contents and a reader for each of its segments: one of
-    `kept` where its segment is there (left in `kept`), else one opened now."""
-    toc = ix._read_toc()
-    readers, opened = [], []
-    try:
-        for segment in toc.segments:
-            leaf = kept.get(segment.segment_id())
-            if leaf is None:
-                leaf = SegmentReader(ix.storage, toc.schema, segment, generation=toc.generation)
-                opened.append(leaf)
-            else:
-                leaf = _with_segment(leaf, segment, toc.generation)
-            readers.append(leaf)
-    except BaseException:
-        for leaf in opened:
-            leaf.close()
-        raise
-    return toc, readers
-
-
-def _with_segment(leaf: SegmentReader, segment, generation: int) -> SegmentReader:
-    """`leaf` (its open files and caches) reading the index entry `segment` of its segment,
-    which says which of its documents are deleted now. `leaf` itself is left as it was."""
-    fresh = copy.copy(leaf)
-    fresh._segment, fresh._gen = segment, generation
-    fresh._perdoc = copy.copy(leaf._perdoc)
-    fresh._perdoc._segment = segment
-    return fresh
-
-
 class PaperIndex:
     """The papers' full-text index in one directory, safe to use from many threads."""
 
@@ -361,32 +125,22 @@ class PaperIndex:
         # the server (procs == 1) must stay small while it serves (a rebuild after an
         # upgrade, a big catch-up), so it writes smaller segments with a smaller pool.
         bulk = procs > 1
-        self.limitmb = limitmb if limitmb is not None else (LIMIT_MB if bulk else SERVER_LIMIT_MB)
+        self.limitmb = limitmb if limitmb is not None else (writers.LIMIT_MB if bulk else writers.SERVER_LIMIT_MB)
         if segment_docs is None:
-            segment_docs = SEGMENT_DOCS if bulk else SERVER_SEGMENT_DOCS
+            segment_docs = writers.SEGMENT_DOCS if bulk else writers.SERVER_SEGMENT_DOCS
         self.batch_size = max(1, batch_size)
         # A bulk write commits once per `segment_docs` papers a worker: few, large segments
         # (a query pays ~0.3 ms a segment per term), each held in memory until its commit.
         self.segment_docs = segment_docs
         self.commit_docs = max(self.batch_size, segment_docs * max(1, procs))
         self._ix: whoosh.index.Index | None = None
-        self._inode: int | None = None
-        self._epoch = 0  # bumped whenever a different directory is swapped in
         self._write_lock = threading.Lock()
         self._open_lock = threading.RLock()
-        self._idle: list[tuple[int, Searcher]] = []  # (epoch, searcher) ready to lend
-        self._current: tuple | None = None  # (folder stamp, generation, when) last seen to be the latest: _searcher()
+        self._pool = SearcherPool(self.path, self._open_lock)  # the searchers lent to searches, and the epoch
         self._segment_revs: dict[str, int] = {}  # segment id -> highest rev in it
-        self._vocab_epoch = -1  # the spelling vocabulary: see _vocabulary()
-        self._vocab: dict[tuple[str, int], list[str]] = {}
-        self._vocab_words: set[str] = set()
-        self._vocab_segments: set[str | None] = set()
-        self._lexicon_key: tuple | None = None
+        self._lexicon_key: _LexiconKey | None = None
         self._lexicon: Lexicon | None = None
-        self._pinyin_key: tuple | None = None
-        self._pinyin: PinyinVocabulary | None = None
-        # segment id -> {Chinese word: documents} of the last vocabulary read from the live index: see _pinyin_for()
-        self._han_counts: dict[str | None, dict[str, int]] = {}
+        self._spelling = Spelling(self._pool)  # the typo vocabularies (bot/search/spelling.py)
         # Per-segment lengths and columns for bot/search/topk.py, made at the first search:
         # bot/search/topk.py imports numpy (~0.1 s of a CLI command's start; a digest never needs it).
         self._segments = None
@@ -399,15 +153,8 @@ class PaperIndex:
             # Other threads' searchers stay open until their next search: closing them
             # here could pull a reader from under a search in flight.
             self._ix = _open_checked(self.path)
-            _sweep_scratch(self.path)
-            inode = _inode(self.path)
-            if inode is None or inode != self._inode:
-                # Another directory (a rebuild swapped in): pooled searchers and every
-                # cache keyed by epoch start over. The same directory opened again (each
-                # inbox scan's check) keeps them: its segments are the ones they describe.
-                self._epoch += 1
-                self._current = None
-            self._inode = inode
+            writers.sweep_scratch(self.path)
+            self._pool.opened(_inode(self.path))  # another directory than before: a new epoch
 
     def close(self) -> None:
         """Close every searcher and the index (at shutdown: searches in flight may fail)."""
@@ -436,10 +183,10 @@ class PaperIndex:
 
     def _segment_rev(self, leaf) -> int:
         """Return the highest rev in one segment's reader, remembered by segment id."""
-        key = _segment_id(leaf)
+        key = segment_id(leaf)
         rev = self._segment_revs.get(key) if key is not None else None
         if rev is None:
-            rev = _column_max(leaf, "rev")
+            rev = column_max(leaf, "rev")
             if key is not None:
                 self._segment_revs[key] = rev
         return rev
@@ -523,7 +270,7 @@ class PaperIndex:
         shares = max(1, self.procs) * max(1, -(-backlog // per_commit))
         return max(1, -(-backlog // shares))
 
-    def upsert_stored(self, papers: StoredPapers) -> int:
+    def upsert_stored(self, papers: writers.StoredPapers) -> int:
         """upsert() for a backlog of whole segments (`segment_docs` papers a share), with
         worker processes (`procs` > 1) that read their shares from the store themselves
         and count what the lexicon learns from them; return how many were written.
@@ -540,8 +287,7 @@ class PaperIndex:
         def absorb_pending() -> None:
             nonlocal pending
             if pending:
-                shares = (_load_share(path) for path in pending)
-                absorb_shares(self.path / LEXICON_FILE, ((share["learner"], share["affiliations"]) for share in shares))
+                writers.absorb_counts(self.path / LEXICON_FILE, pending)
                 pending = []
 
         try:
@@ -557,7 +303,7 @@ class PaperIndex:
                 shutil.rmtree(scratch, ignore_errors=True)
         return written
 
-    def _upsert_shares(self, papers: StoredPapers, shares: list[tuple[int, int]], counts: list[Path], meanwhile: Callable) -> int:
+    def _upsert_shares(self, papers: writers.StoredPapers, shares: list[tuple[int, int]], counts: list[Path], meanwhile: Callable) -> int:
         """Commit `shares` (a worker each, counting into `counts`); run `meanwhile` as they index.
 
         The versions replaced are those of the papers the workers did write, deleted once
@@ -574,13 +320,12 @@ class PaperIndex:
                     writer.add_share(after, upto, out)
                 writer.before_merge = delete_written
                 meanwhile()
-                return merge_tiny_segments
+                return writers.merge_tiny_segments
 
             def delete_written(writer) -> None:
-                for path in counts:
-                    written.extend(_load_share(path)["written"])
+                written.extend(writers.written_by(counts))
                 with ix.searcher() as searcher:
-                    self._delete_replaced(writer, searcher, written)
+                    writers.delete_replaced(writer, searcher, written, self._segment_rev)
 
             self._commit(ix, [], add, large=True, reader=papers.read)
         return len(written)
@@ -596,53 +341,33 @@ class PaperIndex:
             # smaller than a tiny segment (the next upsert would fold it in anyway), one
             # that has tiny segments to fold in, and large catch-ups (worker processes).
             aside = None
-            if len(latest) >= TINY_SEGMENT_DOCS and not large and not self._has_tiny_segments():
-                aside = self._write_aside(ix, [paper_document(paper) for paper in latest.values()])
+            if len(latest) >= writers.TINY_SEGMENT_DOCS and not large and not self._has_tiny_segments():
+                documents = [paper_document(paper) for paper in latest.values()]
+                aside = writers.write_aside(self.path, ix, documents, limitmb=self.limitmb, serving=self.procs == 1)
             try:
                 self._commit_batch(ix, latest, aside, large)
             finally:
                 if aside is not None:
-                    shutil.rmtree(aside[0], ignore_errors=True)
+                    shutil.rmtree(aside.folder, ignore_errors=True)
             # A replaced paper is counted again: pairs only ever gain evidence between
             # rebuilds, which is what a growing corpus does anyway.
-            self._learn(lexicon, list(latest.values()))
+            writers.learn(lexicon, list(latest.values()), serving=self.procs == 1)
             forget_sections()
             return len(latest)
 
-    def _learn(self, lexicon: Path, papers: list[Paper]) -> None:
-        """learn_more; the server (procs == 1) learns from a day's file in a child process.
-
-        Loading and saving what the lexicon learned (~3 s at 1M papers, 1.2 s + 1.7 s)
-        held the interpreter from the searches running meanwhile.
-        """
-        if self.procs == 1 and len(papers) >= ASIDE_CHILD_DOCS:
-            before = _stamp(lexicon)
-            try:
-                run_in_child("bot.search.lexicon:learn_more", (lexicon, papers), what="the lexicon's counts for the new papers")
-                return
-            except TimeoutError as exc:  # (an OSError) the papers are indexed; the lexicon only misses them
-                logger.warning("%s; the lexicon misses these papers until the next `python -m bot reindex`", exc)
-                return
-            except (OSError, ChildFailed) as exc:  # no child to be had, or it failed: do it here
-                if _stamp(lexicon) != before:  # it failed after saving them (at its exit): counted once is enough
-                    logger.warning("the child process learning from the new papers failed after saving (%s)", exc)
-                    return
-                logger.warning("could not learn from the new papers in a child process (%s); learning here", exc)
-        learn_more(lexicon, papers)
-
-    def _commit_batch(self, ix: whoosh.index.Index, latest: dict[str, Paper], aside, large: bool) -> None:
+    def _commit_batch(self, ix: whoosh.index.Index, latest: dict[str, Paper], aside: writers.Aside | None, large: bool) -> None:
         """Delete the papers' indexed versions, add them (or move their segment in), commit."""
 
         def add(writer) -> Callable:
             if aside is None:
                 for paper in latest.values():
                     writer.add_document(**paper_document(paper))
-                return merge_tiny_segments
+                return writers.merge_tiny_segments
             # Joins as written. Tiny segments another process committed since
             # the check above wait for the next upsert: copying the new segment
             # to fold them in would requantize its field lengths (Whoosh keeps
             # one byte a length), and so change its scores.
-            segment = _move_segment(*aside, self.path)
+            segment = writers.move_segment(aside.folder, aside.segment, self.path)
             return lambda writer, segments: [*segments, segment]
 
         self._commit(ix, [(paper.id, paper.seq) for paper in latest.values()], add, large=large)
@@ -664,7 +389,7 @@ class PaperIndex:
         try:
             mergetype = add(writer)
             with ix.searcher() as searcher:
-                self._delete_replaced(writer, searcher, replaced)
+                writers.delete_replaced(writer, searcher, replaced, self._segment_rev)
         except BaseException:
             writer.cancel()
             record.release()
@@ -679,56 +404,7 @@ class PaperIndex:
 
     def _has_tiny_segments(self) -> bool:
         with self._searcher() as searcher:
-            return any(leaf.reader().doc_count_all() < TINY_SEGMENT_DOCS for leaf, _ in searcher.leaf_searchers())
-
-    def _write_aside(self, ix: whoosh.index.Index, documents: list[dict]) -> tuple[Path, object]:
-        """Write `documents` as the one segment of a scratch index beside this one.
-
-        Return (its folder, the segment). Analysing and writing the postings is nearly
-        all of an upsert's time (~3 s for a daily file of 1,000 papers), and needs no
-        lock: the segment's files are moved into the index under the lock, by name
-        (a segment's files are named after it, not after their folder).
-        """
-        folder = self.path.parent / f".{self.path.name}.aside-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        folder.mkdir()
-        args = (str(folder), ix.schema, INDEX_NAME, documents, max(32, self.limitmb))
-        try:
-            # The serving process (procs == 1: threads answering searches) writes a day's
-            # file in a child process; a CLI has no searches to keep waiting.
-            if self.procs == 1 and len(documents) >= ASIDE_CHILD_DOCS:
-                try:
-                    return folder, write_segment_in_child(*args)
-                except TimeoutError:  # (an OSError) doing it again here would only double the wait
-                    raise
-                except (OSError, ChildFailed) as exc:  # no child to be had, or it failed: do it here
-                    logger.warning("could not write the new papers' segment in a child process (%s); writing it here", exc)
-                    shutil.rmtree(folder, ignore_errors=True)
-                    folder.mkdir()
-            return folder, write_segment(*args)
-        except BaseException:
-            shutil.rmtree(folder, ignore_errors=True)
-            raise
-
-    def _delete_replaced(self, writer, searcher: Searcher, papers: Iterable[tuple[str, int]]) -> None:
-        """Delete the indexed versions of `papers` (id, seq), which this commit writes again.
-
-        A paper can only be in a segment holding a rev at or above its seq (its first
-        rev), so it is looked up only in the segments written since it first arrived:
-        none for a paper new to the index, the newest few for one listed again days
-        later; and a term lookup says whether to read its postings at all. Looking every
-        id up in every segment twice (to find it, then to delete it, through Whoosh's
-        query layer) cost ~50 µs a segment: seconds per daily file at 1M (400 segments).
-        """
-        leaves = [(self._segment_rev(leaf.reader()), leaf.reader(), offset) for leaf, offset in searcher.leaf_searchers()]
-        newest = max((rev for rev, _, _ in leaves), default=0)
-        for paper_id, seq in papers:
-            if seq > newest:
-                continue  # first stored after everything indexed (a bulk load's papers): in no segment
-            for rev, reader, offset in leaves:
-                if (seq and rev < seq) or ("id", paper_id) not in reader:
-                    continue
-                for docnum in reader.postings("id", paper_id).all_ids():  # deleted ones are left out
-                    writer.delete_document(offset + docnum)
+            return any(leaf.reader().doc_count_all() < writers.TINY_SEGMENT_DOCS for leaf, _ in searcher.leaf_searchers())
 
     def _holder_record(self) -> HolderRecord:
         return HolderRecord(self.path, self.path / LOCK_FILE)
@@ -736,31 +412,9 @@ class PaperIndex:
     def _writer(
         self, ix: whoosh.index.Index, *, timeout: float = 0.0, large: bool = True, record: HolderRecord | None = None, reader=None
     ):
-        """Open a writer with our memory budget, writing plain (non-compound) segments.
-
-        Compound segments are copied whole into RAM by every searcher that opens them
-        (212 MB for 100k papers, per searcher); plain ones are memory-mapped. `procs`
-        above 1 forks worker processes: only for large batches, and only where the
-        caller said forking is safe (the CLI, not the threaded server). The workers die
-        with this process (see _Workers). `record`, for the live index, notes who holds
-        its lock (bot/search/locks.py); `reader`, a StoredPapers' `read`, is what the workers
-        read their shares with (`add_share`).
-        """
-        procs = self.procs if large else 1
-        kwargs = dict(
-            timeout=timeout,
-            limitmb=max(32, self.limitmb // procs),
-            compound=False,
-            codec=ArrayCodec(),
-        )
-        if procs > 1:
-            load_chinese()  # before the workers fork: they share jieba's dictionary instead of each loading it
-            writer = _Workers(ix, procs=procs, multisegment=True, on_worker=record.add_worker if record else None, reader=reader, **kwargs)
-        else:
-            writer = PaperWriter(ix, **kwargs)
-        if record is not None:
-            record.take()
-        return writer
+        """A writer with this index's memory budget (writers.open_writer): `procs` processes
+        for a large write, where the caller said forking is safe (the CLI), else this one."""
+        return writers.open_writer(ix, procs=self.procs if large else 1, limitmb=self.limitmb, timeout=timeout, record=record, reader=reader)
 
     # -- searching ------------------------------------------------------------------------
 
@@ -818,40 +472,40 @@ class PaperIndex:
         def is_known(token: str) -> bool:
             return (TEXT_FIELD, token) in reader
 
-        def find(query_text: str, mode: str) -> tuple[IndexPage, object]:
+        def find(query_text: str, mode: str) -> _Found:
             literal = build_query(query_text, mode=mode, lexicon=lexicon, is_known=is_known)
             if literal.query is None:
-                return IndexPage([], 0, "none", problem=literal.problem), literal
+                return _Found(IndexPage([], 0, "none", problem=literal.problem), literal)
             found = self._run(searcher, literal.terms, literal.query, window, only, lang=lang)
             # Literal hits past this page: the expansions' papers come on later pages. Exactly
             # filled (no literal hit after this page), they are counted here, so the pager
             # offers the page they are on (else they could never be reached).
             if lexicon is None or found.total > window[1]:
-                return found, literal
+                return _Found(found, literal)
             wide = build_query(query_text, mode=mode, lexicon=lexicon, expand=True, is_known=is_known)
             if wide.query is None or wide.impossible or wide.query == literal.query:
-                return found, literal
+                return _Found(found, literal)
             literal_total = found.total
             extra_window = (max(0, window[0] - literal_total), window[1] - literal_total)
             extra = self._run(
                 searcher, wide.terms, wide.query, extra_window, only, literal.query if literal_total else None, lang=lang, expansions=wide.expanded_terms
             )
             if not extra.total:
-                return found, literal
+                return _Found(found, literal)
             page_ = IndexPage(
                 found.hits + extra.hits, literal_total + extra.total, "all", expanded=list(wide.expanded),
                 estimated=found.estimated or extra.estimated,
             )  # fmt: skip
-            return page_, literal
+            return _Found(page_, literal)
 
         found, built = find(text, "all")
-        if built.query is None:  # type: ignore[attr-defined]
-            return IndexPage([], 0, "none", problem=built.problem)  # type: ignore[attr-defined]
-        problem = built.problem  # type: ignore[attr-defined]
+        if built.query is None:
+            return IndexPage([], 0, "none", problem=built.problem)
+        problem = built.problem
         if found.total:
             return _with(found, "all", None, problem)
 
-        suggestion = self._suggest(searcher, text, lexicon) if correct else None
+        suggestion = self._spelling.suggest(reader, text, lexicon, self._live_segments) if correct else None
         if suggestion:
             fixed, _ = find(suggestion, "all")
             if fixed.total:
@@ -938,7 +592,7 @@ class PaperIndex:
         """A seq range as a filter for Whoosh's own search: the documents, from the column."""
         from bot.search import topk  # numpy: see _segment_cache()
 
-        return topk.range_docnums(searcher, q, cache=self._segment_cache(), segment_key=_segment_id)
+        return topk.range_docnums(searcher, q, cache=self._segment_cache(), segment_key=segment_id)
 
     def _newer_than(self, searcher: Searcher, after_seq: int) -> Searcher:
         """Return a view of `searcher` that searches only segments holding a rev above `after_seq`.
@@ -970,7 +624,7 @@ class PaperIndex:
 
         start, end = window
         top = topk.search(
-            searcher, q, limit=max(end, 1), cache=self._segment_cache(), segment_key=_segment_id, filter=only, mask=mask
+            searcher, q, limit=max(end, 1), cache=self._segment_cache(), segment_key=segment_id, filter=only, mask=mask
         )
         if top is not None:
             total, estimated = top.total, top.estimated
@@ -998,70 +652,13 @@ class PaperIndex:
         """bot/search/topk.py's cache of per-segment arrays, made (with numpy's import) at the first search."""
         cache = self._segments
         if cache is None:
-            from bot.search import topk
+            from bot.search import topk  # numpy: loaded at the first search, not at start-up
 
             with self._open_lock:
                 if self._segments is None:
                     self._segments = topk.SegmentCache()
                 cache = self._segments
         return cache
-
-    def _suggest(self, searcher: Searcher, text: str, lexicon: Lexicon | None = None) -> str | None:
-        """Return `text` with English and Chinese typos corrected from the index's words, or None."""
-        reader = searcher.reader()
-        english = self._suggest_english(searcher, text, lexicon)
-        fixed = english or text
-        if any("\u3400" <= c <= "\u9fff" for c in fixed):
-            chinese = correct_chinese(
-                fixed,
-                lambda w: (TEXT_FIELD, w) in reader,
-                lambda: self._pinyin_for(reader),
-                DICTIONARY.words_sounding,
-                lambda w: all((TEXT_FIELD, t) in reader for t in analyze(w)),
-            )
-            if chinese:
-                return chinese
-        return english
-
-    def _pinyin_for(self, reader) -> PinyinVocabulary:
-        """Return the index's Chinese words by pinyin, built on first need per index version.
-
-        Each segment's Chinese words and their document counts are read once (segments
-        never change once written): rebuilding it all after a commit asked every segment
-        for every word's count, 1.25 s at 1M papers, in the first typo search after a
-        day's file. The counts summed are MultiReader.doc_frequency's.
-        """
-        leaves = [leaf for leaf, _ in reader.leaf_readers()] if not reader.is_atomic() else [reader]
-        # By the segments read (unique names, never rewritten), not (epoch, generation): a
-        # reader lent before a rebuild swapped in another folder could file its folder's
-        # words under the new epoch when it asked after the swap.
-        key = tuple(_segment_id(leaf) for leaf in leaves)
-        with self._open_lock:
-            if self._pinyin_key == key and self._pinyin is not None:
-                return self._pinyin
-            known = self._han_counts  # replaced, never changed in place
-        counts: dict[str, int] = {}
-        tables = {}
-        for leaf in leaves:
-            segment = _segment_id(leaf)
-            table = known.get(segment)
-            if table is None:
-                table = _han_doc_counts(leaf)
-            tables[segment] = table
-            for word, count in table.items():
-                counts[word] = counts.get(word, 0) + count
-        vocabulary = PinyinVocabulary.from_words(counts, counts.__getitem__)
-        try:
-            live = {segment.segment_id() for segment in self._index()._segments()}
-        except Exception:  # (the folder swapped meanwhile) keep nothing rather than guess
-            live = set()
-        with self._open_lock:
-            # Kept only if read from the live index's segments: a reader lent before a
-            # rebuild or a merge would leave the next search its tables to read again.
-            if set(tables) <= live:
-                self._han_counts = tables  # only the segments this version has
-                self._pinyin_key, self._pinyin = key, vocabulary
-        return vocabulary
 
     def _lexicon_for(self, reader) -> Lexicon:
         """Return the lexicon: curated + admin aliases and what this index learned (cached)."""
@@ -1075,7 +672,7 @@ class PaperIndex:
             admin_stamp = admin.stat().st_mtime_ns if admin is not None else 0
         except OSError:
             admin_stamp = 0
-        key = (self._epoch, stamp, admin_stamp)
+        key = _LexiconKey(self._pool.epoch, stamp, admin_stamp)
         with self._open_lock:
             if self._lexicon_key == key and self._lexicon is not None:
                 return self._lexicon
@@ -1090,8 +687,8 @@ class PaperIndex:
         cost that request 2-6 s at 1M papers, and held the interpreter from the others."""
         with self._searcher() as searcher:
             reader = searcher.reader()
-            self._vocabulary(reader)
-            self._pinyin_for(reader)
+            self._spelling.english_vocabulary(reader)
+            self._spelling.pinyin_vocabulary(reader, self._live_segments)
         self._segment_cache()  # and numpy, which every search needs
         import rapidfuzz.distance  # noqa: F401  (and what typo correction needs: ~20 ms at the first typo)
         import rapidfuzz.process  # noqa: F401
@@ -1101,83 +698,9 @@ class PaperIndex:
         with self._searcher() as searcher:
             return self._lexicon_for(searcher.reader())
 
-    def _suggest_english(self, searcher: Searcher, text: str, lexicon: Lexicon | None) -> str | None:
-        from rapidfuzz import process  # imported where it is used: a CLI digest never corrects
-        from rapidfuzz.distance import OSA
-
-        reader = searcher.reader()
-        words = set(iter_words(text))
-        if not words:
-            return None
-
-        def is_known(word: str) -> bool:
-            # A known short name (USTC, CMU) is never "corrected" into a common word.
-            return ("spell", word) in reader or (lexicon is not None and lexicon.is_alias(word))
-
-        vocabulary = self._vocabulary(reader)
-
-        def find_closest(word: str) -> str | None:
-            # Two edits on a short word reach unrelated words (qwerty -> query); so one.
-            maxdist = 2 if len(word) > 6 else 1
-            candidates = [
-                known for length in range(len(word) - maxdist, len(word) + maxdist + 1)
-                for known in vocabulary.get((word[0], length), ())
-            ]  # fmt: skip
-            # RapidFuzz compares in C: the pure-Python distance was a third of all query time.
-            found = process.extract(
-                word, candidates, scorer=OSA.distance, score_cutoff=maxdist, limit=None
-            )
-            if not found:
-                return None
-            best = min(dist for _, dist, _ in found)
-            near = [
-                w for w, dist, _ in found if dist == best and reader.doc_frequency("spell", w) > 0
-            ]
-            if not near:
-                return None
-            return max(near, key=lambda w: (reader.doc_frequency("spell", w), w))
-
-        return suggest_query(text, is_known, find_closest)
-
-    def _vocabulary(self, reader) -> dict[tuple[str, int], list[str]]:
-        """Return the spelling vocabulary by (first letter, length), read once per segment.
-
-        Whoosh's terms_within() decodes every term sharing the first letter from disk
-        and runs a pure-Python distance on each: 80 ms a word at 50k papers. Instead the
-        word list is read once and bucketed by near length. Segments never change once
-        written, so after a commit only the new segments' words are read (re-reading the
-        whole list after each ingest took 4.2 s at 1M papers). The buckets are replaced,
-        never changed in place, so a search reading the old ones is never disturbed.
-        Words whose papers were all deleted may linger; `_suggest` ignores those.
-        """
-        leaves = [leaf for leaf, _ in reader.leaf_readers()] if not reader.is_atomic() else [reader]
-        with self._open_lock:
-            if self._vocab_epoch != self._epoch:
-                self._vocab_epoch, self._vocab, self._vocab_words, self._vocab_segments = self._epoch, {}, set(), set()
-            fresh = [leaf for leaf in leaves if _segment_id(leaf) not in self._vocab_segments]
-            if not fresh:
-                return self._vocab
-            epoch = self._epoch
-        added: dict[tuple[str, int], list[str]] = {}
-        seen: set[str] = set()
-        for leaf in fresh:
-            for term in leaf.lexicon("spell"):
-                word = term.decode("utf-8") if isinstance(term, bytes) else term
-                if word not in seen:
-                    seen.add(word)
-                    added.setdefault((word[0], len(word)), []).append(word)
-        with self._open_lock:
-            if epoch != self._vocab_epoch:  # another directory was swapped in meanwhile
-                return self._vocab
-            buckets = dict(self._vocab)
-            for key, words in added.items():
-                new = [w for w in words if w not in self._vocab_words]
-                if new:
-                    buckets[key] = buckets.get(key, []) + new
-                    self._vocab_words.update(new)
-            self._vocab = buckets
-            self._vocab_segments.update(_segment_id(leaf) for leaf in fresh)
-            return buckets
+    def _live_segments(self) -> set[str]:
+        """The ids of the segments in the live index's latest version."""
+        return {segment.segment_id() for segment in self._index()._segments()}
 
     def _index(self) -> whoosh.index.Index:
         with self._open_lock:
@@ -1187,68 +710,10 @@ class PaperIndex:
             return self._ix
 
     @contextmanager
-    def _searcher(self) -> Iterator[Searcher]:
-        """Lend a searcher, refreshed if the index changed; take it back afterwards.
-
-        Whoosh searchers are not safe to share between threads, and each one holds open
-        files, so they are pooled: as many as there are concurrent searches, never one
-        per thread the HTTP server ever started.
-        """
-        with self._open_lock:
-            ix = self._index()
-            now = _wall_ns()
-            folder = _folder_stamp(self.path)
-            inode = folder[0] if folder is not None else None
-            if inode is not None and inode != self._inode:
-                # Another process rebuilt the index and swapped the directory.
-                self.open()
-                ix = self._index()
-            epoch = self._epoch
-            idle = self._idle.pop() if self._idle else None
-            current = self._current  # (folder stamp, generation, when) last seen to be the latest
-            if folder is not None and now - folder[1] <= SETTLED_NS:
-                folder = None  # too recent to vouch for the version seen now: check, record nothing
-        searcher = None
-        if idle is not None and idle[0] == epoch:
-            generation = idle[1].reader().generation()
-            if (
-                folder is not None and current is not None and current[:2] == (folder, generation)
-                and _monotonic() - current[2] < RECHECK_S
-            ):  # fmt: skip
-                searcher = idle[1]  # no file came or went since: no commit either
-            else:
-                try:
-                    searcher = idle[1].refresh()
-                except OSError:
-                    logger.warning("index %s changed under us; using the previous version", self.path)
-                    searcher = idle[1]
-                else:
-                    self._seen_latest(epoch, folder, searcher)
-        elif idle is not None:
-            idle[1].close()
-        if searcher is None:
-            try:
-                searcher = PaperSearcher(ix.reader(), fromindex=ix)
-            except Exception as exc:
-                raise IndexUnusable(f"cannot read the index at {self.path}: {exc!r}") from exc
-            self._seen_latest(epoch, folder, searcher)
-        try:
+    def _searcher(self) -> Iterator[PaperSearcher]:
+        """Lend a searcher of the latest version from the pool (bot/search/readers.py); take it back afterwards."""
+        with self._pool.lend(self._index, self.open) as searcher:
             yield searcher
-        finally:
-            with self._open_lock:
-                if epoch == self._epoch and self._ix is not None and len(self._idle) < MAX_IDLE_SEARCHERS:
-                    self._idle.append((epoch, searcher))
-                    searcher = None
-            if searcher is not None:
-                searcher.close()
-
-    def _seen_latest(self, epoch: int, folder: tuple[int, int] | None, searcher: Searcher) -> None:
-        """Record that `searcher` was the latest version when the folder was stamped `folder`
-        (stamped before Whoosh looked, so a commit in between shows as another stamp; None:
-        too recent a stamp, nothing recorded)."""
-        with self._open_lock:
-            if epoch == self._epoch:
-                self._current = None if folder is None else (folder, searcher.reader().generation(), _monotonic())
 
     def _swap_in(self, fresh: Path, tag: str) -> None:
         """Replace the live directory with `fresh`, holding the live index's write lock.
@@ -1285,261 +750,10 @@ class PaperIndex:
         shutil.rmtree(old, ignore_errors=True)
 
     def _close_all(self) -> None:
-        for _, searcher in self._idle:
-            searcher.close()
-        self._idle.clear()
+        self._pool.close()
         if self._ix is not None:
             self._ix.close()
             self._ix = None
-
-
-class _Worker(SubWriterTask):
-    """A forked Whoosh indexing worker that dies with its parent and never holds the lock.
-
-    Whoosh's workers wait on a queue forever and inherit the parent's open lock file:
-    after a `kill -9` of the parent they lived on (parent pid 1, ~100 MB each) holding
-    the index's write lock for good. Closing the inherited descriptor does not release
-    the parent's flock (it is released when the last descriptor goes), but it means
-    only the parent holds it.
-    """
-
-    def __init__(self, *args, lock_fd: int | None = None, reader=None):
-        super().__init__(*args)
-        self.lock_fd = lock_fd
-        self.reader = reader  # StoredPapers.read, for "share" jobs
-        self.shares: list[tuple] = []  # what _learn_share counts once the segment is written
-        self.first_rev: int | None = None  # where its first share starts
-
-    def run(self):
-        die_with_parent()
-        # The pool holds millions of postings until the commit, and each of the cyclic
-        # collector's full passes walks them all: 13% of a 20k-paper segment's time.
-        # Nothing this short-lived process builds needs it (reference counting frees
-        # what it drops), and the process ends after its commit.
-        gc.disable()
-        if self.lock_fd is not None:
-            with suppress(OSError):
-                os.close(self.lock_fd)
-        # Whoosh's SubWriterTask.run with our PaperWriter (bot/search/segments.py) for its SegmentWriter.
-        ix = self.storage.open_index(self.indexname)
-        writer = self.writer = PaperWriter(ix, _lk=False, **self.kwargs)
-        while self.running:
-            job = self.jobqueue.get()
-            if job is None:
-                break
-            if job[0] == _SHARE:
-                self._index_share(*job[1:])
-            else:
-                self._process_file(*job)
-        if not self.running:
-            writer.cancel()
-            return
-        assert self.multisegment, "our workers always write their own segment"
-        fieldnames = writer.pool.fieldnames
-        segment = writer._finalize_segment()
-        for share in self.shares:
-            self._learn_share(*share)
-        # Whoosh's run name, unused with multisegment, says where the segment goes: its
-        # first share's place (the parent orders segments as the papers are ordered).
-        self.resultqueue.put((self.first_rev, fieldnames, segment), timeout=5)
-
-    def _index_share(self, after_rev: int, upto_rev: int, out: str) -> None:
-        """Read a share of the papers from the store and index them; keep what the lexicon
-        will learn from them (their titles and comments, their affiliations) and which
-        papers were written, for `_learn_share` once the segment is written."""
-        own: list[_Own] = []
-        affiliations: dict[str, None] = {}
-        written = []
-        self.first_rev = after_rev if self.first_rev is None else min(self.first_rev, after_rev)
-        for paper in self.reader(after_rev, upto_rev):
-            self.writer.add_document(**paper_document(paper))
-            own.append(_Own(paper.title_en, paper.title_zh, paper.comments))
-            affiliations.update(dict.fromkeys(affiliation_keys(paper)))
-            written.append((paper.id, paper.seq))
-        self.shares.append((out, own, list(affiliations), written))
-
-    @staticmethod
-    def _learn_share(out: str, own: list[_Own], affiliations: list[str], written: list) -> None:
-        """Count what is the share's papers' own (TermLearner.observe_own) and save it in
-        `out` with the rest, for the parent (TermLearner.absorb, _delete_replaced). Learning
-        as each paper was indexed made the indexing itself 20-30% slower (the two halves
-        evicted each other's cached segmentations and memory)."""
-        learner = TermLearner()
-        for paper in own:
-            learner.observe_own(paper)
-        share = {"learner": learner, "affiliations": affiliations, "written": written}
-        with open(out, "wb") as file:
-            pickle.dump(share, file, protocol=pickle.HIGHEST_PROTOCOL)
-
-
-class _Own(NamedTuple):
-    """What TermLearner.observe_own reads of a paper."""
-
-    title_en: str
-    title_zh: str
-    comments: str
-
-
-_SHARE = "share"  # a job for a _Worker: (_SHARE, after_rev, upto_rev, counts file)
-
-
-def _load_share(path: Path) -> dict:
-    """What a worker saved of its share: its TermLearner, affiliation keys, and (id, seq) written."""
-    with path.open("rb") as file:
-        return pickle.load(file)
-
-
-class _Workers(MpWriter):
-    """Whoosh's multi-process writer, with _Worker processes that die with this one."""
-
-    _commit_toc = commit_toc  # (bot/search/segments.py) a merged-away segment's files outlive the searches still reading it
-
-
-    def __init__(self, ix, *, on_worker=None, reader=None, **kwargs):
-        super().__init__(ix, **kwargs)
-        self.on_worker = on_worker
-        self.reader = reader
-        self.before_merge: Callable | None = None  # called once the workers are done, before merging
-
-    def _new_task(self):
-        lock_fd = getattr(self.writelock, "fd", None)
-        task = _Worker(
-            self.storage, self.indexname, self.jobqueue, self.resultqueue, self.subargs, self.multisegment,
-            lock_fd=lock_fd, reader=self.reader,
-        )  # fmt: skip
-        self.tasks.append(task)
-        task.start()
-        if self.on_worker:
-            self.on_worker(task.pid)
-        return task
-
-    def add_share(self, after_rev: int, upto_rev: int, out: Path) -> None:
-        """Have a worker read, index and learn from the papers in (after_rev, upto_rev]."""
-        if len(self.tasks) < self.procs:
-            self._new_task()
-        self.jobqueue.put((_SHARE, after_rev, upto_rev, str(out)))
-        self._added_sub = True
-
-    def _commit(self, mergetype, optimize, merge):
-        # Whoosh's MpWriter._commit (multisegment), except that: a worker that died without
-        # its segment fails the commit (Whoosh's commits without its papers), at once (the
-        # others are stopped); and `before_merge` (deleting what the workers' papers
-        # replace) runs once they are done, before tiny segments are folded in.
-        if self.docbuffer:
-            self._enqueue()
-        for _ in self.tasks:
-            self.jobqueue.put(None)
-        running = {task.sentinel: task for task in self.tasks}
-        while running:
-            for sentinel in multiprocessing.connection.wait(list(running)):
-                task = running.pop(sentinel)
-                task.join()
-                if task.exitcode:
-                    running.clear()  # the rest are stopped by cancel() below
-                    break
-        results = []
-        with suppress(queue.Empty):
-            for _ in self.tasks:
-                results.append(self.resultqueue.get(timeout=1))
-        if len(results) != len(self.tasks) or any(task.exitcode for task in self.tasks):
-            how = ", ".join(
-                f"killed by signal {-code}" if code < 0 else f"exit code {code}"
-                for code in (task.exitcode for task in self.tasks)
-                if code  # None (still running) or an error
-            )
-            self.cancel()
-            raise WorkerFailed(f"{len(self.tasks) - len(results)} of {len(self.tasks)} index workers died ({how or 'no exit code'})")
-        # In the papers' order (workers finish in any order): docnums, and so the order of
-        # equal scores, are then what one process writing them in turn would give.
-        results.sort(key=lambda result: -1 if result[0] is None else result[0])
-        try:
-            if self.before_merge is not None:
-                self.before_merge(self)
-            finalsegments = self._merge_segments(mergetype, optimize, merge)
-            finalsegments += [segment for _, _, segment in results if segment.doc_count_all()]  # (a share left empty)
-            if self._added:
-                finalsegments.append(self._finalize_segment())
-            else:
-                self._close_segment()
-            self._commit_toc(finalsegments)
-        except BaseException:
-            self.cancel()  # nothing committed: the lock goes, and the index is as it was
-            raise
-        self._finish()
-
-    def cancel(self):
-        # Whoosh's cancel sets a flag in the parent's copy of each task, which the workers
-        # never see: they would wait on their queue, and this process would hang at exit.
-        try:
-            super().cancel()
-        finally:
-            for task in self.tasks:
-                if task.is_alive():
-                    task.terminate()
-                task.join(timeout=5)
-
-
-def _han_doc_counts(leaf) -> dict[str, int]:
-    """One segment's text-field terms from the first Han character on (UTF-8 keeps code
-    point order: the Chinese words, without walking the English ones before them, 330,000
-    terms at 1M papers for 3,000 Chinese ones), each with its document count."""
-    counts: dict[str, int] = {}
-    for (fieldname, term), info in leaf.iter_from(TEXT_FIELD, _FIRST_HAN):
-        if fieldname != TEXT_FIELD:
-            break
-        counts[term.decode("utf-8") if isinstance(term, bytes) else term] = info.doc_frequency()
-    return counts
-
-
-_FIRST_HAN = "\u3400"  # CJK Extension A: the lowest code point bot/search/spelling.py takes for Han
-
-
-def _sweep_scratch(path: Path) -> None:
-    """Remove scratch folders (`.index.new-*` from rebuild, `.index.aside-*` from upsert,
-    `.index.learn-*` from upsert_stored) that a killed process left beside the index:
-    named by the pid that made them."""
-    for folder in [found for kind in ("new", "aside", "learn") for found in path.parent.glob(f".{path.name}.{kind}-*")]:
-        try:
-            pid = int(folder.name.rsplit("-", 2)[-2])
-        except (IndexError, ValueError):
-            continue
-        if pid == os.getpid():
-            # Ours, unless it is older than this process: the same pid in an earlier life
-            # (in a container the server is pid 1 on every start).
-            try:
-                if folder.stat().st_mtime >= _PROCESS_STARTED - 1:
-                    continue
-            except OSError:
-                continue
-            logger.info("removing %s, left by an earlier process with this pid", folder)
-            shutil.rmtree(folder, ignore_errors=True)
-            continue
-        try:
-            os.kill(pid, 0)
-            continue  # still running: its folder is in use
-        except ProcessLookupError:
-            pass
-        except PermissionError:
-            continue
-        logger.info("removing %s, left by process %d", folder, pid)
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def _schema_key(schema: Schema) -> list:
-    """What makes two schemas the same (Whoosh's column objects compare by identity)."""
-
-    def field_key(fieldtype) -> dict:
-        state = dict(vars(fieldtype))
-        column = state.pop("column_type", None)
-        state["column_type"] = (
-            (type(column).__name__, sorted(vars(column).items())) if column is not None else None
-        )
-        state.pop("_struct", None)
-        return state
-
-    return [
-        (name, type(fieldtype).__name__, field_key(fieldtype)) for name, fieldtype in schema.items()
-    ]
 
 
 def _open_checked(path: Path) -> whoosh.index.Index:
@@ -1549,7 +763,7 @@ def _open_checked(path: Path) -> whoosh.index.Index:
         if not whoosh.index.exists_in(str(path), indexname=INDEX_NAME):
             raise IndexUnusable(f"no {INDEX_NAME} index at {path}")
         ix = whoosh.index.open_dir(str(path), indexname=INDEX_NAME)
-        if _schema_key(ix.schema) not in (_schema_key(build_schema()), _schema_key(build_schema(indexed_numbers=True))):
+        if not is_paper_schema(ix.schema):
             ix.close()
             raise IndexUnusable(f"the index at {path} was built with another schema")
         # Touch the segments now so damage shows here, not in the middle of a search.
@@ -1569,71 +783,19 @@ def _open_checked(path: Path) -> whoosh.index.Index:
         raise IndexUnusable(f"cannot open the index at {path}: {exc!r}") from exc
 
 
-def merge_tiny_segments(writer, segments):
-    """A Whoosh merge policy: fold segments under TINY_SEGMENT_DOCS into the new one.
+class _Found(NamedTuple):
+    """A page of hits and the query that was built for them (its `problem`, if any)."""
 
-    Keeps the segment count from growing with every small ingest over the years,
-    without ever rewriting the large segments a bulk load leaves.
-    """
-    keep = []
-    for segment in segments:
-        if segment.doc_count_all() < TINY_SEGMENT_DOCS:
-            reader = SegmentReader(writer.storage, writer.schema, segment)
-            writer.add_reader(reader)
-            reader.close()
-        else:
-            keep.append(segment)
-    return keep
+    page: IndexPage
+    built: BuiltQuery
 
 
-def _move_segment(folder: Path, segment, path: Path):
-    """Move one segment's files from `folder` into the index at `path`; return the segment."""
-    for name in segment.list_files(FileStorage(str(folder))):
-        os.replace(folder / name, path / name)
-    return segment
+class _LexiconKey(NamedTuple):
+    """What the lexicon was loaded from: rebuilt when any of it changes."""
 
-
-def _column_max(leaf, fieldname: str) -> int:
-    """The highest value of a sortable NUMERIC field in one segment (0 if it holds none),
-    from its column: one read, and a max in C (without numpy, which a CLI need not load)."""
-    found = numeric_column_bytes(leaf, fieldname)
-    if found is None:
-        return 0  # an empty index's reader, or a segment without the column
-    column, data = found
-    values = array(column._typecode, data)
-    if sys.byteorder == "little":
-        values.byteswap()  # Whoosh writes the column big-endian
-    default = column._default  # what a document without the field holds
-    top = max(values, default=None)
-    if top == default:
-        top = max((v for v in values if v != default), default=None)
-    return int(leaf.schema[fieldname].from_column_value(top)) if top is not None else 0
-
-
-def _stamp(path: Path) -> tuple[int, int, int] | None:
-    """(inode, size, mtime) of a file, None if it is missing: whether it was written since."""
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return stat.st_ino, stat.st_size, stat.st_mtime_ns
-
-
-def _segment_id(reader) -> str | None:
-    segment = reader.segment()
-    return segment.segment_id() if segment is not None else None
-
-
-def edit_distance(a: str, b: str, limit: int) -> int:
-    """Return the Damerau (optimal string alignment) distance of a and b, or `limit` once it
-    is certain to be at least that (RapidFuzz's, in C).
-
-    >>> edit_distance("decodng", "decoding", 3), edit_distance("teh", "the", 3), edit_distance("cat", "dog", 2)
-    (1, 1, 2)
-    """
-    from rapidfuzz.distance import OSA
-
-    return min(OSA.distance(a, b, score_cutoff=limit), limit)
+    epoch: int  # the directory (SearcherPool.epoch)
+    learned_mtime_ns: int  # LEXICON_FILE's modification time (0: none)
+    aliases_mtime_ns: int  # the admin's alias file's (0: none)
 
 
 def _inode(path: Path) -> int | None:
@@ -1643,122 +805,5 @@ def _inode(path: Path) -> int | None:
         return None
 
 
-def _folder_stamp(path: Path) -> tuple[int, int] | None:
-    """The index folder's (inode, modification time in ns), or None if it cannot be read."""
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return st.st_ino, st.st_mtime_ns
-
-
 def _with(found: IndexPage, mode: str, suggestion: str | None, problem: str | None) -> IndexPage:
     return IndexPage(found.hits, found.total, mode, suggestion, problem, found.expanded, found.estimated)
-
-
-def matched_expansions(stored: dict, expansions: Iterable[tuple[str, tuple[str, ...]]]) -> list[str]:
-    """Return the labels of the lexicon alternatives whose every token is in the stored paper.
-
-    Like a snippet, only the first SNIPPET_SCAN_CHARS of each field are read: the cost
-    per hit is bounded whatever the stored text.
-    """
-    tokens = {t.text for name in SNIPPET_FIELDS for t in _ANALYZER((stored.get(name) or "")[:SNIPPET_SCAN_CHARS], mode="index")}
-    return list(dict.fromkeys(label for label, target in expansions if set(target) <= tokens))
-
-
-def build_snippet(
-    stored: dict, terms: frozenset[tuple[str, str]], limit: int = SNIPPET_CHARS, *, lang: str | None = None
-) -> tuple[list[Fragment], str]:
-    """Return up to `limit` characters of the best-matching field, matched terms marked.
-
-    Re-analyzes the stored text with character offsets (index mode, so 上下 lights up
-    inside 上下文) instead of Whoosh's highlighter, whose fragmenters split on spaces
-    and so never cut Chinese text. Only the first SNIPPET_SCAN_CHARS of a field are
-    analyzed: the cost of a snippet is bounded whatever the stored text (a 448 KB
-    summary took 9 s here, and ingest limits only guard what arrives after them).
-    The field matching the most distinct terms wins; on a tie a title (the renderer
-    then shows no quote: the title already says it), then the field in the reader's `lang`.
-    """
-    found: dict[str, tuple[int, list[tuple[int, int]]]] = {}
-    for name in SNIPPET_FIELDS:
-        text = stored.get(name) or ""
-        wanted = {t for f, t in terms if f == name}
-        if not text or not wanted:
-            continue
-        scanned = text[:SNIPPET_SCAN_CHARS]
-        spans = [(t.startchar, t.endchar, t.text) for t in _ANALYZER(scanned, chars=True, mode="index") if t.text in wanted]
-        distinct = len({s[2] for s in spans})
-        if distinct:
-            found[name] = (distinct, _merge_spans((s, e) for s, e, _ in spans))
-    best: tuple[tuple[int, bool, bool], str, list[tuple[int, int]]] | None = None
-    for name, (distinct, spans) in found.items():
-        # A field and its translation (affil_en/affil_zh) matching both say the same thing,
-        # however many tokens each took (Peking University vs 北京大学): the reader's wins.
-        twin = PAIRED_FIELDS.get(name)
-        if twin in found:
-            distinct = max(distinct, found[twin][0])
-        rank = (distinct, name in TITLE_FIELDS, lang is not None and FIELD_LANG.get(name) == lang)
-        if best is None or rank > best[0]:
-            best = (rank, name, spans)
-    if best is None:
-        name = "summary" if stored.get("summary") else "title_en"
-        text = stored.get(name) or ""
-        return ([Fragment(_clip(text, limit))] if text else []), name
-    _, name, spans = best
-    return _fragments(stored[name], spans, limit), name
-
-
-def _merge_spans(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    merged: list[tuple[int, int]] = []
-    for s, e in sorted(spans):
-        if merged and s <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(e, merged[-1][1]))
-        else:
-            merged.append((s, e))
-    return merged
-
-
-def _fragments(text: str, spans: list[tuple[int, int]], limit: int) -> list[Fragment]:
-    if len(text) <= limit:
-        start, end = 0, len(text)
-    else:
-        # The window that shows the most hits, opening a little before one of them. The
-        # spans are sorted and disjoint and the candidate windows only move right, so two
-        # cursors count the spans inside each: linear, where counting afresh for every
-        # span was quadratic (2.4 s for one 224 KB summary dense with hits).
-        best_start, best_count = 0, -1
-        first = last = 0  # spans[first:last] lie inside the window
-        for s, _ in spans:
-            start = max(0, min(s - 20, len(text) - limit))
-            while first < len(spans) and spans[first][0] < start:
-                first += 1
-            last = max(last, first)
-            while last < len(spans) and spans[last][1] <= start + limit:
-                last += 1
-            if last - first > best_count:
-                best_start, best_count = start, last - first
-        start, end = best_start, best_start + limit
-    out: list[Fragment] = []
-    if start > 0:
-        out.append(Fragment("…"))
-    cursor = start
-    for s, e in spans:
-        if e <= start or s >= end:
-            continue
-        s, e = max(s, start), min(e, end)
-        if s > cursor:
-            out.append(Fragment(text[cursor:s]))
-        out.append(Fragment(text[s:e], hit=True))
-        cursor = e
-    if cursor < end:
-        out.append(Fragment(text[cursor:end]))
-    if end < len(text):
-        out.append(Fragment("…"))
-    return out
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-_ANALYZER = bilingual_analyzer()

@@ -239,7 +239,7 @@ class TermLearner:
 
     def observe_own(self, paper: Paper) -> None:
         """Count what is the paper's own (its title pair, its defined acronyms), not its
-        affiliations: a share of the papers counted apart, for `absorb` (bot/search/index.py's
+        affiliations: a share of the papers counted apart, for `absorb` (bot/search/writers.py's
         bulk workers)."""
         self._observe_pair(paper.title_en, paper.title_zh)
         self._observe_acronyms(paper)

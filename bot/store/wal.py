@@ -35,7 +35,7 @@ CHECKPOINT_BYTES = 1000 * 4096  # SQLite's own threshold: 1,000 pages of 4 KB
 WAL_LIMIT_BYTES = 128 << 20  # past this the writer finishes the checkpoint itself
 
 # Held through every checkpoint in this process; a fork waits for it. A child forked while
-# another thread is inside SQLite (bot/search/index.py's workers, bot/ingest/listing.py's parsers) could
+# another thread is inside SQLite (bot/search/writers.py's workers, bot/ingest/listing.py's parsers) could
 # inherit one of SQLite's mutexes locked, and its own first query would hang on it.
 _CHECKPOINTING = threading.Lock()
 os.register_at_fork(before=_CHECKPOINTING.acquire, after_in_parent=_CHECKPOINTING.release, after_in_child=_CHECKPOINTING.release)

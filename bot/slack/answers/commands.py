@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.i18n import is_lang, lang_name, normalize_lang, t
-from bot.search.index import edit_distance
+from bot.search.spelling import edit_distance
 from bot.services import Services
 from bot.slack.answers.library import answer_library_command
 from bot.slack.answers.search import answer_search
