@@ -15,6 +15,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
+from typing import Any
 
 from whoosh.analysis import Filter, Token, Tokenizer
 from whoosh.analysis.analyzers import CompositeAnalyzer
@@ -271,7 +272,7 @@ def tokenize_section(section: str, chinese: bool = True, subwords: bool = True) 
 
 def _tokenize(section: str, chinese: bool, subwords: bool) -> tuple[tuple[tuple[str, int, int, int], ...], int]:
     text, offsets = normalize_text(section)
-    out = []
+    out: list[tuple[str, int, int, int]] = []
     append = out.append
     pos = 0
     for match in _RUN.finditer(text):
@@ -509,6 +510,7 @@ class BilingualAnalyzer(CompositeAnalyzer):
         checks the two agree)."""
         sections = split_sections(value) if value.startswith(_SECTION) else ((1.0, value),)
         get, fate = self._words.get, self._fate
+        text: Any  # a word, None, or a sentinel (_UNSEEN, _STOPPED)
         pos = 0
         shift = 0  # positions of stopwords removed so far (StopFilter)
         for boost, section in sections:
@@ -542,6 +544,7 @@ class BilingualAnalyzer(CompositeAnalyzer):
         """
         sections = split_sections(value) if value.startswith(_SECTION) else ((1.0, value),)
         get, fate = self._words.get, self._fate
+        text: Any  # a word, None, or a sentinel (_UNSEEN, _STOPPED)
         terms: dict[str, list] = {}
         have = terms.get
         length = 0
@@ -610,7 +613,7 @@ _UNSEEN = object()  # not yet in BilingualAnalyzer._words
 _STOPPED = "\x00stopped"  # a StopFilter's verdict (no token text has a NUL: the tokenizer yields letters and digits)
 
 
-_FAST_FILTERS = ()  # set below, once the filter classes exist
+_FAST_FILTERS: tuple[type, ...] = ()  # set below, once the filter classes exist
 
 
 def _is_fast(items) -> bool:

@@ -25,6 +25,7 @@ import sys
 from array import array
 from bisect import bisect_left
 from itertools import accumulate
+from typing import Any
 
 from whoosh.codec.whoosh3 import W3Codec, W3LeafMatcher, W3PostingsWriter
 from whoosh.matching import ReadTooFar
@@ -108,6 +109,8 @@ class _Appending:
 class ArrayPostingsWriter(W3PostingsWriter):
     """Writes blocks as raw arrays; the block header is Whoosh 3's (count, last id, bounds)."""
 
+    _ids: Any  # Whoosh's: the current block's ids
+
     def __init__(self, postfile, blocklimit: int = BLOCK_LIMIT, inlinelimit: int = 1):
         super().__init__(
             postfile, blocklimit, byteids=False, compression=0, inlinelimit=inlinelimit
@@ -175,6 +178,9 @@ class ArrayPostingsWriter(W3PostingsWriter):
 class ArrayLeafMatcher(W3LeafMatcher):
     """Whoosh's block matcher over raw-array blocks, skipping inside a block by bisection."""
 
+    _ids: Any  # Whoosh's: the current block's ids (an array), None until read
+    _i: int  # Whoosh's: the position in the block
+
     def _read_header(self):
         postfile = self._postfile
         postfile.seek(self._startoffset)
@@ -220,7 +226,7 @@ class ArrayLeafMatcher(W3LeafMatcher):
             self._next_block()
 
 
-def numeric_column_bytes(leaf, fieldname: str) -> tuple[object, bytes] | None:
+def numeric_column_bytes(leaf, fieldname: str) -> tuple[Any, bytes] | None:
     """One segment's sortable numeric column of `fieldname` as Whoosh wrote it: (the column
     type, its big-endian values, one per document up to the last that has one), read in one
     piece (Whoosh's reader decodes a value a call); None if the segment has no such column."""

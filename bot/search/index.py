@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import whoosh.index
 from whoosh import query as wq
@@ -61,6 +61,9 @@ from bot.search.schema import (
 )
 from bot.search.snippets import build_snippet, matched_expansions
 from bot.search.spelling import Spelling
+
+if TYPE_CHECKING:  # numpy is loaded at the first search, not at start-up
+    from bot.search.topk import SegmentCache
 
 logger = logging.getLogger(__name__)
 legacy.register()  # indexes written before bot/search/ existed open as they are
@@ -143,7 +146,7 @@ class PaperIndex:
         self._spelling = Spelling(self._pool)  # the typo vocabularies (bot/search/spelling.py)
         # Per-segment lengths and columns for bot/search/topk.py, made at the first search:
         # bot/search/topk.py imports numpy (~0.1 s of a CLI command's start; a digest never needs it).
-        self._segments = None
+        self._segments: SegmentCache | None = None  # bot/search/topk.py's, made at the first search
 
     # -- lifecycle ------------------------------------------------------------------------
 

@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, Protocol
 
 from bot.models import Paper
 from bot.search.analysis import (
@@ -144,7 +145,7 @@ def english_words(text: str) -> list[str]:
 
 def chinese_words(text: str) -> list[str]:
     """Return the Chinese words (two characters or more) of `text` (learning only)."""
-    out = []
+    out: list[str] = []
     for run in _HAN_RUN.findall(text):
         out.extend(w for w, *_ in segment_chinese(fold_han(run), False) if len(w) >= 2 and w not in STOPWORDS)
     return out
@@ -192,8 +193,7 @@ def defined_acronyms(text: str) -> list[tuple[str, str]]:
         picked: list[str] = []
         for word in reversed(words):
             picked.insert(0, word)
-            initials = [w[0].lower() for w in picked if w.lower() not in STOPWORDS]
-            if len(initials) == len(caps):
+            if len([w for w in picked if w.lower() not in STOPWORDS]) == len(caps):
                 break
         initials = "".join(w[0].lower() for w in picked if w.lower() not in STOPWORDS)
         if initials == "".join(caps).lower():
@@ -204,6 +204,17 @@ def defined_acronyms(text: str) -> list[tuple[str, str]]:
 def affiliation_keys(paper: Paper) -> list[str]:
     """The paper's affiliation pairs, as `TermLearner.observe_affiliations` takes them ("English\tChinese")."""
     return [f"{a.en}\t{a.zh}" for a in paper.affiliations if a.en and a.zh]
+
+
+class OwnText(Protocol):
+    """What a paper says of itself that the learner counts (a Paper, or a bulk worker's copy of it)."""
+
+    @property
+    def title_en(self) -> str: ...
+    @property
+    def title_zh(self) -> str: ...
+    @property
+    def comments(self) -> str: ...
 
 
 class TermLearner:
@@ -237,7 +248,7 @@ class TermLearner:
         self.observe_affiliations(affiliation_keys(paper))
         self._observe_acronyms(paper)
 
-    def observe_own(self, paper: Paper) -> None:
+    def observe_own(self, paper: OwnText) -> None:
         """Count what is the paper's own (its title pair, its defined acronyms), not its
         affiliations: a share of the papers counted apart, for `absorb` (bot/search/writers.py's
         bulk workers)."""
@@ -255,7 +266,7 @@ class TermLearner:
                 if acronym:
                     self.institutions[(acronym, en.split(",", 1)[0].strip(), zh)] += 1
 
-    def _observe_acronyms(self, paper: Paper) -> None:
+    def _observe_acronyms(self, paper: OwnText) -> None:
         for text in (paper.title_en, paper.comments):
             if text and "(" in text:
                 for acronym, words in defined_acronyms(text):
@@ -587,9 +598,9 @@ class Dictionary:
     def chinese_for(self, gloss: str) -> list[str]:
         """Return Chinese words whose gloss is exactly `gloss` (lowercase), main senses first."""
         self._load()
-        found = self._en.get(gloss.lower(), [])
-        entries = zip(found[::2], found[1::2], strict=True)
-        return [w for _, w in sorted(entries, key=lambda x: (x[0], -len(x[1])))]  # type: ignore[arg-type]
+        found: list[Any] = self._en.get(gloss.lower(), [])  # rank, word, rank, word, ...
+        entries: list[tuple[int, str]] = list(zip(found[::2], found[1::2], strict=True))  # (rank, word) pairs, flat
+        return [w for _, w in sorted(entries, key=lambda x: (x[0], -len(x[1])))]
 
 
 def _cedict_lines() -> Iterator[str]:

@@ -21,6 +21,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from typing import TypeGuard
 
 from whoosh import query as wq
 
@@ -398,11 +399,10 @@ class _Parser:
             if depth >= MAX_DEPTH:
                 self.problems.append("query_repaired")
                 return None
-            node: Node = self._parse_and(depth + 1)
-            if not node.children:
+            group = self._parse_and(depth + 1)
+            if not group.children:
                 return None
-            if len(node.children) == 1:
-                node = node.children[0]
+            node: Node = group.children[0] if len(group.children) == 1 else group
         else:
             assert isinstance(value, Clause)
             node = value
@@ -623,7 +623,7 @@ class _Builder:
         return found
 
 
-def _is_plain(node: Node) -> bool:
+def _is_plain(node: Node) -> TypeGuard[Clause]:
     return isinstance(node, Clause) and not node.negated and not node.phrase and PREFIX_FIELDS.get(node.prefix, TEXT_FIELD) in (TEXT_FIELD, "affil")
 
 

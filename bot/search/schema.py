@@ -104,7 +104,7 @@ def paper_document(paper: Paper) -> dict:
         "venue": " ".join(x for x in (paper.venue, paper.venue_name, paper.track) if x),
         "feed": "\n".join(paper.feeds),
     }
-    doc = {name: parts[name] for name in SNIPPET_FIELDS}
+    doc: dict[str, object] = {name: parts[name] for name in SNIPPET_FIELDS}
     doc.update(
         id=paper.id,
         text=join_sections((weight, parts[name]) for name, weight in SECTION_WEIGHTS),

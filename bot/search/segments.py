@@ -26,9 +26,11 @@ import logging
 import os
 import time
 from array import array
+from collections.abc import Iterator
 from contextlib import suppress
 from heapq import merge
 from pickle import dumps
+from typing import Any
 
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN
 from whoosh.formats import Frequency, Positions
@@ -172,7 +174,7 @@ class TermPool(PostingPool):
         for key in sorted(terms):
             fieldname, tbytes = key
             docnums, weights, values = terms[key]
-            rows = zip(docnums, weights, values, strict=True)
+            rows: Iterator[tuple[Any, Any, Any]] = zip(docnums, weights, values, strict=True)
             if key in self.unsorted:
                 rows = iter(sorted(rows))
             for docnum, weight, vbytes in rows:
@@ -259,7 +261,8 @@ def clean_files_later(storage, indexname: str, generation: int, segments) -> Non
             retired = {str(k): float(v) for k, v in json.load(f).items()}
     except (OSError, ValueError, TypeError, AttributeError):  # none yet, or damaged: the grace starts again
         retired = {}
-    doomed, files_of = [], {}
+    doomed: list[str] = []
+    files_of: dict[str, list[str]] = {}
     for filename in storage:
         if filename.startswith("."):
             continue

@@ -49,10 +49,10 @@ def build_snippet(
         if not text or not wanted:
             continue
         scanned = text[:SNIPPET_SCAN_CHARS]
-        spans = [(t.startchar, t.endchar, t.text) for t in _ANALYZER(scanned, chars=True, mode="index") if t.text in wanted]
-        distinct = len({s[2] for s in spans})
+        tokens = [(t.startchar, t.endchar, t.text) for t in _ANALYZER(scanned, chars=True, mode="index") if t.text in wanted]
+        distinct = len({s[2] for s in tokens})
         if distinct:
-            found[name] = (distinct, _merge_spans((s, e) for s, e, _ in spans))
+            found[name] = (distinct, _merge_spans((s, e) for s, e, _ in tokens))
     best: tuple[tuple[int, bool, bool], str, list[tuple[int, int]]] | None = None
     for name, (distinct, spans) in found.items():
         # A field and its translation (affil_en/affil_zh) matching both say the same thing,

@@ -27,6 +27,7 @@ import struct
 import threading
 from dataclasses import dataclass
 from pickle import load
+from typing import Any
 
 import numpy as np
 from whoosh import query as wq
@@ -135,7 +136,7 @@ class _Postings:
         self.ids = ids
         self.weights = weights
         self._blocks = blocks  # (first index, data offset, count) of each block
-        self._starts = np.array([b[0] for b in blocks], dtype=np.int64) if blocks else None
+        self._starts: Any = np.array([b[0] for b in blocks], dtype=np.int64) if blocks else None  # None: values inline
         self._postfile = postfile
         self._format = format_
         self._offsets: dict[int, np.ndarray] = {}

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import whoosh.index
 from whoosh.filedb.filestore import FileStorage
@@ -226,7 +226,7 @@ class _Finished(NamedTuple):
 
     first_rev: int | None
     fieldnames: set
-    segment: object  # Whoosh's segment
+    segment: Any  # Whoosh's segment
 
 
 def _load_share(path: Path) -> ShareCounts:
