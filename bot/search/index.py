@@ -593,7 +593,8 @@ class PaperIndex:
 
     def _range_filter(self, searcher: Searcher, q: wq.NumericRange) -> set[int]:
         """A seq range as a filter for Whoosh's own search: the documents, from the column."""
-        from bot.search import topk  # numpy: see _segment_cache()
+        # Deferred: numpy, at the first search rather than at start-up (see _segment_cache).
+        from bot.search import topk
 
         return topk.range_docnums(searcher, q, cache=self._segment_cache(), segment_key=segment_id)
 
@@ -623,7 +624,8 @@ class PaperIndex:
         lang: str | None = None,
         expansions: tuple[tuple[str, tuple[str, ...]], ...] = (),
     ) -> IndexPage:
-        from bot.search import topk  # numpy: see _segment_cache()
+        # Deferred: numpy, at the first search rather than at start-up (see _segment_cache).
+        from bot.search import topk
 
         start, end = window
         top = topk.search(
@@ -655,7 +657,8 @@ class PaperIndex:
         """bot/search/topk.py's cache of per-segment arrays, made (with numpy's import) at the first search."""
         cache = self._segments
         if cache is None:
-            from bot.search import topk  # numpy: loaded at the first search, not at start-up
+            # Deferred: numpy, loaded at the first search, not at start-up.
+            from bot.search import topk
 
             with self._open_lock:
                 if self._segments is None:
