@@ -82,7 +82,7 @@ def main() -> int:
     for n in range(args.passes):
         order = list(range(len(QUERIES)))
         rng.shuffle(order)
-        for name in (("old", "new") if n % 2 == 0 else ("new", "old")):
+        for name in ("old", "new") if n % 2 == 0 else ("new", "old"):
             procs[name].stdin.write(json.dumps(order) + "\n")
             procs[name].stdin.flush()
             for i, elapsed, ids, total in json.loads(procs[name].stdout.readline()):

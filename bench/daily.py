@@ -140,7 +140,12 @@ class LockClock:
 
 
 def summary(times_ms: list[float]) -> dict:
-    return {"n": len(times_ms), "p50_ms": percentile(times_ms, 0.5), "p95_ms": percentile(times_ms, 0.95), "max_ms": max(times_ms, default=0.0)}
+    return {
+        "n": len(times_ms),
+        "p50_ms": percentile(times_ms, 0.5),
+        "p95_ms": percentile(times_ms, 0.95),
+        "max_ms": max(times_ms, default=0.0),
+    }
 
 
 def worker_ingest(data: Path, daily: Path, meta_path: Path, passes: int) -> dict:
@@ -270,7 +275,13 @@ def worker_ingest(data: Path, daily: Path, meta_path: Path, passes: int) -> dict
     after_commit = [(t, ms, text) for t, ms, text in during if t >= last_commit]
     first_typo = next((ms for t, ms, text in sorted(after_commit) if kinds.get(text) == TYPO), None)
     upsert_starts = [a for a, b in upserts if b >= started]
-    edges = [started, min(upsert_starts, default=ended), min((a for a, _ in holds), default=ended), found_at[0] if found_at else ended, ended]
+    edges = [
+        started,
+        min(upsert_starts, default=ended),
+        min((a for a, _ in holds), default=ended),
+        found_at[0] if found_at else ended,
+        ended,
+    ]
     edges = [max(edges[0], min(edge, ended)) for edge in edges]
     phases = {}
     for name, low, high in zip(("storing", "indexing", "commit", "after"), edges, edges[1:], strict=False):
@@ -291,7 +302,9 @@ def worker_ingest(data: Path, daily: Path, meta_path: Path, passes: int) -> dict
     fingerprint = hashlib.sha256()
     for _, text in QUERIES:
         result = corpus.search(text, per_page=10)
-        fingerprint.update(json.dumps([text, result.total, result.mode, result.suggestion, [h.paper.id for h in result.hits]]).encode())
+        fingerprint.update(
+            json.dumps([text, result.total, result.mode, result.suggestion, [h.paper.id for h in result.hits]]).encode()
+        )
     corpus.close()
     return {
         "papers_before": count_before,
@@ -312,7 +325,8 @@ def worker_ingest(data: Path, daily: Path, meta_path: Path, passes: int) -> dict
         # every thread waits while one runs a full pass: how many the ingest caused, the longest
         "full_gc": {"n": len(passes_during), "max_ms": max(passes_during, default=0.0), "sum_ms": sum(passes_during)},
         "phases": phases,
-        "problems": problems[:5] + ([f"new papers not found by title: {missing[:3]}"] if missing else [])
+        "problems": problems[:5]
+        + ([f"new papers not found by title: {missing[:3]}"] if missing else [])
         + ([f"index has {index_count} papers, store {count}"] if index_count != count else []),
         "results_sha": fingerprint.hexdigest()[:16],
     }
@@ -337,7 +351,12 @@ def worker_digest(data: Path, since: int) -> dict:
             payload = digest_payload(corpus, lang="en", filter_text=text, since=since)
             runs.append(time.perf_counter() - started)
         blob = json.dumps(payload, ensure_ascii=False, sort_keys=True).encode()
-        out["filters"][text] = {"first_s": runs[0], "second_s": runs[1], "papers": payload["papers"], "sha": hashlib.sha256(blob).hexdigest()[:16]}
+        out["filters"][text] = {
+            "first_s": runs[0],
+            "second_s": runs[1],
+            "papers": payload["papers"],
+            "sha": hashlib.sha256(blob).hexdigest()[:16],
+        }
     corpus.close()
     return out
 
@@ -420,7 +439,11 @@ def render(results: dict[str, list[dict]]) -> str:
                 f"| {percentile(during, 0.5):.1f} / {d95:.1f} / {percentile(during, 0.99):.1f} ms | {d95 / b95:.2f}x "
                 f"| {sum(ms > 100 for ms in before)} / {sum(ms > 100 for ms in during)} |"
             )
-    lines += ["", "| code | phase | searches (median a round) | p50 / p95 | from → to (s after the file came) |", "|---|---|---:|---:|---|"]
+    lines += [
+        "",
+        "| code | phase | searches (median a round) | p50 / p95 | from → to (s after the file came) |",
+        "|---|---|---:|---:|---|",
+    ]
     for label, rows in results.items():
         ing = [r["ingest"] for r in rows]
         for name in ("storing", "indexing", "commit", "after"):
@@ -428,7 +451,11 @@ def render(results: dict[str, list[dict]]) -> str:
                 f"| {label} | {name} | {med(ing, 'phases', name, 'n'):.0f} | {fmt_ms(med(ing, 'phases', name, 'p50_ms'))} / "
                 f"{fmt_ms(med(ing, 'phases', name, 'p95_ms'))} ms | {med(ing, 'phases', name, 'from_s'):.2f} → {med(ing, 'phases', name, 'to_s'):.2f} |"
             )
-    lines += ["", "| code | filter | papers | `digest --json` (CLI wall) | in process, 1st / 2nd | output |", "|---|---|---:|---:|---:|---|"]
+    lines += [
+        "",
+        "| code | filter | papers | `digest --json` (CLI wall) | in process, 1st / 2nd | output |",
+        "|---|---|---:|---:|---:|---|",
+    ]
     for label, rows in results.items():
         for text in DIGEST_FILTERS:
             d = [r["digest"]["filters"][text] for r in rows]
@@ -479,8 +506,10 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(data, ignore_errors=True)
             shutil.copytree(source, data)
             ing = run_worker(code, "ingest", str(data), str(daily), str(meta_path), str(args.passes))
-            log(f"{label}: ingest {ing['ingest_s']:.2f}s, lock {ing['lock_hold_s']:.2f}s, searchable {ing['searchable_s']}, "
-                f"during p95 {ing['during']['p95_ms']:.0f} ms, problems {ing['problems']}")
+            log(
+                f"{label}: ingest {ing['ingest_s']:.2f}s, lock {ing['lock_hold_s']:.2f}s, searchable {ing['searchable_s']}, "
+                f"during p95 {ing['during']['p95_ms']:.0f} ms, problems {ing['problems']}"
+            )
             since = ing["last_seq_before"]
             dig = run_worker(code, "digest", str(data), str(since))
             cli = {text: cli_digest(code, data, since, text, args.digest_runs) for text in DIGEST_FILTERS}

@@ -125,7 +125,15 @@ def main(argv: list[str] | None = None) -> int:
                 outputs.setdefault(text, set()).add(sha)
     names = [c.name or str(c) for c in codes]
     ratio_head = " | ratio" if len(codes) == 2 else ""
-    print("| filter | " + " | ".join(f"{n} wall" for n in names) + ratio_head + " | " + " | ".join(f"{n} CPU" for n in names) + ratio_head + " | same output |")
+    print(
+        "| filter | "
+        + " | ".join(f"{n} wall" for n in names)
+        + ratio_head
+        + " | "
+        + " | ".join(f"{n} CPU" for n in names)
+        + ratio_head
+        + " | same output |"
+    )
     print("|---|" + "---:|" * (2 * (len(codes) + (len(codes) == 2))) + "---|")
     for text in DIGEST_FILTERS:
         cells = []

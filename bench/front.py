@@ -59,7 +59,15 @@ def main() -> None:
     fake = FakeSlack().start()
     procs, conns = {}, {}
     for name, code in (("old", args.old), ("new", args.new)):
-        cmd = [sys.executable, "-c", WORKER, str(Path(code).resolve()), SIGNING_SECRET, fake.api_url.rstrip("/"), str(ROOT / "seeds")]
+        cmd = [
+            sys.executable,
+            "-c",
+            WORKER,
+            str(Path(code).resolve()),
+            SIGNING_SECRET,
+            fake.api_url.rstrip("/"),
+            str(ROOT / "seeds"),
+        ]
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=code)
         port = json.loads(proc.stdout.readline())["port"]
         conn = http.client.HTTPConnection("127.0.0.1", port)

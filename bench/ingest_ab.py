@@ -106,10 +106,10 @@ def main() -> int:
     papers = results["new"][0]["papers"]
     for name in ("old", "new"):
         m = med[name]
-        print(f"median {name}: {papers / m['wall']:.0f} papers/s, cpu {m['cpu']:.1f} s, {m['segments']:.0f} segments, {m['rss_mb']:.0f} MB")
-    print(
-        f"new/old: throughput x{med['old']['wall'] / med['new']['wall']:.2f}, cpu x{med['new']['cpu'] / med['old']['cpu']:.2f}"
-    )
+        print(
+            f"median {name}: {papers / m['wall']:.0f} papers/s, cpu {m['cpu']:.1f} s, {m['segments']:.0f} segments, {m['rss_mb']:.0f} MB"
+        )
+    print(f"new/old: throughput x{med['old']['wall'] / med['new']['wall']:.2f}, cpu x{med['new']['cpu'] / med['old']['cpu']:.2f}")
     if args.check:
         old, new = answers(args.old, work / "old"), answers(args.new, work / "new")
         differ = [q for q in old if old[q] != new[q]]

@@ -62,7 +62,9 @@ print(json.dumps({"papers": len(papers), **{n: round(b - a, 2) for n, a, b in zi
 def run_phases(code: Path, corpus: Path) -> dict:
     work = Path(tempfile.mkdtemp(prefix="ingest-phases-"))
     try:
-        out = subprocess.run([sys.executable, "-c", PHASES, str(code), str(corpus), str(work)], check=True, capture_output=True, text=True)
+        out = subprocess.run(
+            [sys.executable, "-c", PHASES, str(code), str(corpus), str(work)], check=True, capture_output=True, text=True
+        )
         return json.loads(out.stdout.strip().splitlines()[-1])
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -82,11 +82,21 @@ def evaluate(index, papers, cases) -> dict:
         relevant = resolve(prefixes, titles)
         page = index.search(query, per_page=TOP)
         ranked = [h.id for h in page.hits]
-        rows.append({"kind": kind, "query": query, "relevant": len(relevant), "top": [titles[i][:50] for i in ranked[:5]], **score(ranked, relevant)})
+        rows.append(
+            {
+                "kind": kind,
+                "query": query,
+                "relevant": len(relevant),
+                "top": [titles[i][:50] for i in ranked[:5]],
+                **score(ranked, relevant),
+            }
+        )
     kinds: dict[str, dict[str, float]] = {}
     for kind in dict.fromkeys(r["kind"] for r in rows):
         mine = [r for r in rows if r["kind"] == kind]
-        kinds[kind] = {m: round(sum(r[m] for r in mine) / len(mine), 3) for m in ("hit@5", "mrr", "ndcg@10")} | {"queries": len(mine)}
+        kinds[kind] = {m: round(sum(r[m] for r in mine) / len(mine), 3) for m in ("hit@5", "mrr", "ndcg@10")} | {
+            "queries": len(mine)
+        }
     overall = {m: round(sum(r[m] for r in rows) / len(rows), 3) for m in ("hit@5", "mrr", "ndcg@10")} | {"queries": len(rows)}
     return {"kinds": kinds, "overall": overall, "queries": rows}
 

@@ -197,8 +197,16 @@ class _FakeWebApi:
             def do_POST(self):  # noqa: N802
                 self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 body = json.dumps(
-                    {"ok": True, "url": "https://bench.slack.com/", "team": "bench", "user": "paperbot",
-                     "team_id": "T0BENCH", "user_id": "U0BOT", "bot_id": "B0BOT", "is_enterprise_install": False}
+                    {
+                        "ok": True,
+                        "url": "https://bench.slack.com/",
+                        "team": "bench",
+                        "user": "paperbot",
+                        "team_id": "T0BENCH",
+                        "user_id": "U0BOT",
+                        "bot_id": "B0BOT",
+                        "is_enterprise_install": False,
+                    }
                 ).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -464,27 +472,67 @@ def targets_table(results: list[dict], e2e: dict | None) -> list[tuple[str, str,
         return "pending" if ok is None else ("PASS" if ok else "MISS")
 
     if pb:
-        rows.append(("Search p50" + note, f"≤ {TARGETS['search_p50_ms']:.0f} ms", f"{pb['search_p50_ms']:.1f} ms",
-                     verdict(pb["search_p50_ms"] <= TARGETS["search_p50_ms"])))
-        rows.append(("Search p95" + note, f"≤ {TARGETS['search_p95_ms']:.0f} ms", f"{pb['search_p95_ms']:.1f} ms",
-                     verdict(pb["search_p95_ms"] <= TARGETS["search_p95_ms"])))
+        rows.append(
+            (
+                "Search p50" + note,
+                f"≤ {TARGETS['search_p50_ms']:.0f} ms",
+                f"{pb['search_p50_ms']:.1f} ms",
+                verdict(pb["search_p50_ms"] <= TARGETS["search_p50_ms"]),
+            )
+        )
+        rows.append(
+            (
+                "Search p95" + note,
+                f"≤ {TARGETS['search_p95_ms']:.0f} ms",
+                f"{pb['search_p95_ms']:.1f} ms",
+                verdict(pb["search_p95_ms"] <= TARGETS["search_p95_ms"]),
+            )
+        )
         if fts:
             ratio = pb["search_p95_ms"] / fts["search_p95_ms"]
-            rows.append(("Search p95 vs FTS5's" + note, f"≤ {TARGETS['search_p95_vs_fts5']:.2f}x",
-                         f"{ratio:.2f}x ({pb['search_p95_ms']:.1f} vs {fts['search_p95_ms']:.1f} ms)",
-                         verdict(ratio <= TARGETS["search_p95_vs_fts5"])))
+            rows.append(
+                (
+                    "Search p95 vs FTS5's" + note,
+                    f"≤ {TARGETS['search_p95_vs_fts5']:.2f}x",
+                    f"{ratio:.2f}x ({pb['search_p95_ms']:.1f} vs {fts['search_p95_ms']:.1f} ms)",
+                    verdict(ratio <= TARGETS["search_p95_vs_fts5"]),
+                )
+            )
         if e2e:
-            rows.append(("Slash command end to end p95" + (f" (at {e2e['papers']:,})" if e2e["papers"] < 100_000 else ""),
-                         f"≤ {TARGETS['e2e_p95_ms']:.0f} ms", f"{e2e['e2e_p95_ms']:.1f} ms",
-                         verdict(e2e["e2e_p95_ms"] <= TARGETS["e2e_p95_ms"])))
+            rows.append(
+                (
+                    "Slash command end to end p95" + (f" (at {e2e['papers']:,})" if e2e["papers"] < 100_000 else ""),
+                    f"≤ {TARGETS['e2e_p95_ms']:.0f} ms",
+                    f"{e2e['e2e_p95_ms']:.1f} ms",
+                    verdict(e2e["e2e_p95_ms"] <= TARGETS["e2e_p95_ms"]),
+                )
+            )
         else:
             rows.append(("Slash command end to end p95", f"≤ {TARGETS['e2e_p95_ms']:.0f} ms", "not measured", "pending"))
-        rows.append(("Ingest" + note, f"≥ {TARGETS['ingest_per_s']:,.0f} papers/s", f"{pb['ingest_per_s']:,.0f} papers/s",
-                     verdict(pb["ingest_per_s"] >= TARGETS["ingest_per_s"])))
-        rows.append(("Cold start" + note, f"≤ {TARGETS['cold_start_s']:.0f} s", f"{pb['cold_start_s']:.2f} s",
-                     verdict(pb["cold_start_s"] <= TARGETS["cold_start_s"])))
-        rows.append(("Peak memory while serving" + note, f"≤ {TARGETS['peak_rss_mb']:.0f} MB", f"{pb['peak_rss_mb']:.0f} MB",
-                     verdict(pb["peak_rss_mb"] <= TARGETS["peak_rss_mb"])))
+        rows.append(
+            (
+                "Ingest" + note,
+                f"≥ {TARGETS['ingest_per_s']:,.0f} papers/s",
+                f"{pb['ingest_per_s']:,.0f} papers/s",
+                verdict(pb["ingest_per_s"] >= TARGETS["ingest_per_s"]),
+            )
+        )
+        rows.append(
+            (
+                "Cold start" + note,
+                f"≤ {TARGETS['cold_start_s']:.0f} s",
+                f"{pb['cold_start_s']:.2f} s",
+                verdict(pb["cold_start_s"] <= TARGETS["cold_start_s"]),
+            )
+        )
+        rows.append(
+            (
+                "Peak memory while serving" + note,
+                f"≤ {TARGETS['peak_rss_mb']:.0f} MB",
+                f"{pb['peak_rss_mb']:.0f} MB",
+                verdict(pb["peak_rss_mb"] <= TARGETS["peak_rss_mb"]),
+            )
+        )
     return rows
 
 
@@ -493,71 +541,118 @@ def render_markdown(machine: dict, manifests: dict, results: list[dict], e2e: di
 
     out = ["# paperbot benchmark results", ""]
     reuse = f" --reuse {args.reuse}" if args.reuse else ""
-    out.append(f"Generated by `python bench/run.py --sizes {args.sizes}{reuse}` (repeat {args.repeat}) on {machine['date']}, "
-               f"commit `{machine['commit']}`. How it works and what the numbers mean: [README.md](README.md).")
+    out.append(
+        f"Generated by `python bench/run.py --sizes {args.sizes}{reuse}` (repeat {args.repeat}) on {machine['date']}, "
+        f"commit `{machine['commit']}`. How it works and what the numbers mean: [README.md](README.md)."
+    )
     out += ["", "## Machine", ""]
     out.append(f"- CPU: {machine['cpu']}, {machine['cores']} cores; memory {machine['memory_gb']} GB")
     out.append(f"- Python {machine['python']}, SQLite {machine['sqlite']}; {machine['platform']}")
     if machine.get("code") != str(BENCH.parent):
         out.append(f"- paperbot code benchmarked: `{machine['code']}` (a patched copy, not this checkout)")
-    out += ["", "## Targets (paperbot at the largest size)", "", "| Target | Threshold | Measured | Verdict |", "|---|---|---|---|"]
+    out += [
+        "",
+        "## Targets (paperbot at the largest size)",
+        "",
+        "| Target | Threshold | Measured | Verdict |",
+        "|---|---|---|---|",
+    ]
     for row in targets_table(results, e2e):
         out.append("| " + " | ".join(row) + " |")
-    out += ["", "## Results", "",
-            "| Engine | Papers | Ingest (papers/s) | On disk (MB) | Search p50 (ms) | p95 (ms) | p99 (ms) | Cold start (s) | Peak RSS serving (MB) |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    out += [
+        "",
+        "## Results",
+        "",
+        "| Engine | Papers | Ingest (papers/s) | On disk (MB) | Search p50 (ms) | p95 (ms) | p99 (ms) | Cold start (s) | Peak RSS serving (MB) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in results:
-        out.append(f"| {r['engine']} | {r['papers']:,} | {r['ingest_per_s']:,.0f} | {r['index_mb']:.1f} | "
-                   f"{r['search_p50_ms']:.2f} | {r['search_p95_ms']:.2f} | {r['search_p99_ms']:.2f} | "
-                   f"{r['cold_start_s']:.2f} | {r['peak_rss_mb']:.0f} |")
-    out += ["", "## paperbot ÷ FTS5", "",
-            "Each figure of paperbot divided by FTS5's at the same size (ingest: below 1 means paperbot is slower; "
-            "everything else: above 1 means paperbot is slower or bigger).", "",
-            "| Papers | Ingest rate | On disk | Search p50 | p95 | p99 | Cold start | Peak RSS |",
-            "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        out.append(
+            f"| {r['engine']} | {r['papers']:,} | {r['ingest_per_s']:,.0f} | {r['index_mb']:.1f} | "
+            f"{r['search_p50_ms']:.2f} | {r['search_p95_ms']:.2f} | {r['search_p99_ms']:.2f} | "
+            f"{r['cold_start_s']:.2f} | {r['peak_rss_mb']:.0f} |"
+        )
+    out += [
+        "",
+        "## paperbot ÷ FTS5",
+        "",
+        "Each figure of paperbot divided by FTS5's at the same size (ingest: below 1 means paperbot is slower; "
+        "everything else: above 1 means paperbot is slower or bigger).",
+        "",
+        "| Papers | Ingest rate | On disk | Search p50 | p95 | p99 | Cold start | Peak RSS |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     sizes = sorted({r["papers_target"] for r in results})
     for n in sizes:
         pb = next((r for r in results if r["engine"] == "paperbot" and r["papers_target"] == n), None)
         fts = next((r for r in results if r["engine"] == "fts5" and r["papers_target"] == n), None)
         if not (pb and fts):
             continue
-        cells = [f"{pb[k] / fts[k]:.2f}x" for k in
-                 ("ingest_per_s", "index_mb", "search_p50_ms", "search_p95_ms", "search_p99_ms", "cold_start_s", "peak_rss_mb")]
+        cells = [
+            f"{pb[k] / fts[k]:.2f}x"
+            for k in (
+                "ingest_per_s",
+                "index_mb",
+                "search_p50_ms",
+                "search_p95_ms",
+                "search_p99_ms",
+                "cold_start_s",
+                "peak_rss_mb",
+            )
+        ]
         out.append(f"| {n:,} | " + " | ".join(cells) + " |")
     out += ["", "## Slash command end to end", ""]
     if e2e:
-        out.append(f"Slack-signed `/papers` form posts to paperbot's HTTP server (bot/slack/server.py, "
-                   f"`start_app_server`) on loopback, answer in the ack body, keep-alive connection, "
-                   f"{e2e['requests']} requests after one warm pass, {e2e['papers']:,} papers.")
+        out.append(
+            f"Slack-signed `/papers` form posts to paperbot's HTTP server (bot/slack/server.py, "
+            f"`start_app_server`) on loopback, answer in the ack body, keep-alive connection, "
+            f"{e2e['requests']} requests after one warm pass, {e2e['papers']:,} papers."
+        )
         out += ["", "| Papers | p50 (ms) | p95 (ms) | p99 (ms) | Server peak RSS (MB) |", "|---:|---:|---:|---:|---:|"]
-        out.append(f"| {e2e['papers']:,} | {e2e['e2e_p50_ms']:.1f} | {e2e['e2e_p95_ms']:.1f} | {e2e['e2e_p99_ms']:.1f} | "
-                   f"{e2e['server_peak_rss_mb']:.0f} |")
+        out.append(
+            f"| {e2e['papers']:,} | {e2e['e2e_p50_ms']:.1f} | {e2e['e2e_p95_ms']:.1f} | {e2e['e2e_p99_ms']:.1f} | "
+            f"{e2e['server_peak_rss_mb']:.0f} |"
+        )
     else:
         out.append("Not measured in this run (`--skip-e2e`).")
-    out += ["", "## Detail", "",
-            "| Engine | Papers | Records | Ingest (s) | Ingest peak RSS (MB) | Cold start runs (s) | RSS after first query (MB) |",
-            "|---|---:|---:|---:|---:|---|---:|"]
+    out += [
+        "",
+        "## Detail",
+        "",
+        "| Engine | Papers | Records | Ingest (s) | Ingest peak RSS (MB) | Cold start runs (s) | RSS after first query (MB) |",
+        "|---|---:|---:|---:|---:|---|---:|",
+    ]
     for r in results:
         runs = ", ".join(f"{x:.2f}" for x in r["cold_start_runs_s"])
         reused = f" (reused: ingested {r['ingest_reused']})" if r.get("ingest_reused") else ""
-        out.append(f"| {r['engine']} | {r['papers']:,} | {r['records']:,} | {r['ingest_s']:.1f}{reused} | "
-                   f"{r['ingest_peak_rss_mb']:.0f} | {runs} | {r['cold_start_rss_mb']:.0f} |")
+        out.append(
+            f"| {r['engine']} | {r['papers']:,} | {r['records']:,} | {r['ingest_s']:.1f}{reused} | "
+            f"{r['ingest_peak_rss_mb']:.0f} | {runs} | {r['cold_start_rss_mb']:.0f} |"
+        )
     largest = sizes[-1] if sizes else None
     by_engine = {r["engine"]: r for r in results if r["papers_target"] == largest}
     if by_engine:
         engines = [e for e in ENGINES if e in by_engine]
-        out += ["", f"### Latency by query kind at {largest:,} papers (ms)", "",
-                "| Kind | " + " | ".join(f"{e} p50 | {e} p95" for e in engines) + " |",
-                "|---|" + "---:|" * (2 * len(engines))]
+        out += [
+            "",
+            f"### Latency by query kind at {largest:,} papers (ms)",
+            "",
+            "| Kind | " + " | ".join(f"{e} p50 | {e} p95" for e in engines) + " |",
+            "|---|" + "---:|" * (2 * len(engines)),
+        ]
         for category in dict.fromkeys(c for c, _ in QUERIES):
             cells = []
             for e in engines:
                 c = by_engine[e]["categories"][category]
                 cells += [f"{c['p50_ms']:.2f}", f"{c['p95_ms']:.2f}"]
             out.append(f"| {category} | " + " | ".join(cells) + " |")
-        out += ["", f"### Every query at {largest:,} papers: median ms and hits (mode)", "",
-                "| Kind | Query | " + " | ".join(f"{e} ms | {e} hits" for e in engines) + " |",
-                "|---|---|" + "---:|" * (2 * len(engines))]
+        out += [
+            "",
+            f"### Every query at {largest:,} papers: median ms and hits (mode)",
+            "",
+            "| Kind | Query | " + " | ".join(f"{e} ms | {e} hits" for e in engines) + " |",
+            "|---|---|" + "---:|" * (2 * len(engines)),
+        ]
         for category, text in QUERIES:
             cells = []
             for e in engines:
@@ -624,8 +719,10 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         corpus_dir = work / f"corpus-{n}"
         manifests[n] = generate(n, corpus_dir)
-        log(f"corpus {n:,}: {manifests[n]['records']:,} records in {manifests[n]['files']} files "
-            f"({time.perf_counter() - t0:.1f}s)")
+        log(
+            f"corpus {n:,}: {manifests[n]['records']:,} records in {manifests[n]['files']} files "
+            f"({time.perf_counter() - t0:.1f}s)"
+        )
         for engine in engines:
             data = work / "data" / f"{engine}-{n}"
             ing = reused_ingest(data, manifests[n]) if engine in args.reuse.split(",") else None
@@ -633,38 +730,46 @@ def main(argv: list[str] | None = None) -> int:
                 ingest_record_path(data).unlink(missing_ok=True)  # a half-done ingest must not look reusable
                 ing = run_worker("ingest", engine, str(data), str(corpus_dir))
                 record_ingest(data, manifests[n], ing)
-                log(f"{engine} {n:,}: ingested {ing['papers']:,} papers in {ing['ingest_s']:.1f}s "
-                    f"({ing['papers'] / ing['ingest_s']:,.0f}/s)")
+                log(
+                    f"{engine} {n:,}: ingested {ing['papers']:,} papers in {ing['ingest_s']:.1f}s "
+                    f"({ing['papers'] / ing['ingest_s']:,.0f}/s)"
+                )
             else:
-                log(f"{engine} {n:,}: reused the data folder ingested {ing['measured']} "
-                    f"({ing['papers'] / ing['ingest_s']:,.0f}/s then)")
+                log(
+                    f"{engine} {n:,}: reused the data folder ingested {ing['measured']} "
+                    f"({ing['papers'] / ing['ingest_s']:,.0f}/s then)"
+                )
             size = dir_mb(data)
             srv = run_worker("serve", engine, str(data), str(args.repeat))
-            log(f"{engine} {n:,}: search p50 {srv['search_p50_ms']:.2f} ms, p95 {srv['search_p95_ms']:.2f} ms, "
-                f"RSS {srv['peak_rss_mb']:.0f} MB")
+            log(
+                f"{engine} {n:,}: search p50 {srv['search_p50_ms']:.2f} ms, p95 {srv['search_p95_ms']:.2f} ms, "
+                f"RSS {srv['peak_rss_mb']:.0f} MB"
+            )
             cold = cold_start(engine, data)
             log(f"{engine} {n:,}: cold start {cold['cold_start_s']:.2f}s")
-            results.append({
-                "engine": engine,
-                "papers": ing["papers"],
-                "ingest_per_s": ing["papers"] / ing["ingest_s"],
-                "index_mb": size,
-                "search_p50_ms": srv["search_p50_ms"],
-                "search_p95_ms": srv["search_p95_ms"],
-                "search_p99_ms": srv["search_p99_ms"],
-                "cold_start_s": cold["cold_start_s"],
-                "peak_rss_mb": srv["peak_rss_mb"],
-                "papers_target": n,
-                "records": ing["records"],
-                "ingest_s": ing["ingest_s"],
-                "ingest_peak_rss_mb": ing["ingest_peak_rss_mb"],
-                "ingest_reused": ing.get("measured"),
-                "cold_start_runs_s": cold["cold_start_runs_s"],
-                "cold_start_rss_mb": cold["cold_start_rss_mb"],
-                "searches": srv["searches"],
-                "categories": srv["categories"],
-                "queries": srv["queries"],
-            })
+            results.append(
+                {
+                    "engine": engine,
+                    "papers": ing["papers"],
+                    "ingest_per_s": ing["papers"] / ing["ingest_s"],
+                    "index_mb": size,
+                    "search_p50_ms": srv["search_p50_ms"],
+                    "search_p95_ms": srv["search_p95_ms"],
+                    "search_p99_ms": srv["search_p99_ms"],
+                    "cold_start_s": cold["cold_start_s"],
+                    "peak_rss_mb": srv["peak_rss_mb"],
+                    "papers_target": n,
+                    "records": ing["records"],
+                    "ingest_s": ing["ingest_s"],
+                    "ingest_peak_rss_mb": ing["ingest_peak_rss_mb"],
+                    "ingest_reused": ing.get("measured"),
+                    "cold_start_runs_s": cold["cold_start_runs_s"],
+                    "cold_start_rss_mb": cold["cold_start_rss_mb"],
+                    "searches": srv["searches"],
+                    "categories": srv["categories"],
+                    "queries": srv["queries"],
+                }
+            )
     e2e = None
     if not args.skip_e2e and "paperbot" in engines and sizes:
         n = max(sizes)
@@ -675,9 +780,20 @@ def main(argv: list[str] | None = None) -> int:
         log(f"wrote {args.out}")
     if args.json:
         public = [{k: r[k] for k in PUBLIC_KEYS} for r in results]
-        print(json.dumps({"results": public, "end_to_end": e2e, "machine": machine,
-                          "targets": [dict(zip(("target", "threshold", "measured", "verdict"), row, strict=True))
-                                      for row in targets_table(results, e2e)]}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "results": public,
+                    "end_to_end": e2e,
+                    "machine": machine,
+                    "targets": [
+                        dict(zip(("target", "threshold", "measured", "verdict"), row, strict=True))
+                        for row in targets_table(results, e2e)
+                    ],
+                },
+                indent=2,
+            )
+        )
     return 0
 
 

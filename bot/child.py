@@ -49,6 +49,7 @@ def die_with_parent(parent: int | None = None) -> None:
         except (OSError, AttributeError):
             armed = False
     if not armed:
+
         def watch() -> None:
             while os.getppid() == parent:
                 time.sleep(0.5)
@@ -76,7 +77,12 @@ def run_in_child(target: str, args: tuple, *, what: str, timeout: float | None =
     try:
         done = subprocess.run(
             # -P: the working directory (maybe another checkout's bot/) is not on the path.
-            [sys.executable, "-P", "-c", _CHILD], input=payload, capture_output=True, env=env, timeout=timeout, check=False
+            [sys.executable, "-P", "-c", _CHILD],
+            input=payload,
+            capture_output=True,
+            env=env,
+            timeout=timeout,
+            check=False,
         )
     except subprocess.TimeoutExpired as exc:
         raise TimeoutError(f"the child process writing {what} had not finished after {timeout:.0f} s") from exc

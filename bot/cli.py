@@ -65,17 +65,22 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("serve", help="run the Slack app (offline console without Slack tokens)")
 
     enrich = commands.add_parser("enrich", help="find papers on arXiv: links, PDF, English abstract")
-    enrich.add_argument("--limit", type=int, default=None, metavar="N", help="look up at most N papers (default: all that are due)")
+    enrich.add_argument(
+        "--limit", type=int, default=None, metavar="N", help="look up at most N papers (default: all that are due)"
+    )
     enrich.add_argument("--json", action="store_true", help="print what was checked, found and updated as JSON")
 
     sources = commands.add_parser("sources", help="feeds polled for new papers: listing URLs and arXiv")
     sources_commands = sources.add_subparsers(dest="sources_command", metavar="ACTION")
-    for name, help_text in (("list", "show every source and how its last poll went"), ("poll", "poll every source now (or the given ones)")):
+    for name, help_text in (
+        ("list", "show every source and how its last poll went"),
+        ("poll", "poll every source now (or the given ones)"),
+    ):
         sub = sources_commands.add_parser(name, help=help_text)
         if name == "poll":
             sub.add_argument("targets", nargs="*", metavar="SOURCE")
         sub.add_argument("--json", action="store_true")
-    add = sources_commands.add_parser("add", help="add a listing URL, arxiv:CATEGORY or arxiv:\"QUERY\"")
+    add = sources_commands.add_parser("add", help='add a listing URL, arxiv:CATEGORY or arxiv:"QUERY"')
     add.add_argument("target", metavar="SOURCE")
     add.add_argument("--json", action="store_true")
     remove = sources_commands.add_parser("remove", help="remove a source (its papers stay)")
@@ -85,13 +90,19 @@ def build_parser() -> argparse.ArgumentParser:
     digest = commands.add_parser("digest", help="show what a daily digest would post")
     digest.add_argument("--lang", choices=("en", "zh"), default="en")
     digest.add_argument("--filter", default="", metavar="QUERY", help="only papers matching QUERY (search syntax)")
-    digest.add_argument("--since", type=int, default=0, metavar="SEQ", help="papers first stored after ingest sequence SEQ (default: all)")
+    digest.add_argument(
+        "--since", type=int, default=0, metavar="SEQ", help="papers first stored after ingest sequence SEQ (default: all)"
+    )
     digest.add_argument("--json", action="store_true", help='print {"papers": N, "messages": [{"text", "blocks"}, ...]}')
 
     export = commands.add_parser("export", help="write saved papers (or papers by id) as BibTeX, RIS or CSL-JSON")
     export.add_argument("--format", required=True, metavar="FORMAT", help="bibtex, ris or csl-json")
-    export.add_argument("--user", action="append", default=[], metavar="USER_ID", help="a Slack user id whose saves to export (repeatable)")
-    export.add_argument("--ids", nargs="+", default=[], metavar="ID", help="paper ids (or unique prefixes), comma or space separated")
+    export.add_argument(
+        "--user", action="append", default=[], metavar="USER_ID", help="a Slack user id whose saves to export (repeatable)"
+    )
+    export.add_argument(
+        "--ids", nargs="+", default=[], metavar="ID", help="paper ids (or unique prefixes), comma or space separated"
+    )
     return parser
 
 
@@ -153,7 +164,9 @@ def cmd_ingest(settings: Settings, args) -> int:
         new = sum(r.new for r in reports)
         updated = sum(r.updated for r in reports)
         rejected = sum(r.rejected for r in reports)
-        print(f"{len(reports)} file(s): {new} new, {updated} updated, {rejected} rejected; {corpus.store.state()[0]} papers in the store")
+        print(
+            f"{len(reports)} file(s): {new} new, {updated} updated, {rejected} rejected; {corpus.store.state()[0]} papers in the store"
+        )
         return EXIT_FAILED if rejected else EXIT_OK
     finally:
         corpus.close()
@@ -266,7 +279,10 @@ def format_paper(paper: Paper) -> str:
         ("title", paper.title_en),
         ("标题", paper.title_zh),
         ("authors", ", ".join(paper.authors)),
-        ("affiliations", "\n              ".join(f"{a.en}（{a.zh}）" if a.en and a.zh else a.en or a.zh for a in paper.affiliations)),
+        (
+            "affiliations",
+            "\n              ".join(f"{a.en}（{a.zh}）" if a.en and a.zh else a.en or a.zh for a in paper.affiliations),
+        ),
         ("venue", paper.venue),
         ("feeds", ", ".join(paper.feeds)),
         ("summary", paper.summary_zh),
@@ -451,10 +467,15 @@ def cmd_sources(settings: Settings, args) -> int:
             if args.sources_command == "list":
                 rows = service.list_sources()
                 data = [s.to_dict() for s in rows]
-                lines = [format_source_line(s, "en") for s in rows] or ["no sources yet; add one with: python -m bot sources add URL"]
+                lines = [format_source_line(s, "en") for s in rows] or [
+                    "no sources yet; add one with: python -m bot sources add URL"
+                ]
             elif args.sources_command == "add":
                 source = service.add(args.target, added_by="cli")
-                data, lines = source.to_dict(), [f"added {source.target}; it is polled every {settings.sources_interval_minutes} minutes"]
+                data, lines = (
+                    source.to_dict(),
+                    [f"added {source.target}; it is polled every {settings.sources_interval_minutes} minutes"],
+                )
             elif args.sources_command == "remove":
                 source = service.remove(args.target)
                 data, lines = source.to_dict(), [f"removed {source.target}; its papers stay in the store"]

@@ -127,7 +127,9 @@ def reply_to_text(reply: Reply) -> str:
     return plain(f"{t(tag, reply.lang)}\n{body}")
 
 
-def answer_line(services: Services, line: str, *, user_id: str = CONSOLE_USER_ID, channel_id: str = CONSOLE_CHANNEL_ID) -> str | None:
+def answer_line(
+    services: Services, line: str, *, user_id: str = CONSOLE_USER_ID, channel_id: str = CONSOLE_CHANNEL_ID
+) -> str | None:
     """Answer one console line; None means the user asked to quit."""
     line = line.strip()
     if line.lower() in QUIT_WORDS:

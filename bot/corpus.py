@@ -307,7 +307,9 @@ class Corpus:
             logger.warning("the child process stored %s, but its answer was lost (%s)", what, exc)
             listing = parse_path(path) if path is not None else parse_bytes(name, data or b"")
             new, updated, unchanged = counts
-            return IngestReport(path=listing.path, feed=listing.feed, new=new, updated=updated, unchanged=unchanged, errors=list(listing.errors))
+            return IngestReport(
+                path=listing.path, feed=listing.feed, new=new, updated=updated, unchanged=unchanged, errors=list(listing.errors)
+            )
 
     def ingest_seeds_if_empty(self) -> list[IngestReport]:
         """On first start, ingest the sample listings so the bot is never empty."""
@@ -365,7 +367,9 @@ class Corpus:
         if not filter_text.strip():
             return self.store.papers_between(after_seq, upto, limit)
         found = self.index.score_new(filter_text, after_seq=after_seq, upto_seq=upto)
-        papers = sorted((p for p in self.store.get_many([paper_id for paper_id, _ in found]) if p.seq <= upto), key=lambda p: p.seq)
+        papers = sorted(
+            (p for p in self.store.get_many([paper_id for paper_id, _ in found]) if p.seq <= upto), key=lambda p: p.seq
+        )
         return papers[:limit] if limit is not None else papers
 
     def query_problem(self, text: str) -> str | None:

@@ -318,7 +318,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "digest.part": {"en": "{date} · part {part} of {parts}", "zh": "{date} · 第 {part}/{parts} 部分"},
     "digest.notification": {"en": "Paper digest for {date}: {count} new papers", "zh": "{date} 论文日报：{count} 篇新论文"},
     "digest.notification_one": {"en": "Paper digest for {date}: {count} new paper", "zh": "{date} 论文日报：{count} 篇新论文"},
-    "digest.notification_part": {"en": "Paper digest for {date}, part {part} of {parts}", "zh": "{date} 论文日报，第 {part}/{parts} 部分"},
+    "digest.notification_part": {
+        "en": "Paper digest for {date}, part {part} of {parts}",
+        "zh": "{date} 论文日报，第 {part}/{parts} 部分",
+    },
     "digest.group_continued": {"en": "{group} (continued)", "zh": "{group}（续）"},
     "digest.group_other": {"en": "Other", "zh": "其他"},
     "digest.held_back": {
@@ -969,16 +972,16 @@ MESSAGES: dict[str, dict[str, str]] = {
     "card.label_abstract": {"en": "Abstract (arXiv)", "zh": "英文摘要（arXiv）"},
     "card.arxiv_published": {"en": "first submitted {date}", "zh": "首次提交于 {date}"},
     "sources.usage": {
-        "en": "Usage: `/papers sources` lists the feeds; `/papers sources add URL|arxiv:cs.CL|arxiv:\"a query\"`, `/papers sources remove SOURCE`, `/papers sources poll` polls them now.",
-        "zh": "用法：`/papers sources` 列出所有订阅源；`/papers sources add 网址|arxiv:cs.CL|arxiv:\"检索词\"` 添加，`/papers sources remove 订阅源` 删除，`/papers sources poll` 立即抓取。",
+        "en": 'Usage: `/papers sources` lists the feeds; `/papers sources add URL|arxiv:cs.CL|arxiv:"a query"`, `/papers sources remove SOURCE`, `/papers sources poll` polls them now.',
+        "zh": '用法：`/papers sources` 列出所有订阅源；`/papers sources add 网址|arxiv:cs.CL|arxiv:"检索词"` 添加，`/papers sources remove 订阅源` 删除，`/papers sources poll` 立即抓取。',
     },
     "sources.admins_only": {
         "en": "Only paperbot's admins (PAPERBOT_ADMINS) can manage feeds. Ask one of them to add the feed you want.",
         "zh": "只有 paperbot 管理员（PAPERBOT_ADMINS）可以管理订阅源。请联系管理员添加你需要的订阅源。",
     },
     "sources.bad_target": {
-        "en": "`{target}` is not a feed I can read: give a listing URL (https://…), an arXiv category such as `arxiv:cs.CL`, or an arXiv search such as `arxiv:\"speculative decoding\"`.",
-        "zh": "无法识别订阅源 `{target}`：请提供列表网址（https://…）、arXiv 分类（如 `arxiv:cs.CL`）或 arXiv 检索（如 `arxiv:\"speculative decoding\"`）。",
+        "en": '`{target}` is not a feed I can read: give a listing URL (https://…), an arXiv category such as `arxiv:cs.CL`, or an arXiv search such as `arxiv:"speculative decoding"`.',
+        "zh": '无法识别订阅源 `{target}`：请提供列表网址（https://…）、arXiv 分类（如 `arxiv:cs.CL`）或 arXiv 检索（如 `arxiv:"speculative decoding"`）。',
     },
     "sources.exists": {"en": "`{source}` is already a source.", "zh": "`{source}` 已经是订阅源。"},
     "sources.unknown": {
@@ -1054,7 +1057,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "该网址返回的是网页（{detail}），而不是论文列表；请确认网址指向列表文本",
     },
     "sources.error_listing": {"en": "the listing can't be read: {detail}", "zh": "无法读取列表：{detail}"},
-    "sources.error_format": {"en": "arXiv's answer is not a valid Atom feed ({detail})", "zh": "arXiv 返回的不是有效的 Atom 订阅（{detail}）"},
+    "sources.error_format": {
+        "en": "arXiv's answer is not a valid Atom feed ({detail})",
+        "zh": "arXiv 返回的不是有效的 Atom 订阅（{detail}）",
+    },
     "sources.error_api": {"en": "arXiv refused the query: {detail}", "zh": "arXiv 拒绝了该检索：{detail}"},
     "sources.error_arxiv_off": {"en": "arXiv is turned off ({detail})", "zh": "arXiv 已关闭（{detail}）"},
     "sources.error_stopped": {"en": "paperbot was shutting down ({detail})", "zh": "paperbot 正在关闭（{detail}）"},

@@ -337,4 +337,3 @@ class SearchResult(Paged):
             "expanded": list(self.expanded),
             "hits": [hit.to_dict() for hit in self.hits],
         }
-

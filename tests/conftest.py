@@ -16,7 +16,6 @@ from bot.config import Settings
 REPO = Path(__file__).resolve().parent.parent
 
 
-
 @pytest.fixture(autouse=True)
 def _restore_root_logging():
     """Give back the root logger as it was: an in-process `cli.main()` points it at the

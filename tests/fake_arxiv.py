@@ -58,7 +58,12 @@ class Entry:
 
 def atom_feed(entries: list[Entry], total: int | None = None) -> str:
     count = len(entries) if total is None else total
-    return ATOM_HEAD + f"<opensearch:totalResults>{count}</opensearch:totalResults>\n" + "".join(e.atom() for e in entries) + "</feed>\n"
+    return (
+        ATOM_HEAD
+        + f"<opensearch:totalResults>{count}</opensearch:totalResults>\n"
+        + "".join(e.atom() for e in entries)
+        + "</feed>\n"
+    )
 
 
 def _words(text: str) -> set[str]:

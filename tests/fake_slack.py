@@ -111,16 +111,32 @@ class FakeSlack:
 
     def _answer(self, method: str, args: dict) -> dict:
         if method == "auth.test":
-            return {"ok": True, "url": "https://example.slack.com/", "team": "Example", "user": "paperbot",
-                    "team_id": "T0001", "user_id": "UBOT", "bot_id": "BBOT", "is_enterprise_install": False}
+            return {
+                "ok": True,
+                "url": "https://example.slack.com/",
+                "team": "Example",
+                "user": "paperbot",
+                "team_id": "T0001",
+                "user_id": "UBOT",
+                "bot_id": "BBOT",
+                "is_enterprise_install": False,
+            }
         if method in ("chat.postMessage", "chat.postEphemeral"):
             return {"ok": True, "channel": args.get("channel"), "ts": f"{time.time():.6f}", "message_ts": "1.1"}
         if method == "conversations.open":
             return {"ok": True, "channel": {"id": "D" + str(args.get("users", "X"))}}
         if method == "users.info":
-            return {"ok": True, "user": {"id": args.get("user"), "locale": "en-US", "name": "someone", **self.users.get(args.get("user"), {})}}
+            return {
+                "ok": True,
+                "user": {"id": args.get("user"), "locale": "en-US", "name": "someone", **self.users.get(args.get("user"), {})},
+            }
         if method == "conversations.info":
-            channel = {"id": args.get("channel"), "is_member": True, "is_archived": False, **self.channels.get(args.get("channel"), {})}
+            channel = {
+                "id": args.get("channel"),
+                "is_member": True,
+                "is_archived": False,
+                **self.channels.get(args.get("channel"), {}),
+            }
             if channel.get("error"):
                 return {"ok": False, "error": channel["error"]}
             return {"ok": True, "channel": channel}

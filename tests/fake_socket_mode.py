@@ -44,7 +44,9 @@ def encode_frame(opcode: int, payload: bytes = b"") -> bytes:
     return header + payload
 
 
-def slash_command_envelope(envelope_id: str, text: str, response_url: str, *, user_id: str = "U100", channel_id: str = "C100") -> dict:
+def slash_command_envelope(
+    envelope_id: str, text: str, response_url: str, *, user_id: str = "U100", channel_id: str = "C100"
+) -> dict:
     """A `slash_commands` envelope as Slack pushes it: the form fields as a JSON payload."""
     return {
         "envelope_id": envelope_id,
@@ -204,7 +206,12 @@ class FakeSocketMode:
                 self._connections.append(connection)
                 self.handshakes.append(request_line)
                 self._lock.notify_all()
-            hello = {"type": "hello", "num_connections": 1, "debug_info": {"host": "fake"}, "connection_info": {"app_id": "A0001"}}
+            hello = {
+                "type": "hello",
+                "num_connections": 1,
+                "debug_info": {"host": "fake"},
+                "connection_info": {"app_id": "A0001"},
+            }
             connection.send(TEXT, json.dumps(hello).encode())
             while True:
                 opcode, data = connection.read_frame()

@@ -147,7 +147,9 @@ def parse_path(path: str | Path) -> Listing:
     try:
         text, error = read_text(path)
     except OSError as exc:
-        return Listing(path=str(path), feed="", errors=[listing_error(str(path), 0, "file_unreadable", detail=exc.strerror or str(exc))])
+        return Listing(
+            path=str(path), feed="", errors=[listing_error(str(path), 0, "file_unreadable", detail=exc.strerror or str(exc))]
+        )
     if error:
         return Listing(path=str(path), feed="", errors=[error])
     return parse_text(text, str(path))

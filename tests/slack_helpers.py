@@ -130,7 +130,12 @@ class SlackSender:
             payload["container"] = {"type": "view", "view_id": "V1"}
             payload["view"] = {"id": "V1", "type": "home", "team_id": "T0001"}
         else:
-            payload["container"] = {"type": "message", "channel_id": channel_id, "is_ephemeral": ephemeral, "message_ts": message_ts}
+            payload["container"] = {
+                "type": "message",
+                "channel_id": channel_id,
+                "is_ephemeral": ephemeral,
+                "message_ts": message_ts,
+            }
             payload["channel"] = {"id": channel_id, "name": "papers"}
             payload["response_url"] = response_url or self.fake.response_url()
             if message is not None:  # Slack sends the message a button sits on, unless ephemeral
@@ -155,13 +160,7 @@ class SlackSender:
 
 def button_values(blocks: list[dict], action_id: str) -> list[str]:
     """Every value of buttons with `action_id` in `blocks`, in order."""
-    return [
-        e["value"]
-        for b in blocks
-        if b.get("type") == "actions"
-        for e in b["elements"]
-        if e.get("action_id") == action_id
-    ]
+    return [e["value"] for b in blocks if b.get("type") == "actions" for e in b["elements"] if e.get("action_id") == action_id]
 
 
 def all_text(blocks: list[dict]) -> str:

@@ -141,7 +141,10 @@ def _pipeline(analyzer, value: str, **kwargs) -> list[tuple]:
     """The tokens Whoosh's own composition of the same tokenizer and filters yields."""
     from whoosh.analysis.analyzers import CompositeAnalyzer
 
-    return [(t.text, t.pos if kwargs.get("positions") else None, t.boost) for t in CompositeAnalyzer.__call__(analyzer, value, **kwargs)]
+    return [
+        (t.text, t.pos if kwargs.get("positions") else None, t.boost)
+        for t in CompositeAnalyzer.__call__(analyzer, value, **kwargs)
+    ]
 
 
 def _fast(analyzer, value: str, **kwargs) -> list[tuple]:
@@ -154,11 +157,15 @@ def test_the_indexing_fast_path_yields_the_pipelines_tokens(texts: list[str], se
     value = join_sections((float(n + 1), text) for n, text in enumerate(texts)) if sectioned else " ".join(texts)
     text_analyzer, spell = bilingual_analyzer(), spelling_analyzer()
     for _ in range(2):  # the second time from the caches
-        assert _fast(text_analyzer, value, mode="index", positions=True) == _pipeline(text_analyzer, value, mode="index", positions=True)
+        assert _fast(text_analyzer, value, mode="index", positions=True) == _pipeline(
+            text_analyzer, value, mode="index", positions=True
+        )
         assert _fast(text_analyzer, value, mode="index") == _pipeline(text_analyzer, value, mode="index")
         assert _fast(spell, value, mode="index") == _pipeline(spell, value, mode="index")
         for analyzer, positions in ((text_analyzer, True), (text_analyzer, False), (spell, False)):
-            assert analyzer.index_terms(value, positions) == _counted(_pipeline(analyzer, value, mode="index", positions=positions), positions)
+            assert analyzer.index_terms(value, positions) == _counted(
+                _pipeline(analyzer, value, mode="index", positions=positions), positions
+            )
 
 
 def _counted(tokens: list[tuple], positions: bool) -> tuple[int, dict[str, list]]:

@@ -236,6 +236,7 @@ def test_cli_enrich_and_show_json(tmp_path, arxiv):
     assert shown["pdf_url"] == "https://arxiv.org/pdf/2611.00001" and shown["categories"] == ["cs.CL", "cs.LG"]
     assert shown["abstract_en"].startswith("Speculative decoding speeds") and shown["published"].startswith("2026-11-01")
 
+
 @pytest.mark.parametrize(
     "env, enabled, url",
     [
@@ -249,7 +250,9 @@ def test_settings(env, enabled, url):
 
     settings = Settings.from_env(env)
     assert (settings.arxiv_enabled, settings.arxiv_api_url, settings.arxiv_interval_seconds) == (enabled, url, 3.0)
-    assert Settings.from_env({**env, "PAPERBOT_ARXIV_INTERVAL_SECONDS": "0"}).arxiv_interval_seconds == 0.0  # (a mirror, or tests)
+    assert (
+        Settings.from_env({**env, "PAPERBOT_ARXIV_INTERVAL_SECONDS": "0"}).arxiv_interval_seconds == 0.0
+    )  # (a mirror, or tests)
 
 
 def test_a_bad_switch_names_the_variable():

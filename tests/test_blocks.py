@@ -58,7 +58,9 @@ def small_paper(paper_id: str = "aaaabbbbcccc") -> Paper:
 
 
 def result_of(papers: list[Paper], *, total: int | None = None, page: int = 1, query: str = "kv cache", **kwargs) -> SearchResult:
-    hits = [Hit(paper=p, score=1.0, snippet=[Fragment("fast "), Fragment("KV缓存", True), Fragment(" retrieval")]) for p in papers]
+    hits = [
+        Hit(paper=p, score=1.0, snippet=[Fragment("fast "), Fragment("KV缓存", True), Fragment(" retrieval")]) for p in papers
+    ]
     return SearchResult(query=query, hits=hits, total=total if total is not None else len(hits), page=page, **kwargs)
 
 
@@ -98,8 +100,18 @@ def test_results_layout():
         "Yanlin Qi, Xinhang Chen · Xi'an Jiaotong University; Qwen Team · *ICML 2026*",
         "> fast \u200b*KV缓存*\u200b retrieval",
     ]
-    assert [e["action_id"] for e in blocks[2]["elements"]] == ["paper_share", "paper_details", "paper_more", "paper_save", "link_arxiv_1", "link_pdf_1"]
-    assert [e.get("url") for e in blocks[2]["elements"][4:]] == ["https://arxiv.org/abs/2601.00001", "https://arxiv.org/pdf/2601.00001"]
+    assert [e["action_id"] for e in blocks[2]["elements"]] == [
+        "paper_share",
+        "paper_details",
+        "paper_more",
+        "paper_save",
+        "link_arxiv_1",
+        "link_pdf_1",
+    ]
+    assert [e.get("url") for e in blocks[2]["elements"][4:]] == [
+        "https://arxiv.org/abs/2601.00001",
+        "https://arxiv.org/pdf/2601.00001",
+    ]
     assert decode_value(blocks[2]["elements"][0]["value"]) == ButtonValue(id="aaaabbbbcccc", lang="en")
     assert blocks[-1]["elements"][0]["action_id"] == "results_next"
     assert decode_value(blocks[-1]["elements"][0]["value"]) == ButtonValue(mode="search", query="kv cache", lang="en", page=2)
@@ -129,7 +141,13 @@ def test_no_results_offers_the_suggestion():
 def test_shared_card_says_who_shared_and_has_no_share_button():
     blocks = render_card(small_paper(), "en", full=False, shared_by="U42").blocks
     assert blocks[0] == context("<@U42> shared this paper")
-    assert [e["action_id"] for e in blocks[-1]["elements"]] == ["paper_details", "paper_more", "paper_save", "link_arxiv_1", "link_pdf_1"]
+    assert [e["action_id"] for e in blocks[-1]["elements"]] == [
+        "paper_details",
+        "paper_more",
+        "paper_save",
+        "link_arxiv_1",
+        "link_pdf_1",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -182,7 +200,11 @@ def test_button_value_stays_under_2000_characters():
         ([{"type": "header", "text": {"type": "mrkdwn", "text": "x"}}], "message", "must be plain_text"),
         ([{"type": "context", "elements": [{"type": "mrkdwn", "text": "x"}] * 11}], "message", "11 elements"),
         ([{"type": "actions", "elements": [button("b", f"a{i}", "v") for i in range(26)]}], "message", "26 elements"),
-        ([{"type": "actions", "elements": [{**button("b", "a", "v"), "text": {"type": "plain_text", "text": "x" * 76}}]}], "message", "76 characters > 75"),
+        (
+            [{"type": "actions", "elements": [{**button("b", "a", "v"), "text": {"type": "plain_text", "text": "x" * 76}}]}],
+            "message",
+            "76 characters > 75",
+        ),
         ([{"type": "actions", "elements": [{**button("b", "a", "v"), "value": "v" * 2001}]}], "message", "button value longer"),
         ([actions(button("b", "a", "v"), button("c", "a", "w"))], "message", "duplicate action_id"),
         ([{"type": "section", "fields": [{"type": "mrkdwn", "text": "f"}] * 11}], "message", "11 fields > 10"),

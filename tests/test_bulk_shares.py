@@ -145,7 +145,9 @@ def test_each_worker_indexes_its_own_share_however_late_it_starts(written_in_tur
     data = tmp_path / "data"
     shutil.copytree(written_in_turn[0], data)
     monkeypatch.setattr(writers_module, "TINY_SEGMENT_DOCS", 0)
-    monkeypatch.setattr(writers_module, "die_with_parent", _late_but_the_first(tmp_path / "started", writers_module.die_with_parent))
+    monkeypatch.setattr(
+        writers_module, "die_with_parent", _late_but_the_first(tmp_path / "started", writers_module.die_with_parent)
+    )
     store = Store(data / "paperbot.sqlite3", readonly=True)
     index = PaperIndex(data / "index", procs=2, segment_docs=50)
     try:

@@ -73,7 +73,9 @@ def server(seeded):
     corpus.close()
 
 
-@pytest.mark.parametrize(("filter_text", "loads"), [("diffusion", set()), ("affil:Stanford", set()), ("", set()), ("LLM 推理", {"rjieba"})])
+@pytest.mark.parametrize(
+    ("filter_text", "loads"), [("diffusion", set()), ("affil:Stanford", set()), ("", set()), ("LLM 推理", {"rjieba"})]
+)
 def test_a_cli_digest_loads_only_what_it_uses_and_prints_what_the_server_renders(seeded, server, filter_text, loads) -> None:
     before = digest_payload(server, lang="en", filter_text=filter_text, since=0)
     proc = run_python(seeded, "-X", "importtime", "-m", "bot", "digest", "--json", "--filter", filter_text)
@@ -85,7 +87,9 @@ def test_a_cli_digest_loads_only_what_it_uses_and_prints_what_the_server_renders
 
 
 def test_the_check_sees_a_heavy_import() -> None:
-    proc = run_python(ROOT, "-X", "importtime", "-c", "import bot.search.topk, bot.search.analysis; bot.search.analysis.analyze('推理')")
+    proc = run_python(
+        ROOT, "-X", "importtime", "-c", "import bot.search.topk, bot.search.analysis; bot.search.analysis.analyze('推理')"
+    )
     assert heavy_imports(proc.stderr) == {"numpy", "rjieba"}
 
 

@@ -17,7 +17,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 def test_serve_without_tokens_runs_the_console_over_stdin(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "PAPERBOT_"))}
-    env.update({"PAPERBOT_DATA_DIR": str(tmp_path / "data"), "PAPERBOT_SEEDS_DIR": str(REPO / "seeds"), "PYTHONIOENCODING": "utf-8"})
+    env.update(
+        {"PAPERBOT_DATA_DIR": str(tmp_path / "data"), "PAPERBOT_SEEDS_DIR": str(REPO / "seeds"), "PYTHONIOENCODING": "utf-8"}
+    )
     done = subprocess.run(
         [sys.executable, "-m", "bot", "serve"],
         input="/papers KV缓存\n/papers help\n",
@@ -94,12 +96,20 @@ def test_console_subscribes_previews_and_posts_digests_in_a_simulated_channel(tm
         lines = "/papers subscribe weekly mon 9am tz:asia/shanghai top:3\npost digest\n"
         run_console(corpus, stdin=io.StringIO(lines), stdout=out, user_id="UCON")
         text = out.getvalue()
-        assert "[posted in the simulated channel #papers]\n📚 @UCON set up a paper digest for this channel: every Monday at 09:00 (Asia/Shanghai)" in text
+        assert (
+            "[posted in the simulated channel #papers]\n📚 @UCON set up a paper digest for this channel: every Monday at 09:00 (Asia/Shanghai)"
+            in text
+        )
         assert "Subscribed #papers to a paper digest every Monday at *09:00* (Asia/Shanghai)" in text
         assert "that was the 3 newest papers" in text  # nothing new yet: the newest, shown as the digest would
         ingest(corpus, tmp_path, "new.txt", listing_text("ICML", 100, 12))
         out = io.StringIO()
-        run_console(corpus, stdin=io.StringIO("/papers digest\npost digest\npost digest\n/papers unsubscribe\n"), stdout=out, user_id="UCON")
+        run_console(
+            corpus,
+            stdin=io.StringIO("/papers digest\npost digest\npost digest\n/papers unsubscribe\n"),
+            stdout=out,
+            user_id="UCON",
+        )
         text = out.getvalue()
         assert "[only you can see this]\n👀 Preview of the next digest · Mon " in text  # the next Monday
         assert text.count("*12* new papers · the top 3 here, 9 more in the thread 🧵") == 2  # posting uses nothing up

@@ -83,13 +83,17 @@ def test_searches_during_an_ingest_never_fail_repeat_a_paper_or_cut_a_page(tmp_p
         (50, 40, 60, 20, False),  # a tiny one (the third day) to fold in: written under the lock
     ],
 )
-def test_a_day_written_aside_searches_exactly_as_one_written_under_the_lock(tmp_path: Path, monkeypatch, tiny, days, new, again, child) -> None:
+def test_a_day_written_aside_searches_exactly_as_one_written_under_the_lock(
+    tmp_path: Path, monkeypatch, tiny, days, new, again, child
+) -> None:
     monkeypatch.setattr(bot.search.writers, "TINY_SEGMENT_DOCS", tiny)
     # The serving process writes a day's segment in a child: only today's file is that big here.
     monkeypatch.setattr(bot.search.writers, "ASIDE_CHILD_DOCS", new + again if child else 10**9)
     children = []
     in_child = bot.search.writers.write_segment_in_child
-    monkeypatch.setattr(bot.search.writers, "write_segment_in_child", lambda *args: children.append(len(args[3])) or in_child(*args))
+    monkeypatch.setattr(
+        bot.search.writers, "write_segment_in_child", lambda *args: children.append(len(args[3])) or in_child(*args)
+    )
     corpora = []
     for name, batch_size in (("aside", 10**6), ("locked", new + again)):  # a full batch is written under the lock
         corpus = open_corpus(tmp_path / name)
@@ -121,7 +125,9 @@ def test_the_server_learns_from_a_days_file_in_a_child_process(tmp_path: Path, m
         monkeypatch.setattr(bot.child, "_CHILD", "import sys; sys.exit('no child today')")
     targets = []
     in_child = bot.search.writers.run_in_child
-    monkeypatch.setattr(bot.search.writers, "run_in_child", lambda target, args, **kw: targets.append(target) or in_child(target, args, **kw))
+    monkeypatch.setattr(
+        bot.search.writers, "run_in_child", lambda target, args, **kw: targets.append(target) or in_child(target, args, **kw)
+    )
     corpus = open_corpus(tmp_path / "data")
     try:
         ingest(corpus, tmp_path, "day0.txt", listing_text("ICML", 1, 30))  # too small for a child
@@ -129,7 +135,9 @@ def test_the_server_learns_from_a_days_file_in_a_child_process(tmp_path: Path, m
         day = listing_text("NeurIPS", 100, 45, topic="Quantum Annealing") + listing_text("NeurIPS", 1, 5).split("\n", 1)[1]
         ingest(corpus, tmp_path, "day1.txt", day)
         assert targets == ["bot.search.lexicon:learn_more"]
-        fell_back = [r.getMessage() for r in caplog.records if "could not learn from the new papers in a child process" in r.getMessage()]
+        fell_back = [
+            r.getMessage() for r in caplog.records if "could not learn from the new papers in a child process" in r.getMessage()
+        ]
         assert len(fell_back) == (1 if child_fails else 0) and (not child_fails or "no child today" in fell_back[0])
         learned = json.loads((corpus.index.path / bot.search.index.LEXICON_FILE).read_text(encoding="utf-8"))
         papers = list(corpus.store.iter_papers())
@@ -183,13 +191,24 @@ def segmented(tmp_path_factory):
         for day in range(5):
             topic = ("Sparse Attention", "Quantum Annealing")[day % 2]
             ingest(corpus, tmp, f"day{day}.txt", listing_text(("ICML", "NeurIPS")[day % 2], 1 + day * 30, 30, topic=topic))
-        short = re.sub(r" ； Lab \d+ of Peking University（北京大学第\d+实验室）", "", listing_text("ICLR", 151, 10, topic="北大"))
+        short = re.sub(
+            r" ； Lab \d+ of Peking University（北京大学第\d+实验室）", "", listing_text("ICLR", 151, 10, topic="北大")
+        )
         ingest(corpus, tmp, "day5.txt", short)
     yield corpus
     corpus.close()
 
 
-FILTERS = ["北大", "Sparse Attention", "annealing", "author:Zhang", "清华大学", '"scaling laws"', "attention OR annealing", "nothing-like-this"]
+FILTERS = [
+    "北大",
+    "Sparse Attention",
+    "annealing",
+    "author:Zhang",
+    "清华大学",
+    '"scaling laws"',
+    "attention OR annealing",
+    "nothing-like-this",
+]
 
 
 @pytest.mark.parametrize("text", FILTERS)

@@ -96,8 +96,13 @@ def test_compose_covers_papers_after_the_cursor_oldest_first(corpus150):
 
 
 def test_compose_filters_with_search_syntax(corpus150):
-    digest = compose_digest(corpus150, after_seq=0, filter_text='"Study Number 7" OR "Study Number 77"', local_date=date(2026, 12, 1))
-    assert sorted(p.title_en.split(":")[0] for p in digest.papers) == ["Sparse Attention Study Number 7", "Sparse Attention Study Number 77"]
+    digest = compose_digest(
+        corpus150, after_seq=0, filter_text='"Study Number 7" OR "Study Number 77"', local_date=date(2026, 12, 1)
+    )
+    assert sorted(p.title_en.split(":")[0] for p in digest.papers) == [
+        "Sparse Attention Study Number 7",
+        "Sparse Attention Study Number 77",
+    ]
     assert digest.to_seq == 150  # nothing else matched, so the cursor still moves past them all
 
 
@@ -149,7 +154,9 @@ def test_150_papers_open_with_ten_highlights_and_the_rest_in_the_thread(corpus15
     assert numbers == list(range(1, 151))
     first_reply = thread[0].blocks
     assert ("第 2/" if lang == "zh" else "part 2 of") in first_reply[0]["elements"][0]["text"]
-    assert {"en": "The other 140 papers, by venue:", "zh": "其余 140 篇论文，按会议/期刊分组："}[lang] == first_reply[1]["elements"][0]["text"]
+    assert {"en": "The other 140 papers, by venue:", "zh": "其余 140 篇论文，按会议/期刊分组："}[lang] == first_reply[1][
+        "elements"
+    ][0]["text"]
 
 
 def test_ten_papers_fit_one_message_and_say_nothing_of_a_thread(corpus150):
@@ -165,7 +172,9 @@ def test_the_number_of_highlights_is_the_subscriptions_setting(corpus150):
 
 
 def test_highlights_are_ranked_by_the_filters_relevance(corpus150):
-    digest = compose_digest(corpus150, after_seq=0, lang="en", local_date=date(2026, 12, 1), filter_text='"Model 42" OR "Model 7" OR Sparse', top=2)
+    digest = compose_digest(
+        corpus150, after_seq=0, lang="en", local_date=date(2026, 12, 1), filter_text='"Model 42" OR "Model 7" OR Sparse', top=2
+    )
     assert {p.id for p in digest.highlights()} == {p.id for p in digest.papers if p.title_en.endswith(("Model 42", "Model 7"))}
     ids = [p.id for p in digest.papers]
     assert rank_highlights(digest.papers, {ids[5]: 9.0, ids[3]: 4.0})[:2] == [digest.papers[5], digest.papers[3]]
@@ -180,7 +189,10 @@ def test_english_row_holds_both_titles_authors_affiliations_venue_and_summary_li
     lines = render_digest_paper(paper, "en", 7)["text"]["text"].split("\n")
     assert lines[0].startswith("*7. Sparse Attention Study Number 42")  # no arXiv page: the title links nowhere
     assert lines[1] == "Sparse Attention研究第42号：模型42的缩放定律"
-    assert lines[2] == "Alice Zhang42, Bob Li, Carol Wang +2 · Tsinghua University; Lab 42 of Peking University · _ICLR 2026 Workshop_"
+    assert (
+        lines[2]
+        == "Alice Zhang42, Bob Li, Carol Wang +2 · Tsinghua University; Lab 42 of Peking University · _ICLR 2026 Workshop_"
+    )
     assert lines[3].startswith("> AI summary (in Chinese): 本文研究第42号模型") and lines[3].endswith("。")
     assert "Accepted at" not in " ".join(lines)  # arXiv comments stay on the card
 
@@ -192,7 +204,12 @@ def test_chinese_row_puts_the_chinese_title_first_and_counts_authors_the_chinese
     assert "Sparse Attention研究第42号：模型42的缩放定律" in lines[0] and lines[1].startswith("Sparse Attention Study Number 42")
     assert lines[2] == "Alice Zhang42, Bob Li, Carol Wang 等 5 人 · 清华大学；北京大学第42实验室 · _ICLR 2026 Workshop_"
     assert lines[3].startswith("> AI 总结：本文研究")
-    assert [o["text"]["text"] for o in render_digest_paper(paper, "zh", 1)["accessory"]["options"]] == ["收藏", "详情", "相似论文", "项目主页"]
+    assert [o["text"]["text"] for o in render_digest_paper(paper, "zh", 1)["accessory"]["options"]] == [
+        "收藏",
+        "详情",
+        "相似论文",
+        "项目主页",
+    ]
 
 
 def test_papers_are_grouped_by_venue_then_feed(corpus150):
@@ -261,7 +278,17 @@ def test_cli_digest_prints_the_messages_a_digest_would_post(tmp_path):
     assert len(rows_posted) == 40 and len({b["block_id"] for b in rows_posted}) == 40
     assert all(check_blocks(m["blocks"]) == [] and m["text"] for m in payload["messages"])
 
-    proc = run_cli(tmp_path / "data", "digest", "--lang", "zh", "--since", "30", "--filter", "\"Study Number 35\" OR \"Study Number 5\"", "--json")
+    proc = run_cli(
+        tmp_path / "data",
+        "digest",
+        "--lang",
+        "zh",
+        "--since",
+        "30",
+        "--filter",
+        '"Study Number 35" OR "Study Number 5"',
+        "--json",
+    )
     payload = json.loads(proc.stdout)
     assert payload["papers"] == 1  # Number 5 is older than seq 30
     assert "研究第35号" in json.dumps(payload, ensure_ascii=False)

@@ -101,7 +101,10 @@ def test_subscribe_list_update_and_unsubscribe_in_a_channel(w, slack):
 
     _, body = slack.command("subscribe zh 08:30 tz:Asia/Shanghai KV缓存 OR speculative decoding", user_id="U1", channel_id="C200")
     text = ack_text(body)
-    assert "已更新频道 <#C200> 的论文日报：每个工作日 *08:30*（北京时间），中文" in text and "匹配“KV缓存 OR speculative decoding”" in text
+    assert (
+        "已更新频道 <#C200> 的论文日报：每个工作日 *08:30*（北京时间），中文" in text
+        and "匹配“KV缓存 OR speculative decoding”" in text
+    )
     assert "目前库中有 20 篇匹配" in text
     assert [s.id for s in w.services.subscriptions.all()] == [sub.id]  # updated, not added
     job = w.jobs.scheduler.get_job(f"digest:{sub.id}")
@@ -120,7 +123,9 @@ def test_subscribe_list_update_and_unsubscribe_in_a_channel(w, slack):
     told = [c.args["text"] for c in announcements(w.fake)]  # everyone in the channel heard of each change
     assert told[0] == ("📚 <@U1> set up a paper digest for this channel: every weekday at 09:00 (UTC), in English. "
                        "`/papers subscriptions` shows it; `/papers unsubscribe` stops it.")  # fmt: skip
-    assert told[1].startswith("📚 <@U1> 修改了本频道的论文日报：每个工作日 08:30（北京时间），中文，只收录匹配“KV缓存 OR speculative decoding”的论文")
+    assert told[1].startswith(
+        "📚 <@U1> 修改了本频道的论文日报：每个工作日 08:30（北京时间），中文，只收录匹配“KV缓存 OR speculative decoding”的论文"
+    )
     assert told[2].startswith("📚 <@U2> 取消了本频道的论文日报")  # in the digest's language: the channel's
     assert [c.args["channel"] for c in announcements(w.fake)] == ["C200"] * 3
 
@@ -198,7 +203,12 @@ def test_app_home_lists_the_readers_subscriptions(w, slack):
 
 
 def digest_paper_ids(calls: list[Call]) -> list[str]:
-    return [b["block_id"].removeprefix("digest:") for c in calls for b in c.args["blocks"] if b.get("block_id", "").startswith("digest:")]
+    return [
+        b["block_id"].removeprefix("digest:")
+        for c in calls
+        for b in c.args["blocks"]
+        if b.get("block_id", "").startswith("digest:")
+    ]
 
 
 def test_150_new_papers_arrive_complete_in_a_thread_within_block_kit_limits(w, slack):
@@ -236,7 +246,13 @@ def test_digests_hold_the_language_they_were_asked_for(w, slack):
     assert channel and dm and w.fake.calls_to("conversations.open")[0].args["users"] == "U7"
     en = all_text([b for c in channel for b in c.args["blocks"]])
     zh = all_text([b for c in dm for b in c.args["blocks"]])
-    for expected in ("Paper digest", "Study Number 3001: Scaling Laws", "研究第3001号：模型3001的缩放定律", "Tsinghua University", "_ICML 2026_"):
+    for expected in (
+        "Paper digest",
+        "Study Number 3001: Scaling Laws",
+        "研究第3001号：模型3001的缩放定律",
+        "Tsinghua University",
+        "_ICML 2026_",
+    ):
         assert expected in en  # the other language's title beneath
     for expected in ("论文日报", "研究第3001号：模型3001的缩放定律", "清华大学", "北京大学第3001实验室", "本文研究第3001号模型"):
         assert expected in zh
@@ -290,7 +306,11 @@ def file_share_event(user: str, name: str, url: str) -> dict:
 
 
 def test_an_admins_listing_is_ingested_and_the_report_comes_back(w, slack):
-    text = listing_text("Upload（上传）", 6000, 3) + "A Title Without Summary\n中文\nSomeone\n\n" + listing_text("x", 6003, 1).split("\n", 2)[2]
+    text = (
+        listing_text("Upload（上传）", 6000, 3)
+        + "A Title Without Summary\n中文\nSomeone\n\n"
+        + listing_text("x", 6003, 1).split("\n", 2)[2]
+    )
     url = w.fake.file_url("upload.txt", text.encode())
     before = w.corpus.store.state()[0]
     status, _ = slack.event(file_share_event(ADMIN, "upload.txt", url))
@@ -376,7 +396,12 @@ def test_a_new_subscription_takes_the_language_it_was_typed_in(w, slack):
 
 @pytest.mark.parametrize(
     ("text", "lang", "hour"),
-    [("subscribe chinese 8:30", "zh", 8), ("subscribe cn", "zh", 9), ("subscribe English 7am", "en", 7), ("subscribe 中文", "zh", 9)],
+    [
+        ("subscribe chinese 8:30", "zh", 8),
+        ("subscribe cn", "zh", 9),
+        ("subscribe English 7am", "en", 7),
+        ("subscribe 中文", "zh", 9),
+    ],
 )
 def test_subscribe_knows_the_same_language_words_as_lang(w, slack, text, lang, hour):
     slack.command(text, user_id="U_LANGS", channel_id="C1200")
@@ -444,7 +469,10 @@ def test_preview_of_a_paused_digest_says_it_is_paused_and_how_to_resume(w, slack
 @pytest.mark.parametrize(
     ("lang", "expected"),
     [
-        ("en", "Nothing new yet for the next digest, due <!date^1796128200^{date_short_pretty} {time}|Tue 1 Dec 2026, 20:30 (Asia/Shanghai)>."),
+        (
+            "en",
+            "Nothing new yet for the next digest, due <!date^1796128200^{date_short_pretty} {time}|Tue 1 Dec 2026, 20:30 (Asia/Shanghai)>.",
+        ),
         ("zh", "下一期日报将于 <!date^1796128200^{date_short_pretty} {time}|2026年12月1日（周二）20:30（北京时间）> 发送"),
     ],
 )
@@ -459,7 +487,11 @@ def test_preview_with_nothing_new_reads_without_nested_parentheses(w, slack, lan
     ("lang", "expected", "unexpected"),
     [
         ("en", "I couldn't read the filter “\"KV cache”: part of it can't be read", "I ignored parts"),
-        ("zh", "无法识别筛选条件“\"KV cache”：其中有无法识别的部分，例如未闭合的引号或括号，或一侧没有内容的 OR。请修改后", "已忽略"),
+        (
+            "zh",
+            '无法识别筛选条件“"KV cache”：其中有无法识别的部分，例如未闭合的引号或括号，或一侧没有内容的 OR。请修改后',
+            "已忽略",
+        ),
     ],
 )
 def test_a_refused_filter_says_why_without_claiming_parts_were_ignored(w, slack, lang, expected, unexpected):
@@ -511,7 +543,12 @@ def test_a_digest_opens_with_its_highlights_and_threads_the_rest_within_block_ki
     assert len(ids) == len(set(ids)) == count
     for call in calls:
         assert check_blocks(call.args["blocks"]) == [] and len(call.args["blocks"]) <= LIMITS["message_blocks"]
-        primary = [e for b in call.args["blocks"] for e in [*b.get("elements", []), b.get("accessory") or {}] if e.get("style") == "primary"]
+        primary = [
+            e
+            for b in call.args["blocks"]
+            for e in [*b.get("elements", []), b.get("accessory") or {}]
+            if e.get("style") == "primary"
+        ]
         assert len(primary) <= 1 and not button_values(call.args["blocks"], "paper_share")
 
 
@@ -561,7 +598,11 @@ def test_a_channel_without_the_bot_waits_paused_until_it_is_invited(w, slack):
     status, _ = slack.event({"type": "member_joined_channel", "user": "UBOT", "channel": "C_NOBOT", "channel_type": "C"})
     assert status == 200
     (joined,) = w.fake.wait_for("chat.postMessage")
-    assert joined.args["channel"] == "C_NOBOT" and "Thanks for inviting me" in joined.args["text"] and "<@U_INV>" in joined.args["text"]
+    assert (
+        joined.args["channel"] == "C_NOBOT"
+        and "Thanks for inviting me" in joined.args["text"]
+        and "<@U_INV>" in joined.args["text"]
+    )
     sub = w.services.subscriptions.get(sub.id)
     assert sub.is_active and w.jobs.scheduler.get_job(f"digest:{sub.id}") is not None
     run_at(w, 2026, 12, 2, 7, 0)

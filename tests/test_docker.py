@@ -44,7 +44,9 @@ def image():
     if docker("image", "inspect", base, check=False).returncode != 0:
         pulled = docker("pull", base, check=False, timeout=300)
         if pulled.returncode != 0:
-            pytest.skip(f"Docker smoke test skipped: base image {base} is not present and cannot be pulled ({pulled.stderr.strip()[:200]})")
+            pytest.skip(
+                f"Docker smoke test skipped: base image {base} is not present and cannot be pulled ({pulled.stderr.strip()[:200]})"
+            )
     built = docker("build", "-t", IMAGE, str(ROOT), check=False, timeout=900)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     yield IMAGE

@@ -75,7 +75,10 @@ def test_the_results_header_says_about_only_for_an_estimate(lang, estimated, pag
     assert [decode_value(v).page for v in button_values(blocks, "results_next")] == [page + 1]
 
 
-@pytest.mark.parametrize(("lang", "expected"), [("en", "About *12,000* papers like “Diffusion Paper 9”"), ("zh", "与“扩散论文9”相似的论文约 *1.2万* 篇")])
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [("en", "About *12,000* papers like “Diffusion Paper 9”"), ("zh", "与“扩散论文9”相似的论文约 *1.2万* 篇")],
+)
 def test_more_like_this_says_about_for_an_estimate(lang, expected):
     blocks = render_results(page_of(12_345, estimated=True), lang, like=paper(9)).blocks
     assert blocks[0] == section(expected)
@@ -106,7 +109,10 @@ def test_an_empty_page_past_an_estimate_says_so_and_leads_back(lang, like, expec
     assert decode_value(back).page == 3 and decode_value(back).mode == ("more" if like else "search")
 
 
-@pytest.mark.parametrize(("lang", "about", "exact"), [("en", "About *36,000* papers", "*36,123* papers"), ("zh", "找到约 *3.6万* 篇论文", "共找到 *36,123* 篇论文")])
+@pytest.mark.parametrize(
+    ("lang", "about", "exact"),
+    [("en", "About *36,000* papers", "*36,123* papers"), ("zh", "找到约 *3.6万* 篇论文", "共找到 *36,123* 篇论文")],
+)
 def test_console_and_app_home_show_the_estimate(lang, about, exact):
     for estimated, expected in ((True, about), (False, exact)):
         result = page_of(36_123, estimated=estimated)
@@ -116,7 +122,13 @@ def test_console_and_app_home_show_the_estimate(lang, about, exact):
         assert expected in blocks_to_text(home["blocks"])
 
 
-@pytest.mark.parametrize(("lang", "about", "exact"), [("en", "About 36,000 papers for “diffusion” · page 2", "36,123 papers for “diffusion” · page 2 of 7,225"), ("zh", "“diffusion”找到约 3.6万 篇论文 · 第 2 页", "“diffusion”共找到 36,123 篇论文 · 第 2/7,225 页")])
+@pytest.mark.parametrize(
+    ("lang", "about", "exact"),
+    [
+        ("en", "About 36,000 papers for “diffusion” · page 2", "36,123 papers for “diffusion” · page 2 of 7,225"),
+        ("zh", "“diffusion”找到约 3.6万 篇论文 · 第 2 页", "“diffusion”共找到 36,123 篇论文 · 第 2/7,225 页"),
+    ],
+)
 def test_cli_text_and_json_flag_the_estimate(lang, about, exact):
     for estimated, expected in ((True, about), (False, exact)):
         result = page_of(36_123, estimated=estimated, page=2)

@@ -32,7 +32,9 @@ def paper(pid: str, seq: int, **kw) -> Paper:
 
 PAPERS = [
     paper("a1", 1),
-    paper("b2", 2, title_en="The Art of Speculative Decoding", authors=["Ölçer Ayşe"], venue="", venue_name="", year=None, urls=[]),
+    paper(
+        "b2", 2, title_en="The Art of Speculative Decoding", authors=["Ölçer Ayşe"], venue="", venue_name="", year=None, urls=[]
+    ),
     paper("c3", 3, venue="TMLR", venue_name="TMLR"),  # same first author, year and word as a1
 ]
 

@@ -39,7 +39,9 @@ def read_response(sock: socket.socket) -> bytes:
             return data
         data += chunk
     head, _, body = data.partition(b"\r\n\r\n")
-    length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")), None)
+    length = next(
+        (int(line.split(b":", 1)[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")), None
+    )
     while length is not None and len(body) < length:
         chunk = sock.recv(65536)
         if not chunk:
@@ -74,7 +76,9 @@ def test_half_sent_requests_hold_no_thread_and_are_closed_after_the_read_timeout
     stalled = []
     for _ in range(4):  # twice the server's threads
         sock = socket.create_connection(("127.0.0.1", port), timeout=6)
-        sock.sendall(b"POST /slack/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"half")
+        sock.sendall(
+            b'POST /slack/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"half'
+        )
         stalled.append(sock)
     try:
         started = time.monotonic()
@@ -146,10 +150,18 @@ MALFORMED = {
     "unsigned-brace": lambda url: (b"{", {"Content-Type": "application/json"}, 401),
     "forged-json": lambda url: (
         json.dumps({"text": USER_TEXT, "response_url": url}).encode(),
-        {"Content-Type": "application/json", "X-Slack-Request-Timestamp": str(int(time.time())), "X-Slack-Signature": "v0=" + "0" * 64},
+        {
+            "Content-Type": "application/json",
+            "X-Slack-Request-Timestamp": str(int(time.time())),
+            "X-Slack-Signature": "v0=" + "0" * 64,
+        },
         401,
     ),
-    "timestamp-abc": lambda url: (b"text=" + USER_TEXT.encode(), {"Content-Type": FORM, "X-Slack-Request-Timestamp": "abc", "X-Slack-Signature": "v0=00"}, 401),
+    "timestamp-abc": lambda url: (
+        b"text=" + USER_TEXT.encode(),
+        {"Content-Type": FORM, "X-Slack-Request-Timestamp": "abc", "X-Slack-Signature": "v0=00"},
+        401,
+    ),
     "signed-list-payload": lambda url: (b"payload=%5B%5D", signed("payload=%5B%5D", FORM), 400),
     "signed-list-json": lambda url: (b"[]", signed("[]", "application/json"), 400),
     "signed-bad-json": lambda url: (b'{"a":', signed('{"a":', "application/json"), 400),

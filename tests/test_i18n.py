@@ -44,7 +44,11 @@ def test_chinese_messages_are_chinese():
 def test_every_key_the_slack_layer_uses_exists():
     used: set[str] = set()
     for path in [*Path("bot/slack").glob("*.py"), Path("bot/console.py")]:
-        used |= set(re.findall(r"""["']((?:help|search|button|card|share|slack|error|lang|home|console|setup)\.[a-z_]+)["']""", path.read_text()))
+        used |= set(
+            re.findall(
+                r"""["']((?:help|search|button|card|share|slack|error|lang|home|console|setup)\.[a-z_]+)["']""", path.read_text()
+            )
+        )
     assert used and used <= set(MESSAGES), used - set(MESSAGES)
 
 
@@ -56,7 +60,9 @@ def test_detect_lang(text, lang):
     assert detect_lang(text) == lang
 
 
-@pytest.mark.parametrize(("stored", "text", "lang"), [(None, "推测", "zh"), (None, "kv", "en"), ("en", "推测", "en"), ("zh", "kv", "zh")])
+@pytest.mark.parametrize(
+    ("stored", "text", "lang"), [(None, "推测", "zh"), (None, "kv", "en"), ("en", "推测", "en"), ("zh", "kv", "zh")]
+)
 def test_choose_lang_prefers_the_setting(stored, text, lang):
     assert choose_lang(stored, text) == lang
 

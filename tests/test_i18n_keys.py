@@ -39,7 +39,11 @@ def _messages_node(tree: ast.Module) -> ast.AST | None:
 
 def _string_constants(tree: ast.Module, skip: ast.AST | None) -> set[str]:
     skipped = {id(node) for node in ast.walk(skip)} if skip is not None else set()
-    return {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skipped}
+    return {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skipped
+    }
 
 
 def used_keys() -> set[str]:
@@ -71,7 +75,9 @@ def test_no_key_is_defined_that_nothing_uses():
     assert unused == []
 
 
-@pytest.mark.parametrize(("path", "tree"), _modules(), ids=lambda value: str(value.relative_to(BOT)) if isinstance(value, Path) else "")
+@pytest.mark.parametrize(
+    ("path", "tree"), _modules(), ids=lambda value: str(value.relative_to(BOT)) if isinstance(value, Path) else ""
+)
 def test_no_key_is_assembled_at_run_time(path, tree):
     assembled = []
     for node in ast.walk(tree):
@@ -82,6 +88,8 @@ def test_no_key_is_assembled_at_run_time(path, tree):
         if position is None or len(node.args) <= position:
             continue
         key = node.args[position]
-        if isinstance(key, ast.JoinedStr | ast.BinOp) or (isinstance(key, ast.Call) and getattr(key.func, "attr", "") == "format"):
+        if isinstance(key, ast.JoinedStr | ast.BinOp) or (
+            isinstance(key, ast.Call) and getattr(key.func, "attr", "") == "format"
+        ):
             assembled.append(f"{path.name}:{node.lineno}: {ast.unparse(key)}")
     assert assembled == []

@@ -51,7 +51,9 @@ def run_strict(code: str, env: dict) -> subprocess.CompletedProcess:
 def test_discovery_finds_every_room_and_module():
     found = rooms()
     assert {"bot", "bot.search", "bot.store", "bot.ingest", "bot.digests", "bot.feeds", "bot.library", "bot.slack"} <= set(found)
-    on_disk = {".".join(p.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__") for p in (REPO / "bot").rglob("*.py")}
+    on_disk = {
+        ".".join(p.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__") for p in (REPO / "bot").rglob("*.py")
+    }
     assert set(all_modules()) == on_disk - {"bot.__main__"}
 
 

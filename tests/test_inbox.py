@@ -101,7 +101,9 @@ def test_serve_scans_the_inbox_on_a_real_background_scheduler(corpus, tmp_path):
 
     inbox = tmp_path / "inbox"
     drop(inbox, "icml.txt", listing_text("ICML", 1, 3).encode())
-    settings = Settings(data_dir=tmp_path / "data", inbox_dir=inbox, slack_bot_token="xoxb-unused", slack_api_base_url="http://127.0.0.1:9/api")
+    settings = Settings(
+        data_dir=tmp_path / "data", inbox_dir=inbox, slack_bot_token="xoxb-unused", slack_api_base_url="http://127.0.0.1:9/api"
+    )
     services = slack_services(settings, corpus)
     start_services(services)
     try:

@@ -544,6 +544,7 @@ def test_a_refreshed_searcher_keeps_the_readers_of_segments_that_did_not_change(
     assert (leaves[0].doc_count(), leaves[1].doc_count(), leaves[2].doc_count()) == (4, 5, 2)
     assert first.doc_count() == 5  # the reader the old searcher had is as it was
     with ix.searcher() as anew:
+
         def listed(s) -> list[tuple[str, str]]:
             return sorted((hit["id"], hit["title_en"]) for hit in s.search(whoosh.query.Every(), limit=None))
 
@@ -582,7 +583,9 @@ def test_a_search_on_the_version_before_a_merge_still_reads_the_segments_merged_
     just_before = set(_segment_ids(folder))
     index.upsert([make_paper(5)])  # (folds the last one in too: it leaves now, and stays for now)
     live = set(_segment_ids(folder))
-    named = {path.name.split(".", 1)[0] for path in folder.iterdir() if path.name.startswith(f"{INDEX_NAME}_") and "." in path.name}
+    named = {
+        path.name.split(".", 1)[0] for path in folder.iterdir() if path.name.startswith(f"{INDEX_NAME}_") and "." in path.name
+    }
     assert old.isdisjoint(named)
     assert live <= named <= live | just_before
     assert [hit.id for hit in index.search("speculative", limit=10).hits] and index.state() == (5, 5)

@@ -177,7 +177,20 @@ def test_venue_lookup_matches_the_reference(text, monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "line", ["comments: x", "COMMENT x", "Commentary", "JOURNAL-REF x", "journal ref", "AI 总结：x", "AI", "机构：A", "机", "Comments", "x"]
+    "line",
+    [
+        "comments: x",
+        "COMMENT x",
+        "Commentary",
+        "JOURNAL-REF x",
+        "journal ref",
+        "AI 总结：x",
+        "AI",
+        "机构：A",
+        "机",
+        "Comments",
+        "x",
+    ],
 )
 def test_line_kinds_match_the_reference(line):
     assert listing._kind(line) == reference_kind(line)
@@ -220,9 +233,13 @@ class ReferenceStore(Store):
             counter = self._counter(db)
             for _, paper in listing.records:
                 row = db.execute("SELECT * FROM papers WHERE id = ?", (paper.id,)).fetchone()
-                relisted = bool(row) and db.execute(
-                    "SELECT 1 FROM paper_feeds WHERE paper_id = ? AND feed = ?", (paper.id, listing.feed)
-                ).fetchone() is not None
+                relisted = (
+                    bool(row)
+                    and db.execute(
+                        "SELECT 1 FROM paper_feeds WHERE paper_id = ? AND feed = ?", (paper.id, listing.feed)
+                    ).fetchone()
+                    is not None
+                )
                 feeds_added = self._add_feeds(db, paper.id, paper.feeds, now) if row else 0
                 if row is None:
                     counter += 1
@@ -276,7 +293,9 @@ def ingest_sequence(store: Store, files: list[Path], tmp_path: Path) -> list[Ing
     field changed and one cleared), another feed listing stored papers, and broken records."""
     first = files[-2].read_text(encoding="utf-8")  # a generated file
     relisted = tmp_path / "relisted.txt"
-    relisted.write_text(first.replace("Accepted at", "Published at", 50).replace("\nComments ", "\nCommentz ", 30), encoding="utf-8")
+    relisted.write_text(
+        first.replace("Accepted at", "Published at", 50).replace("\nComments ", "\nCommentz ", 30), encoding="utf-8"
+    )
     other_feed = tmp_path / "other-feed.txt"
     other_feed.write_text("Another Feed\n" + first.split("\n", 1)[1][:200_000], encoding="utf-8")
     twice = tmp_path / "twice.txt"
@@ -332,7 +351,9 @@ def test_to_dict_and_rows_are_what_asdict_gives(listing_files, tmp_path):
         stored = list(store.iter_papers())
     finally:
         store.close()
-    record = ArxivRecord("2601.00001", 2, "T", "A", ["X Y"], "cs.LG", ["cs.LG", "cs.AI"], "2026-01-01", "2026-02-01", "10.1/x", "c", "j")
+    record = ArxivRecord(
+        "2601.00001", 2, "T", "A", ["X Y"], "cs.LG", ["cs.LG", "cs.AI"], "2026-01-01", "2026-02-01", "10.1/x", "c", "j"
+    )
     papers += [*stored, dataclasses.replace(stored[0], arxiv=record)]
     for paper in papers:
         assert paper.to_dict() == reference_to_dict(paper)
@@ -342,7 +363,9 @@ def test_to_dict_and_rows_are_what_asdict_gives(listing_files, tmp_path):
 
 def reference_join_sections(sections) -> str:
     clean = str.maketrans(analysis._SECTION + analysis._BOOST_END, "  ")
-    return "".join(f"{analysis._SECTION}{boost:g}{analysis._BOOST_END}{text.translate(clean)}" for boost, text in sections if text)
+    return "".join(
+        f"{analysis._SECTION}{boost:g}{analysis._BOOST_END}{text.translate(clean)}" for boost, text in sections if text
+    )
 
 
 def test_index_documents_are_what_the_reference_builds(listing_files, monkeypatch):

@@ -137,7 +137,9 @@ def test_without_a_child_the_server_stores_the_file_itself(corpus, tmp_path, mon
 
 
 @pytest.mark.parametrize("kind", ["file", "upload"])
-def test_a_child_that_stored_the_listing_but_whose_answer_was_lost_is_not_stored_twice(corpus, tmp_path, monkeypatch, caplog, kind) -> None:
+def test_a_child_that_stored_the_listing_but_whose_answer_was_lost_is_not_stored_twice(
+    corpus, tmp_path, monkeypatch, caplog, kind
+) -> None:
     # The child commits, then its answer cannot be read. Storing the listing again would
     # turn papers another feed listed first into this feed's (their records replaced
     # whole): the ingest's record says what the child did, and the papers get indexed.

@@ -49,5 +49,7 @@ def test_the_scan_finds_a_deferred_import():
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda path: str(path.relative_to(BOT)))
 def test_project_imports_are_at_the_top_unless_deferred_on_purpose(path):
-    unexplained = [f"{path.name}:{line}: {text}" for line, text, above in deferred_imports(path) if not above.startswith("# Deferred:")]
+    unexplained = [
+        f"{path.name}:{line}: {text}" for line, text, above in deferred_imports(path) if not above.startswith("# Deferred:")
+    ]
     assert unexplained == []

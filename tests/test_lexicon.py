@@ -82,7 +82,9 @@ def test_analyzer_folds_and_splits(text: str, mode: str, expected: list[str]) ->
 
 
 def paper(pid: str, en: str, zh: str, affiliations=(), summary: str = "", authors=("A. Author",)) -> Paper:
-    return Paper(id=pid, title_en=en, title_zh=zh, authors=list(authors), affiliations=list(affiliations), summary_zh=summary, seq=1, rev=1)
+    return Paper(
+        id=pid, title_en=en, title_zh=zh, authors=list(authors), affiliations=list(affiliations), summary_zh=summary, seq=1, rev=1
+    )
 
 
 def test_a_pair_is_learned_from_title_pairs() -> None:
@@ -231,14 +233,21 @@ def test_joined_and_split_forms_find_the_same_papers(index, titles, query: str) 
     assert any(t.startswith("ParisKV") for t in found) and any(t.startswith("OBCache") for t in found)
 
 
-@pytest.mark.parametrize(("query", "expected"), [("multiagent", "AgentPSO"), ("multi agent", "AgentPSO"), ("longcontext", "ParisKV")])
+@pytest.mark.parametrize(
+    ("query", "expected"), [("multiagent", "AgentPSO"), ("multi agent", "AgentPSO"), ("longcontext", "ParisKV")]
+)
 def test_joined_words_find_hyphenated_ones(index, titles, query: str, expected: str) -> None:
     assert any(t.startswith(expected) for t in top(index, titles, query))
 
 
 @pytest.mark.parametrize(
     ("query", "expected"),
-    [("推測解碼", "MineDraft"), ("隱寫術", "Training-Free Coverless"), ("Gudmundsdottir", "Position: Stop"), ("Mariaflorina", "What Does Preference")],
+    [
+        ("推測解碼", "MineDraft"),
+        ("隱寫術", "Training-Free Coverless"),
+        ("Gudmundsdottir", "Position: Stop"),
+        ("Mariaflorina", "What Does Preference"),
+    ],
 )
 def test_scripts_and_names_fold(index, titles, query: str, expected: str) -> None:
     assert any(t.startswith(expected) for t in top(index, titles, query))
@@ -282,7 +291,9 @@ def test_questions_find_their_topic(index, titles, query: str, expected: set[str
     assert {p for p in expected if any(t.startswith(p) for t in found)} == expected, found
 
 
-@pytest.mark.parametrize("query", ["asdfghjkl qwerty", "zxcvbnm", "nihao shijie xiexie", "<script>alert(1)</script>", "lorem ipsum dolor", "的 了 啊"])
+@pytest.mark.parametrize(
+    "query", ["asdfghjkl qwerty", "zxcvbnm", "nihao shijie xiexie", "<script>alert(1)</script>", "lorem ipsum dolor", "的 了 啊"]
+)
 def test_nonsense_finds_nothing_and_suggests_nothing(index, query: str) -> None:
     page = index.search(query)
     assert page.total == 0 and page.suggestion is None
@@ -297,8 +308,18 @@ def test_the_any_term_fallback_ignores_a_lone_character_or_digit(index, titles) 
 
 # Measured 2026-12-01 (bench/RESULTS.md); the floor leaves room for ranking noise, not regressions.
 FLOORS = {
-    "literal_en": 0.95, "literal_zh": 0.95, "cross_en": 0.5, "cross_zh": 0.55, "script": 0.9, "name": 0.9,
-    "alias": 0.9, "joined": 0.9, "typo_en": 0.95, "typo_zh": 0.85, "question": 0.9, "nonsense": 0.85,
+    "literal_en": 0.95,
+    "literal_zh": 0.95,
+    "cross_en": 0.5,
+    "cross_zh": 0.55,
+    "script": 0.9,
+    "name": 0.9,
+    "alias": 0.9,
+    "joined": 0.9,
+    "typo_en": 0.95,
+    "typo_zh": 0.85,
+    "question": 0.9,
+    "nonsense": 0.85,
 }
 
 
@@ -319,7 +340,9 @@ def test_papers_found_only_through_expansions_are_reachable_when_literal_hits_fi
     assert not {h.paper.id for h in first.hits} & {h.paper.id for h in second.hits}
 
 
-def test_the_pinyin_vocabulary_is_every_chinese_term_by_its_document_count_across_segments(tmp_path: Path, seeds, monkeypatch) -> None:
+def test_the_pinyin_vocabulary_is_every_chinese_term_by_its_document_count_across_segments(
+    tmp_path: Path, seeds, monkeypatch
+) -> None:
     from dataclasses import replace
 
     import bot.search.writers
@@ -338,8 +361,12 @@ def test_the_pinyin_vocabulary_is_every_chinese_term_by_its_document_count_acros
                 every_term = [t.decode("utf-8") if isinstance(t, bytes) else t for t in reader.lexicon(TEXT_FIELD)]
                 expected = PinyinVocabulary.from_words(every_term, lambda w: reader.doc_frequency(TEXT_FIELD, w)).by_sound  # noqa: B023
                 assert expected and ix._spelling.pinyin_vocabulary(reader, ix._live_segments).by_sound == expected
-                assert ix._spelling.pinyin_vocabulary(reader, ix._live_segments) is ix._spelling.pinyin_vocabulary(reader, ix._live_segments)  # once per index version
-        assert set(ix._spelling.han_counts) == {seg for seg in (s.segment_id() for s in ix._index()._segments())}  # only live segments kept
+                assert ix._spelling.pinyin_vocabulary(reader, ix._live_segments) is ix._spelling.pinyin_vocabulary(
+                    reader, ix._live_segments
+                )  # once per index version
+        assert set(ix._spelling.han_counts) == {
+            seg for seg in (s.segment_id() for s in ix._index()._segments())
+        }  # only live segments kept
     finally:
         ix.close()
 

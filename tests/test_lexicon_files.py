@@ -142,4 +142,3 @@ def test_the_index_serves_the_terms_of_its_counts_after_rebuild_and_upsert(tmp_p
         assert same_lexicon(index.lexicon(), Lexicon(load_alias_groups(), counts))
     finally:
         index.close()
-

@@ -18,12 +18,37 @@ from bot.slack.render.digest import render_digest
 
 # (key, English title, Chinese title, summary): three topics, told apart by their words.
 TOPICS = [
-    ("kv1", "ParisKV: Fast KV Cache Retrieval for Long Context Inference", "ParisKV：面向长上下文推理的快速KV缓存检索", "提出KV缓存检索方法，压缩长上下文推理的显存。"),
-    ("kv2", "KV Cache Eviction with Attention Sinks for Long Context Inference", "基于注意力汇聚的KV缓存淘汰", "通过注意力汇聚淘汰KV缓存，加速长上下文推理。"),
-    ("spec1", "Speculative Decoding with Draft Trees", "基于草稿树的推测解码", "用草稿模型构建候选树，推测解码加速大语言模型生成。"),
-    ("spec2", "Lossless Speculative Decoding via Draft Verification", "通过草稿验证实现无损推测解码", "草稿模型生成候选，目标模型验证，实现无损推测解码。"),
+    (
+        "kv1",
+        "ParisKV: Fast KV Cache Retrieval for Long Context Inference",
+        "ParisKV：面向长上下文推理的快速KV缓存检索",
+        "提出KV缓存检索方法，压缩长上下文推理的显存。",
+    ),
+    (
+        "kv2",
+        "KV Cache Eviction with Attention Sinks for Long Context Inference",
+        "基于注意力汇聚的KV缓存淘汰",
+        "通过注意力汇聚淘汰KV缓存，加速长上下文推理。",
+    ),
+    (
+        "spec1",
+        "Speculative Decoding with Draft Trees",
+        "基于草稿树的推测解码",
+        "用草稿模型构建候选树，推测解码加速大语言模型生成。",
+    ),
+    (
+        "spec2",
+        "Lossless Speculative Decoding via Draft Verification",
+        "通过草稿验证实现无损推测解码",
+        "草稿模型生成候选，目标模型验证，实现无损推测解码。",
+    ),
     ("bio1", "Protein Folding with Equivariant Diffusion", "基于等变扩散的蛋白质折叠", "用等变扩散模型预测蛋白质结构与折叠。"),
-    ("bio2", "Molecular Docking by Diffusion over Protein Pockets", "基于蛋白口袋扩散的分子对接", "在蛋白质口袋上做扩散生成，实现分子对接。"),
+    (
+        "bio2",
+        "Molecular Docking by Diffusion over Protein Pockets",
+        "基于蛋白口袋扩散的分子对接",
+        "在蛋白质口袋上做扩散生成，实现分子对接。",
+    ),
 ]
 
 
@@ -124,7 +149,9 @@ def test_a_reaction_to_a_card_still_being_recorded_counts_once_it_is(topics):
     assert recording.wait(5)
     assert library.react(channel_id="C_LATE", message_ts="300.1", user_id="U9", reaction="+1", added=True, event_ts="1.1")
     writer.join()
-    assert done and not library.react(channel_id="C_LATE", message_ts="999.9", user_id="U9", reaction="+1", added=True, event_ts="1.2")
+    assert done and not library.react(
+        channel_id="C_LATE", message_ts="999.9", user_id="U9", reaction="+1", added=True, event_ts="1.2"
+    )
 
 
 def test_reactions_count_each_person_once_and_follow_the_latest_event(topics):
@@ -163,8 +190,12 @@ def test_personal_digest_is_ordered_by_saves_and_channel_digest_messages_are_car
     poster = RecordingPoster()
     services = build_services(corpus.settings, corpus, poster=poster, directory=QuietDirectory(), clock=clock)
     service, library = services.digests, services.library
-    mine, _ = service.subscriptions.save(kind="user", place_id="U_DIGEST", user_id="U_DIGEST", lang="en", hour=9, minute=0, timezone="UTC")
-    channel, _ = service.subscriptions.save(kind="channel", place_id="C_DIGEST", user_id="U_DIGEST", lang="en", hour=9, minute=0, timezone="UTC")
+    mine, _ = service.subscriptions.save(
+        kind="user", place_id="U_DIGEST", user_id="U_DIGEST", lang="en", hour=9, minute=0, timezone="UTC"
+    )
+    channel, _ = service.subscriptions.save(
+        kind="channel", place_id="C_DIGEST", user_id="U_DIGEST", lang="en", hour=9, minute=0, timezone="UTC"
+    )
     library.save("U_DIGEST", saved[TOPICS[0][1]].id)
     ingest(corpus, tmp_path, "new.txt", listing([TOPICS[4], TOPICS[3], TOPICS[1]]))  # arrival: bio, spec, kv
     new = {p.title_en: p.id for p in corpus.store.newest(3)}
@@ -213,4 +244,3 @@ def test_a_paper_can_be_unsaved_and_others_keep_theirs(topics):
     library.save("U_P2", papers["bio2"].id)
     assert library.unsave("U_P1", papers["bio2"].id) and not library.unsave("U_P1", papers["bio2"].id)
     assert library.saved_ids("U_P1") == set() and library.saved_ids("U_P2") == {papers["bio2"].id}
-

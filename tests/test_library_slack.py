@@ -229,7 +229,10 @@ def test_export_sends_a_file_by_dm_that_parses_back(slack, fake_slack, seed_corp
     fake_slack.wait_for("files.completeUploadExternal", 2)
     assert len(json.loads(list(fake_slack.uploaded().values())[1])) == 2
 
-    for text, who, expected in (("export", user, "Zotero imports all three"), ("导出 bibtex", "U_EXPORT_NONE", "还没有可导出的收藏")):
+    for text, who, expected in (
+        ("export", user, "Zotero imports all three"),
+        ("导出 bibtex", "U_EXPORT_NONE", "还没有可导出的收藏"),
+    ):
         _, body = slack.command(text, user_id=who)
         assert expected in body["text"]
 

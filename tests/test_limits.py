@@ -65,7 +65,16 @@ def test_a_48_mb_summary_is_refused_quickly():  # 16M characters, 48 MB of UTF-8
 
 def huge_paper(chars: int) -> Paper:
     summary = ("推测解码加速推理。" * (chars // 9 + 1))[:chars]
-    return Paper(id="f" * 16, title_en="A Very Long Record", title_zh="很长的记录", authors=["X"], summary_zh=summary, feeds=["Big"], seq=1, rev=1)
+    return Paper(
+        id="f" * 16,
+        title_en="A Very Long Record",
+        title_zh="很长的记录",
+        authors=["X"],
+        summary_zh=summary,
+        feeds=["Big"],
+        seq=1,
+        rev=1,
+    )
 
 
 def test_a_search_hitting_a_448_kb_summary_stays_fast(tmp_path):

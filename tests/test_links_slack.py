@@ -184,7 +184,11 @@ def test_a_feeds_new_papers_arrive_in_the_next_digest_with_links(w, slack):
     w.clock.set(datetime(2026, 12, 1, 9, 0, tzinfo=UTC))
     w.services.scheduler.scheduler.run_pending()
     # The channel heard of its new subscription first; then comes the digest.
-    (post,) = [c for c in w.fake.calls_to("chat.postMessage") if c.args["channel"] == "C_FEED9" and c.args["blocks"][0]["type"] == "header"]
+    (post,) = [
+        c
+        for c in w.fake.calls_to("chat.postMessage")
+        if c.args["channel"] == "C_FEED9" and c.args["blocks"][0]["type"] == "header"
+    ]
     text = all_text(post.args["blocks"])
     assert "Lookahead Drafting for Fast Decoding" in text and "We draft ahead." in text
     assert ("arXiv", "https://arxiv.org/abs/2612.00077") in links_of(post.args["blocks"])
@@ -207,7 +211,9 @@ def test_a_failing_feed_tells_the_admins_once(w, slack):
 
 
 def test_serve_enriches_new_papers_in_the_background(w, slack):
-    w.arxiv.add(Entry("2612.00099", "Grokking in Ridge Regression", ["Mingyue Xu", "Gal Vardi"], abstract="Delayed generalization."))
+    w.arxiv.add(
+        Entry("2612.00099", "Grokking in Ridge Regression", ["Mingyue Xu", "Gal Vardi"], abstract="Delayed generalization.")
+    )
     w.arxiv.entries.append(Entry("2612.00100", "Brand New Listing Paper", ["Zoe Ray"], abstract="Fresh."))
     ingest(w.corpus, w.tmp, "later.txt", "Later Feed\n\nBrand New Listing Paper\n全新论文\nZoe Ray\nAI总结 全新。\n")
     run_at(w, minutes=3)  # the enrichment job's next run

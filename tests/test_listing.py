@@ -77,7 +77,12 @@ def test_comment_urls_are_found():
 def test_workshop_venue_is_told_apart_from_the_main_conference():
     _, papers = seed_papers()
     workshop = by_title(papers, "Step-Tagging")
-    assert (workshop.venue, workshop.venue_name, workshop.year, workshop.track) == ("ICML 2026 Workshop", "ICML", 2026, "workshop")
+    assert (workshop.venue, workshop.venue_name, workshop.year, workshop.track) == (
+        "ICML 2026 Workshop",
+        "ICML",
+        2026,
+        "workshop",
+    )
     main = by_title(papers, "MineDraft")
     assert (main.venue, main.track) == ("ICML 2026", "main")
 
@@ -107,9 +112,18 @@ def test_affiliations_with_only_one_language():
     "text, expected",
     [
         ("Accepted to ICML 26", ("ICML", 2026, "main")),
-        ("appears in the Proceedings of the 43rd International Conference on Machine Learning (ICML '26)", ("ICML", 2026, "main")),
-        ("The 3rd AI for Math Workshop at the 43rd International Conference on Machine Learning (ICML), Seoul, 2026", ("ICML", 2026, "workshop")),
-        ("2025 IEEE International Conference on Machine Learning for Communication and Networking (ICMLCN)", ("ICMLCN", 2025, "main")),
+        (
+            "appears in the Proceedings of the 43rd International Conference on Machine Learning (ICML '26)",
+            ("ICML", 2026, "main"),
+        ),
+        (
+            "The 3rd AI for Math Workshop at the 43rd International Conference on Machine Learning (ICML), Seoul, 2026",
+            ("ICML", 2026, "workshop"),
+        ),
+        (
+            "2025 IEEE International Conference on Machine Learning for Communication and Networking (ICMLCN)",
+            ("ICMLCN", 2025, "main"),
+        ),
         ("NeurIPS 2025 spotlight", ("NeurIPS", 2025, "main")),
         ("Project page: https://example.org", ("", None, "")),
     ],
@@ -141,7 +155,9 @@ def test_parse_affiliations(line, expected):
 
 
 def test_paper_id_ignores_case_width_and_punctuation():
-    assert paper_id("MineDraft: A Framework") == paper_id("minedraft — a  framework") == paper_id("ＭｉｎｅＤｒａｆｔ: A Framework")
+    assert (
+        paper_id("MineDraft: A Framework") == paper_id("minedraft — a  framework") == paper_id("ＭｉｎｅＤｒａｆｔ: A Framework")
+    )
     assert paper_id("MineDraft: A Framework") != paper_id("MineDraft: Another Framework")
 
 
@@ -281,7 +297,10 @@ def test_an_english_title_wrapped_onto_two_lines_is_joined():
     assert listing.errors == []
     [(line, paper)] = listing.records
     assert (line, paper.title_en, paper.title_zh, paper.authors) == (
-        2, "A Very Long Title That Wraps Onto a Second Line", "很长的标题", ["Alice", "Bob"]
+        2,
+        "A Very Long Title That Wraps Onto a Second Line",
+        "很长的标题",
+        ["Alice", "Bob"],
     )
 
 

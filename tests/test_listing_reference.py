@@ -104,10 +104,38 @@ VENUE_TEXTS = [
 ]
 
 LABEL_LINES = [
-    "AI总结", "AI 总结：", "ai总结", "AI", "A", "AIx总结", "机构", "机构 * ", "机构＊：", "机", "机器学习",
-    "Comments", "comments:", "COMMENT x", "Commentary", "Comment：", "Cjournal ref", "C", "c",
-    "Journal ref", "journal-ref", "JOURNAL REF:", "Journalref", "Journal Reference", "Jcomments", "J", "j",
-    "Komments", "Commentſ x", "Journalſ", "İAI总结", "ıJournal ref",
+    "AI总结",
+    "AI 总结：",
+    "ai总结",
+    "AI",
+    "A",
+    "AIx总结",
+    "机构",
+    "机构 * ",
+    "机构＊：",
+    "机",
+    "机器学习",
+    "Comments",
+    "comments:",
+    "COMMENT x",
+    "Commentary",
+    "Comment：",
+    "Cjournal ref",
+    "C",
+    "c",
+    "Journal ref",
+    "journal-ref",
+    "JOURNAL REF:",
+    "Journalref",
+    "Journal Reference",
+    "Jcomments",
+    "J",
+    "j",
+    "Komments",
+    "Commentſ x",
+    "Journalſ",
+    "İAI总结",
+    "ıJournal ref",
 ]
 
 AFFILIATION_LINES = [
@@ -236,7 +264,30 @@ def test_field_helpers_agree_on_every_seed_line_and_odd_strings():
 def test_author_and_affiliation_splits_agree_on_random_strings():
     """Strings made of the characters the splitters care about, in every mix."""
     rng = random.Random(7)
-    pieces = ["A", "b", "甲", " ", "\t", "\u2003", "\x1c", "\x85", ",", "，", "、", ";", "；", " and ", "and", "（", "）", "(", ")", "纠错", " 纠错", "\n"]
+    pieces = [
+        "A",
+        "b",
+        "甲",
+        " ",
+        "\t",
+        "\u2003",
+        "\x1c",
+        "\x85",
+        ",",
+        "，",
+        "、",
+        ";",
+        "；",
+        " and ",
+        "and",
+        "（",
+        "）",
+        "(",
+        ")",
+        "纠错",
+        " 纠错",
+        "\n",
+    ]
     for _ in range(3000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
         assert new.parse_authors(text) == old.parse_authors(text), text
@@ -265,7 +316,14 @@ def test_paper_ids_agree_on_random_ascii_and_unicode_titles():
 
 @pytest.mark.parametrize(
     "text, expected",
-    [("", False), ("ascii", False), ("中文\u00e9\uffff", False), ("\ud800 lone", False), ("x\U00010000", True), ("\U0010ffff中", True)],
+    [
+        ("", False),
+        ("ascii", False),
+        ("中文\u00e9\uffff", False),
+        ("\ud800 lone", False),
+        ("x\U00010000", True),
+        ("\U0010ffff中", True),
+    ],
 )
 def test_characters_past_the_bmp_are_told(text, expected):
     assert new._has_astral(text) is expected

@@ -61,7 +61,9 @@ def code_uses() -> tuple[set[str], set[str], bool]:
 
 def test_the_manifest_asks_for_exactly_what_the_code_uses():
     methods, listeners, has_commands = code_uses()
-    assert methods and methods <= set(SCOPE_OF_METHOD), f"a new Web API method needs its scope here: {methods - set(SCOPE_OF_METHOD)}"
+    assert methods and methods <= set(SCOPE_OF_METHOD), (
+        f"a new Web API method needs its scope here: {methods - set(SCOPE_OF_METHOD)}"
+    )
     assert listeners <= set(EVENT_OF_LISTENER), f"a new event needs its subscription here: {listeners - set(EVENT_OF_LISTENER)}"
     needed = {SCOPE_OF_METHOD[m] for m in methods} | {EVENT_OF_LISTENER[e][1] for e in listeners}
     needed |= {"commands"} if has_commands else set()

@@ -51,9 +51,7 @@ def test_build_query_all_mode(user: str, expected: wq.Query) -> None:
 
 def test_or_separates_alternatives() -> None:
     built = build_query("world model OR diffusion")
-    assert built.query == wq.Or(
-        [wq.And([wq.Term("text", "world"), wq.Term("text", "model")]), wq.Term("text", "diffus")]
-    )
+    assert built.query == wq.Or([wq.And([wq.Term("text", "world"), wq.Term("text", "model")]), wq.Term("text", "diffus")])
 
 
 def test_or_with_mixed_languages_keeps_each_side_whole() -> None:
@@ -68,16 +66,12 @@ def test_or_with_mixed_languages_keeps_each_side_whole() -> None:
 
 def test_parentheses_group() -> None:
     built = build_query("(grokking OR ridge) regression")
-    assert built.query == wq.And(
-        [wq.Or([wq.Term("text", "grokk"), wq.Term("text", "ridg")]), wq.Term("text", "regress")]
-    )
+    assert built.query == wq.And([wq.Or([wq.Term("text", "grokk"), wq.Term("text", "ridg")]), wq.Term("text", "regress")])
 
 
 def test_any_mode_relaxes_free_text_but_keeps_prefixes() -> None:
     built = build_query("author:Finn world diffusion", mode="any")
-    assert built.query == wq.And(
-        [wq.Term("authors", "finn"), wq.Or([wq.Term("text", "world"), wq.Term("text", "diffus")])]
-    )
+    assert built.query == wq.And([wq.Term("authors", "finn"), wq.Or([wq.Term("text", "world"), wq.Term("text", "diffus")])])
 
 
 def test_any_mode_splits_multi_token_words() -> None:

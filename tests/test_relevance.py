@@ -90,7 +90,10 @@ CASES = [
     # Venues, tracks, feeds, years
     ("venue:workshop whistleblowers", "Plausible Deniability Guarantees for Whistleblowers"),
     ('venue:"ICML 2026 Workshop" perplexity', "The Perplexity Trap: When Patent Law Makes Human Writing Look Like AI"),
-    ("venue:MLMI", "Is the Statistical Advantage Worth the Cost? An Empirical Comparison of KANs and MLPs for Structured Data Classification"),
+    (
+        "venue:MLMI",
+        "Is the Statistical Advantage Worth the Cost? An Empirical Comparison of KANs and MLPs for Structured Data Classification",
+    ),
     ("venue:ICMLCN", "Reduced-latency DL-based Fractional Channel Estimation in OTFS Receivers"),
     ("feed:哈佛 world", "World Action Verifier: Self-Improving World Models via Forward-Inverse Asymmetry"),
     ("feed:Harvard accountability", "Who Gets Credit or Blame? Attributing Accountability in Modern AI Systems"),

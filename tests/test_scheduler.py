@@ -201,7 +201,9 @@ def test_papers_arriving_between_digests_show_up_exactly_once(corpus, tmp_path):
 
 def test_passing_failures_are_retried_and_nothing_is_lost(corpus, tmp_path):
     clock = FakeClock(at(2026, 12, 1, 8))
-    poster = RecordingPoster(fail_at={1: DeliveryFailed("ratelimited", retryable=True), 2: DeliveryFailed("network: URLError", retryable=True)})
+    poster = RecordingPoster(
+        fail_at={1: DeliveryFailed("ratelimited", retryable=True), 2: DeliveryFailed("network: URLError", retryable=True)}
+    )
     bot = Instance(corpus, clock, poster).start()
     sub = bot.subscribe()
     add_papers(corpus, tmp_path, 1, 4)

@@ -401,7 +401,9 @@ def test_chinese_command_words_get_chinese_answers(slack, text, expected):
 def test_results_in_a_dm_have_no_share_button(slack, fake_slack):
     _, body = slack.command("ParisKV", user_id="U_DMSHARE", channel_id="D_DMSHARE")
     assert button_values(body["blocks"], "paper_details") and not button_values(body["blocks"], "paper_share")
-    slack.event({"type": "message", "channel_type": "im", "channel": "D_DMSHARE", "user": "U_DMSHARE", "text": "ParisKV", "ts": "1.1"})
+    slack.event(
+        {"type": "message", "channel_type": "im", "channel": "D_DMSHARE", "user": "U_DMSHARE", "text": "ParisKV", "ts": "1.1"}
+    )
     (post,) = fake_slack.wait_for("chat.postMessage")
     assert button_values(post.args["blocks"], "paper_details") and not button_values(post.args["blocks"], "paper_share")
 
@@ -440,7 +442,9 @@ def _boom(*args, **kwargs):
     raise RuntimeError("the corpus fell over")
 
 
-@pytest.mark.parametrize(("user_id", "text", "expected"), [("U_DMERR_ZH", "推测解码", "抱歉"), ("U_DMERR_EN", "decoding", "Sorry")])
+@pytest.mark.parametrize(
+    ("user_id", "text", "expected"), [("U_DMERR_ZH", "推测解码", "抱歉"), ("U_DMERR_EN", "decoding", "Sorry")]
+)
 def test_a_failed_dm_answer_apologises_in_the_readers_language(slack, fake_slack, monkeypatch, user_id, text, expected):
     monkeypatch.setattr("bot.slack.listeners.messages.answer_command", _boom)
     slack.event({"type": "message", "channel_type": "im", "channel": f"D{user_id}", "user": user_id, "text": text, "ts": "1.1"})
@@ -451,7 +455,9 @@ def test_a_failed_dm_answer_apologises_in_the_readers_language(slack, fake_slack
 def test_a_failed_dm_answer_follows_the_saved_language(slack, fake_slack, monkeypatch):
     slack.command("lang zh", user_id="U_DMERR_SAVED")
     monkeypatch.setattr("bot.slack.listeners.messages.answer_command", _boom)
-    slack.event({"type": "message", "channel_type": "im", "channel": "D_DMERR", "user": "U_DMERR_SAVED", "text": "decoding", "ts": "1.1"})
+    slack.event(
+        {"type": "message", "channel_type": "im", "channel": "D_DMERR", "user": "U_DMERR_SAVED", "text": "decoding", "ts": "1.1"}
+    )
     (post,) = fake_slack.wait_for("chat.postMessage")
     assert "抱歉" in post.args["text"]
 
@@ -464,7 +470,9 @@ def answered(slack, fake_slack, text: str, user_id: str) -> list[dict]:
     return body["blocks"]
 
 
-@pytest.mark.parametrize(("typed", "meant"), [("subscibe 9am", "/papers subscribe 9am"), ("exprot bibtex", "/papers export bibtex")])
+@pytest.mark.parametrize(
+    ("typed", "meant"), [("subscibe 9am", "/papers subscribe 9am"), ("exprot bibtex", "/papers export bibtex")]
+)
 def test_a_mistyped_command_word_is_searched_and_the_command_offered(slack, fake_slack, typed, meant):
     assert f"Did you mean `{meant}`?" in all_text(answered(slack, fake_slack, typed, "U_TYPO_CMD"))
 

@@ -128,7 +128,9 @@ def test_while_the_index_is_rebuilt_a_search_is_told_how_far_it_has_got(slack_se
         assert "*97*" in home and "40 of 97 papers done" in home and "The library is empty" not in home
         # A listing that arrives meanwhile is stored at once (the rebuild holds the index).
         arrived = [False]
-        upload = threading.Thread(target=lambda: arrived.__setitem__(0, corpus.ingest_bytes("late.txt", LATE_LISTING.encode()).new == 1))
+        upload = threading.Thread(
+            target=lambda: arrived.__setitem__(0, corpus.ingest_bytes("late.txt", LATE_LISTING.encode()).new == 1)
+        )
         upload.start()
         upload.join(10)
         assert arrived == [True]
@@ -208,7 +210,9 @@ def test_a_rebuild_long_under_way_says_about_how_long_it_has_left():
     progress.started = time.monotonic() - 3600  # a quarter in an hour: 3 more
     assert "预计还需约 3 小时" in not_ready_notice(Rebuilding(progress), "zh").message.text
     progress.done = 999_990  # the last commit and the swap: no count that reads like more to come
-    assert "almost done rebuilding the search index (1,000,000 papers)" in not_ready_notice(Rebuilding(progress), "en").message.text
+    assert (
+        "almost done rebuilding the search index (1,000,000 papers)" in not_ready_notice(Rebuilding(progress), "en").message.text
+    )
     progress.done = 1_000_480  # papers stored meanwhile are read too
     assert "1,000,480" not in not_ready_notice(Rebuilding(progress), "en").message.text
 

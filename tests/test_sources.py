@@ -125,8 +125,20 @@ def test_an_arxiv_feed_merges_with_listing_papers_into_one_paper(corpus, fake, c
 
 
 BAD = [
-    ("/bad.xml", "arxiv", (200, {"Content-Type": "application/atom+xml"}, atom_feed([])[:120]), "format", "not a valid Atom feed"),
-    ("/page.txt", "listing", (200, {"Content-Type": "text/html"}, "<!DOCTYPE html><html><body>Oops</body></html>"), "html", "web page"),
+    (
+        "/bad.xml",
+        "arxiv",
+        (200, {"Content-Type": "application/atom+xml"}, atom_feed([])[:120]),
+        "format",
+        "not a valid Atom feed",
+    ),
+    (
+        "/page.txt",
+        "listing",
+        (200, {"Content-Type": "text/html"}, "<!DOCTYPE html><html><body>Oops</body></html>"),
+        "html",
+        "web page",
+    ),
     ("/loop", "listing", None, "redirects", "redirects in a loop"),
     ("/huge", "listing", None, "too_large", "too large"),
     ("/huge-unsized", "listing", None, "too_large", "too large"),
@@ -134,12 +146,20 @@ BAD = [
     ("/down.txt", "listing", (503, {"Retry-After": "90"}, "maintenance"), "unavailable", "unavailable"),
     ("/slow.txt", "listing", None, "timeout", "did not answer in time"),
     ("/gone.txt", "listing", (404, {}, "<html>gone</html>"), "http", "HTTP 404"),
-    ("/garbage.txt", "listing", (200, {"Content-Type": "text/plain"}, "AI总结 only a summary\n"), "listing", "first line must name the feed"),
+    (
+        "/garbage.txt",
+        "listing",
+        (200, {"Content-Type": "text/plain"}, "AI总结 only a summary\n"),
+        "listing",
+        "first line must name the feed",
+    ),
 ]
 
 
 @pytest.mark.parametrize("path, kind, answer, error, words", BAD, ids=[b[0].strip("/") for b in BAD])
-def test_bad_input_is_a_clear_status_line_and_changes_nothing(corpus, fake, clock, tmp_path, caplog, path, kind, answer, error, words):
+def test_bad_input_is_a_clear_status_line_and_changes_nothing(
+    corpus, fake, clock, tmp_path, caplog, path, kind, answer, error, words
+):
     ingest(corpus, tmp_path, "seed.txt", listing_text("Seed（种子）", 1, 2))
     before = snapshot(corpus)
     if kind == "arxiv":
@@ -217,7 +237,9 @@ def test_cli_sources_add_list_poll_remove(tmp_path, fake):
     env.update(PAPERBOT_DATA_DIR=str(tmp_path / "data"), PAPERBOT_SEEDS_DIR=str(tmp_path / "none"), PAPERBOT_ARXIV="off")
 
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "bot", "sources", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+        return subprocess.run(
+            [sys.executable, "-m", "bot", "sources", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+        )
 
     url = fake.url + "/feed.txt"
     assert run("add", url).returncode == 0

@@ -23,9 +23,7 @@ AI总结 {summary}
 
 
 def listing(feed: str, *records: dict, path: str = "x.txt"):
-    body = "\n".join(
-        RECORD.format(**{"title_zh": "部件", "summary": "摘要", "comments": "", **record}) for record in records
-    )
+    body = "\n".join(RECORD.format(**{"title_zh": "部件", "summary": "摘要", "comments": "", **record}) for record in records)
     return parse_text(f"{feed}\n\n{body}", path)
 
 
@@ -54,7 +52,9 @@ def test_reingest_reports_unchanged_and_keeps_sequence(store):
 
 def test_same_paper_in_another_feed_adds_the_feed_and_keeps_seq(store):
     store.ingest_listing(listing("ICML", {"title": "Widgets"}, {"title": "Gadgets"}))
-    report = store.ingest_listing(listing("MIT（麻省理工学院）", {"title": "WIDGETS", "comments": "Comments Code: https://x.org/w"}))
+    report = store.ingest_listing(
+        listing("MIT（麻省理工学院）", {"title": "WIDGETS", "comments": "Comments Code: https://x.org/w"})
+    )
     assert (report.new, report.updated) == (0, 1)
     [paper] = [p for p in store.iter_papers() if p.seq == 1]
     assert paper.title_en == "WIDGETS"  # the latest listing wins

@@ -31,9 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 QUERIES = [text for _, text in bench_module("queries").QUERIES]
-JUDGED = [
-    case[1] for case in bench_module("relevance_set").CASES
-]
+JUDGED = [case[1] for case in bench_module("relevance_set").CASES]
 # Shapes the two sets lack: an exclusion inside the any-word fallback's coordinated Or.
 SHAPES = ["model (learn -framework)", "大学 (模型 -方法)", "model (learn -研究) 方法"]
 
@@ -93,9 +91,7 @@ def _whoosh(searcher, q, limit, filter=None, mask=None):
     """Whoosh's exhaustive top `limit` (ties as bot/search/topk.py breaks them), and the true count (Whoosh's own count drops
     documents its matcher tree prunes once they cannot reach the top)."""
     collector = searcher.collector(limit=limit + 20, optimize=False, filter=filter, mask=mask)
-    collector.replace = (
-        0  # Whoosh prunes its matcher tree as it goes, which changes coordinated scores
-    )
+    collector.replace = 0  # Whoosh prunes its matcher tree as it goes, which changes coordinated scores
     searcher.search_with_collector(q, collector)
     results = collector.results()
     matching = set(searcher.docs_for_query(q))
@@ -104,9 +100,7 @@ def _whoosh(searcher, q, limit, filter=None, mask=None):
     if mask is not None:
         matching -= set(searcher.docs_for_query(mask))
     # Scores equal but for the order their parts were summed in are a tie, by document number.
-    ranked = sorted(
-        ((hit.docnum, hit.score) for hit in results), key=lambda h: (-round(h[1], 9), h[0])
-    )
+    ranked = sorted(((hit.docnum, hit.score) for hit in results), key=lambda h: (-round(h[1], 9), h[0]))
     return ranked[:limit], len(matching)
 
 
@@ -114,10 +108,7 @@ def _same(ours: topk.TopK, theirs: list[tuple[int, float]]) -> bool:
     return (
         ours.docnums == [d for d, _ in theirs]
         and len(ours.scores) == len(theirs)
-        and all(
-            math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
-            for a, (_, b) in zip(ours.scores, theirs, strict=True)
-        )
+        and all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) for a, (_, b) in zip(ours.scores, theirs, strict=True))
     )
 
 
@@ -126,9 +117,7 @@ def _compare(corpus: Corpus, limit: int = 10) -> tuple[int, int]:
     evaluated = fallback = 0
     with index._searcher() as searcher:
         for q in _queries(corpus):
-            ours = topk.search(
-                searcher, q, limit=limit, cache=index._segment_cache(), segment_key=segment_id
-            )
+            ours = topk.search(searcher, q, limit=limit, cache=index._segment_cache(), segment_key=segment_id)
             if ours is None:
                 fallback += 1
                 continue
@@ -136,9 +125,7 @@ def _compare(corpus: Corpus, limit: int = 10) -> tuple[int, int]:
             theirs, total = _whoosh(searcher, q, limit)
             assert _same(ours, theirs), f"{q}: {ours.docnums[:5]} vs {[d for d, _ in theirs][:5]}"
             if ours.estimated:
-                assert abs(ours.total - total) <= max(10, 0.25 * total), (
-                    f"{q}: estimated {ours.total}, truth {total}"
-                )
+                assert abs(ours.total - total) <= max(10, 0.25 * total), f"{q}: estimated {ours.total}, truth {total}"
             else:
                 assert ours.total == total, f"{q}: {ours.total} matches, Whoosh {total}"
     return evaluated, fallback
@@ -181,12 +168,8 @@ def test_filters_and_masks_match_whoosh(generated_index):
             assert ours is not None and _same(ours, theirs) and ours.total == total and total > 0
 
 
-def test_a_common_phrase_has_an_estimated_count_flagged_and_exact_top_results(
-    generated_index, monkeypatch
-):
-    monkeypatch.setattr(
-        topk, "EXACT_CHECKS", 60
-    )  # this corpus is small: count from a sample sooner
+def test_a_common_phrase_has_an_estimated_count_flagged_and_exact_top_results(generated_index, monkeypatch):
+    monkeypatch.setattr(topk, "EXACT_CHECKS", 60)  # this corpus is small: count from a sample sooner
     monkeypatch.setattr(topk, "SAMPLE_CHECKS", 80)
     index = generated_index.index
     q = build_query('"language models"', mode="all").query
@@ -207,10 +190,7 @@ def test_pages_of_a_phrase_continue_the_exhaustive_ranking(generated_index):
     q = build_query('"reinforcement learning"', mode="all").query
     with index._searcher() as searcher:
         theirs, _ = _whoosh(searcher, q, 15)
-    pages = [
-        index.search('"reinforcement learning"', page=p, per_page=5, expand=False)
-        for p in (1, 2, 3)
-    ]
+    pages = [index.search('"reinforcement learning"', page=p, per_page=5, expand=False) for p in (1, 2, 3)]
     with index._searcher() as searcher:
         ids = [searcher.stored_fields(d)["id"] for d, _ in theirs]
     assert [h.id for p in pages for h in p.hits] == ids
@@ -265,7 +245,13 @@ def test_a_phrase_minus_a_word_excludes_the_word(seed_index):
     q = build_query('"language model" -diffusion', mode="all").query
     with index._searcher() as searcher:
         ours = topk.search(searcher, q, limit=10, cache=index._segment_cache(), segment_key=segment_id)
-        phrase = topk.search(searcher, build_query('"language model"', mode="all").query, limit=10, cache=index._segment_cache(), segment_key=segment_id)
+        phrase = topk.search(
+            searcher,
+            build_query('"language model"', mode="all").query,
+            limit=10,
+            cache=index._segment_cache(),
+            segment_key=segment_id,
+        )
         with_word = set(searcher.docs_for_query(wq.Term("text", "diffus")))
         assert ours.docnums and not with_word & set(ours.docnums)
         assert [d for d in phrase.docnums if d not in with_word] == ours.docnums

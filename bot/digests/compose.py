@@ -118,7 +118,9 @@ def compose_digest(
     now and `to_seq` stops after them, so the rest lead the next digest.
     """
     upto = covered_seq(corpus, filter_text)
-    digest = Digest(lang=lang, local_date=local_date, filter_text=filter_text, from_seq=after_seq, to_seq=max(after_seq, upto), top=top)
+    digest = Digest(
+        lang=lang, local_date=local_date, filter_text=filter_text, from_seq=after_seq, to_seq=max(after_seq, upto), top=top
+    )
     if upto <= after_seq:
         return digest
     papers = corpus.new_papers(after_seq=after_seq, upto_seq=upto, filter_text=filter_text)

@@ -143,7 +143,9 @@ class ClockExecutor(BaseExecutor):
             except BaseException as exc:
                 logger.exception("job %s raised", job)
                 trace = "".join(format_tb(exc.__traceback__))
-                events.append(JobExecutionEvent(EVENT_JOB_ERROR, job.id, job._jobstore_alias, run_time, exception=exc, traceback=trace))
+                events.append(
+                    JobExecutionEvent(EVENT_JOB_ERROR, job.id, job._jobstore_alias, run_time, exception=exc, traceback=trace)
+                )
             else:
                 events.append(JobExecutionEvent(EVENT_JOB_EXECUTED, job.id, job._jobstore_alias, run_time, retval=value))
         self._run_job_success(job.id, events)
@@ -214,7 +216,12 @@ class DigestScheduler:
         now = self.clock()
         self.sync_all()
         self._add(CATCH_UP_JOB, self.service.catch_up, DateTrigger(run_date=now), now, misfire_grace_time=None)
-        self._add(SYNC_JOB, self.sync_all, IntervalTrigger(seconds=SYNC_INTERVAL.total_seconds(), start_date=now, timezone="UTC"), now + SYNC_INTERVAL)
+        self._add(
+            SYNC_JOB,
+            self.sync_all,
+            IntervalTrigger(seconds=SYNC_INTERVAL.total_seconds(), start_date=now, timezone="UTC"),
+            now + SYNC_INTERVAL,
+        )
         if self.inbox_scan is not None and self.inbox_interval:
             trigger = IntervalTrigger(seconds=self.inbox_interval.total_seconds(), start_date=now, timezone="UTC")
             self._add(INBOX_JOB, self.inbox_scan, trigger, now, misfire_grace_time=None)

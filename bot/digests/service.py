@@ -179,7 +179,9 @@ class DigestService:
 
             self.poster.post_digest(sub, digest, thread_ts=delivery.message_ts, on_posted=on_posted)
             self.subscriptions.finish(delivery.id, status="sent", to_seq=digest.to_seq)
-            logger.info("digest %s for %s: posted %d papers (cursor %d -> %d)", sub.id, day, digest.count, sub.cursor_seq, digest.to_seq)
+            logger.info(
+                "digest %s for %s: posted %d papers (cursor %d -> %d)", sub.id, day, digest.count, sub.cursor_seq, digest.to_seq
+            )
             return Outcome(sub.id, "sent", day, digest.count)
         except DeliveryFailed as failure:
             return self._failed(sub, delivery, day, failure)

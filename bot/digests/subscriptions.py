@@ -220,7 +220,12 @@ class SubscriptionStore:
                 created, sub_id = True, cursor.lastrowid
             else:
                 old = _subscription(row)
-                rescheduled = (old.hour, old.minute, old.timezone, old.days) != (hour, minute, timezone, days) or not old.is_active
+                rescheduled = (old.hour, old.minute, old.timezone, old.days) != (
+                    hour,
+                    minute,
+                    timezone,
+                    days,
+                ) or not old.is_active
                 db.execute(
                     "UPDATE subscriptions SET created_by = ?, lang = ?, hour = ?, minute = ?, timezone = ?, filter_text = ?,"
                     " notify_empty = ?, status = ?, paused_reason = ?, active_since = ?, updated_at = ?, days = ?, top = ?"
@@ -273,11 +278,14 @@ class SubscriptionStore:
         """Resume a paused subscription (the bot can post again); return whether it was paused."""
         now = self._now()
         with self.store.transaction() as db:
-            return db.execute(
-                "UPDATE subscriptions SET status = 'active', paused_reason = '', active_since = ?, updated_at = ?"
-                " WHERE id = ? AND status = 'paused'",
-                (now, now, sub_id),
-            ).rowcount > 0
+            return (
+                db.execute(
+                    "UPDATE subscriptions SET status = 'active', paused_reason = '', active_since = ?, updated_at = ?"
+                    " WHERE id = ? AND status = 'paused'",
+                    (now, now, sub_id),
+                ).rowcount
+                > 0
+            )
 
     # -- deliveries ------------------------------------------------------------------------
 
@@ -406,4 +414,3 @@ def _delivery(row: sqlite3.Row) -> Delivery:
     data = dict(row)
     data["posted_ids"] = json.loads(data["posted_ids"])
     return Delivery(**data)
-

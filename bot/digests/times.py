@@ -217,6 +217,7 @@ PLACES = {
     "utc": "UTC", "gmt": "UTC", "z": "UTC", "zulu": "UTC", "协调世界时": "UTC", "世界时": "UTC",
 }  # fmt: skip
 
+
 def chinese_city(zone: str) -> str | None:
     """The Chinese place name for a zone (Asia/Shanghai -> 北京), from PLACES; None if none."""
     return _chinese_cities().get(zone)
@@ -318,7 +319,17 @@ _DAY_WORDS = {
     "mondays": "mon", "tuesdays": "tue", "wednesdays": "wed", "thursdays": "thu", "fridays": "fri",
     "saturdays": "sat", "sundays": "sun",
 }  # fmt: skip
-_CN_WEEKDAY = {"一": "mon", "二": "tue", "三": "wed", "四": "thu", "五": "fri", "六": "sat", "日": "sun", "天": "sun", "末": "sat,sun"}
+_CN_WEEKDAY = {
+    "一": "mon",
+    "二": "tue",
+    "三": "wed",
+    "四": "thu",
+    "五": "fri",
+    "六": "sat",
+    "日": "sun",
+    "天": "sun",
+    "末": "sat,sun",
+}
 _CN_DAYS = re.compile(r"^(?:每)?(?:周|星期|礼拜|禮拜)([一二三四五六日天末]+)$")
 EVERY_DAY_WORDS = {"daily", "everyday", "every-day", "每天", "每日", "天天"}
 WEEKDAY_WORDS = {"weekdays", "weekday", "workdays", "工作日", "每个工作日", "周一至周五", "周一到周五"}

@@ -184,7 +184,9 @@ def _clipped(text: str, limit: int) -> str:
 class RateLimiter:
     """At most one request every `interval` seconds, across threads."""
 
-    def __init__(self, interval: float, *, monotonic: Callable[[], float] = time.monotonic, sleep: Callable[[float], object] = time.sleep):
+    def __init__(
+        self, interval: float, *, monotonic: Callable[[], float] = time.monotonic, sleep: Callable[[float], object] = time.sleep
+    ):
         self.interval = interval
         self._monotonic = monotonic
         self._sleep = sleep
@@ -399,7 +401,13 @@ class Enricher:
             logger.info("arXiv is reachable again; enrichment resumed")
         self.failing, self.pause, self.resume_at = False, timedelta(0), None
         if report.checked:
-            logger.info("arXiv: %d checked, %d found, %d not on arXiv, %d updated", report.checked, report.found, report.missing, report.updated)
+            logger.info(
+                "arXiv: %d checked, %d found, %d not on arXiv, %d updated",
+                report.checked,
+                report.found,
+                report.missing,
+                report.updated,
+            )
         return report
 
 

@@ -68,7 +68,9 @@ def waiting_files(inbox: Path, *, now: datetime, settle_seconds: float = SETTLE_
 def format_report(report: IngestReport, name: str) -> str:
     """The report written beside a rejected file: a summary line, then file:line: reason."""
     feed = f" [{report.feed}]" if report.feed else ""
-    lines = [f"{name}{feed}: {report.new} new, {report.updated} updated, {report.unchanged} unchanged, {report.rejected} rejected"]
+    lines = [
+        f"{name}{feed}: {report.new} new, {report.updated} updated, {report.unchanged} unchanged, {report.rejected} rejected"
+    ]
     for error in report.errors:
         where = f"{name}:{error.line}" if error.line else name
         lines.append(f"{where}: {error.reason}")

@@ -80,6 +80,7 @@ LEASE = timedelta(minutes=15)
 _CATEGORY = re.compile(r"^[a-z][a-z\-]*(\.[A-Za-z][A-Za-z\-]*)?$")
 _HTML = re.compile(rb"^\s*(<!doctype html|<html|<head|<body)", re.IGNORECASE)
 
+
 @dataclass
 class Source:
     id: int

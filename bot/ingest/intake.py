@@ -29,7 +29,9 @@ def store_listing(store: Store, listing: Listing, *, token: str | None = None) -
     return store.ingest_listing(listing, token=token)
 
 
-def in_child(db_path: Path, *, now: str, token: str, path: Path | None = None, name: str = "", data: bytes | None = None) -> IngestReport:
+def in_child(
+    db_path: Path, *, now: str, token: str, path: Path | None = None, name: str = "", data: bytes | None = None
+) -> IngestReport:
     """Parse and store the listing at `path` (or `data`, named `name`) from a child process.
 
     `now` is the time it is stored at (the store's clock is this process's); `token` is

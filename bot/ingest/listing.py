@@ -191,7 +191,11 @@ def parse_path(path: str | Path) -> Listing:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        return Listing(path=str(path), feed="", errors=[listing_error(str(path), 0, "listing.file_unreadable", detail=exc.strerror or str(exc))])
+        return Listing(
+            path=str(path),
+            feed="",
+            errors=[listing_error(str(path), 0, "listing.file_unreadable", detail=exc.strerror or str(exc))],
+        )
     return parse_bytes(str(path), data)
 
 
@@ -550,9 +554,7 @@ def _parse_chunk(
         title_en=title_en,
         title_zh=title_zh,
         authors=parse_authors(authors),
-        affiliations=parse_affiliations(_after(_AFFILIATIONS, affiliation_line), known_affiliations)
-        if affiliations
-        else [],
+        affiliations=parse_affiliations(_after(_AFFILIATIONS, affiliation_line), known_affiliations) if affiliations else [],
         summary_zh=summary,
         comments=comments,
         journal_ref=journal,

@@ -25,7 +25,30 @@ ALIASES = {"bib": "bibtex", "bibtex": "bibtex", "ris": "ris", "csl": "csl-json",
 EXTENSIONS = {"bibtex": "bib", "ris": "ris", "csl-json": "json"}
 FORMAT_LABELS = {"bibtex": "BibTeX", "ris": "RIS", "csl-json": "CSL-JSON"}
 JOURNALS = {"TMLR", "JMLR", "TPAMI", "PAMI", "IJCV", "JAIR", "TACL", "Nature", "Science"}
-_KEY_STOPWORDS = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "towards", "toward", "via", "with", "is", "are", "do", "does", "can", "when", "what", "how", "why"}
+_KEY_STOPWORDS = {
+    "a",
+    "an",
+    "the",
+    "on",
+    "of",
+    "in",
+    "for",
+    "to",
+    "and",
+    "towards",
+    "toward",
+    "via",
+    "with",
+    "is",
+    "are",
+    "do",
+    "does",
+    "can",
+    "when",
+    "what",
+    "how",
+    "why",
+}
 _ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf)/([0-9]{4}\.[0-9]{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/[0-9]{7})(?:v\d+)?", re.IGNORECASE)
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
@@ -58,7 +81,26 @@ def paper_urls(paper: Paper) -> list[str]:
 # -- names and keys ---------------------------------------------------------------------------
 
 
-_PARTICLES = {"de", "la", "le", "du", "del", "della", "der", "den", "di", "da", "van", "von", "ten", "ter", "dos", "das", "bin", "al"}
+_PARTICLES = {
+    "de",
+    "la",
+    "le",
+    "du",
+    "del",
+    "della",
+    "der",
+    "den",
+    "di",
+    "da",
+    "van",
+    "von",
+    "ten",
+    "ter",
+    "dos",
+    "das",
+    "bin",
+    "al",
+}
 
 
 def split_name(name: str) -> tuple[str, str] | None:
@@ -117,7 +159,7 @@ def _suffix(number: int) -> str:
 
 
 def kind_of(paper: Paper) -> str:
-    """"journal", "conference" or "preprint"."""
+    """ "journal", "conference" or "preprint"."""
     if not paper.venue_name:
         return "preprint"
     return "journal" if paper.venue_name in JOURNALS else "conference"
@@ -125,7 +167,18 @@ def kind_of(paper: Paper) -> str:
 
 # -- BibTeX -----------------------------------------------------------------------------------
 
-_BIB_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "%": r"\%", "&": r"\&", "$": r"\$", "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_BIB_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "%": r"\%",
+    "&": r"\&",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
 
 
 def bib_escape(text: str) -> str:

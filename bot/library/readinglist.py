@@ -79,6 +79,7 @@ SAVED_PER_PAGE = 5
 FORYOU_POOL = 300  # `/papers foryou` ranks the newest this many papers you haven't saved
 PROFILE_MAX = 500  # the most recent saves that make up a profile
 
+
 @dataclass
 class SavedPage(Paged):
     """One page of a person's saved papers, newest save first."""
@@ -139,10 +140,13 @@ class Library:
     def save(self, user_id: str, paper_id: str, *, channel_id: str = "") -> bool:
         """Save a paper for `user_id`; return False when it was already saved."""
         with self.store.transaction() as db:
-            return db.execute(
-                "INSERT OR IGNORE INTO saves (user_id, paper_id, saved_at, channel_id) VALUES (?, ?, ?, ?)",
-                (user_id, paper_id, self._now(), channel_id),
-            ).rowcount > 0
+            return (
+                db.execute(
+                    "INSERT OR IGNORE INTO saves (user_id, paper_id, saved_at, channel_id) VALUES (?, ?, ?, ?)",
+                    (user_id, paper_id, self._now(), channel_id),
+                ).rowcount
+                > 0
+            )
 
     def unsave(self, user_id: str, paper_id: str) -> bool:
         """Remove a save; return False when there was none."""
@@ -306,9 +310,13 @@ class Library:
     def channel_profile(self, channel_id: str) -> tuple[list[Paper], dict[str, float]]:
         """Papers the channel shared, saved from its cards or reacted to, with their weight."""
         weights: defaultdict[str, float] = defaultdict(float)
-        for paper_id, count in self.store.read("SELECT paper_id, COUNT(*) FROM shares WHERE channel_id = ? GROUP BY paper_id", (channel_id,)):
+        for paper_id, count in self.store.read(
+            "SELECT paper_id, COUNT(*) FROM shares WHERE channel_id = ? GROUP BY paper_id", (channel_id,)
+        ):
             weights[paper_id] += count
-        for paper_id, count in self.store.read("SELECT paper_id, COUNT(*) FROM saves WHERE channel_id = ? GROUP BY paper_id", (channel_id,)):
+        for paper_id, count in self.store.read(
+            "SELECT paper_id, COUNT(*) FROM saves WHERE channel_id = ? GROUP BY paper_id", (channel_id,)
+        ):
             weights[paper_id] += count
         for paper_id, (votes, _people) in self.votes(channel_id).items():
             weights[paper_id] += votes
@@ -404,5 +412,3 @@ def _searchable_terms(paper: Paper) -> set[str]:
          paper.venue, *(a.en for a in paper.affiliations), *(a.zh for a in paper.affiliations)]
     )  # fmt: skip
     return set(analyze(text))
-
-

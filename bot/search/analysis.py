@@ -34,7 +34,30 @@ SECTION_GAP = 100
 SPELL_MIN_CHARS = 4
 
 ENGLISH_STOPWORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "it", "of", "on", "or", "that", "the", "this", "to", "with"]
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "is",
+        "it",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "with",
+    ]
 )
 # Function words that would otherwise make an all-terms query demand a 的.
 CHINESE_STOPWORDS = frozenset(["的", "了", "和", "与", "及", "之", "在", "是", "对", "将", "把", "被", "等"])
@@ -254,7 +277,9 @@ class BilingualTokenizer(Tokenizer):
 CACHED_SECTION_CHARS = 2000  # longer sections (a long summary) are tokenized each time, not kept
 
 
-def tokenize_section(section: str, chinese: bool = True, subwords: bool = True) -> tuple[tuple[tuple[str, int, int, int], ...], int]:
+def tokenize_section(
+    section: str, chinese: bool = True, subwords: bool = True
+) -> tuple[tuple[tuple[str, int, int, int], ...], int]:
     """Return (word, startchar, endchar, position) for each word of one section, and its width in positions.
 
     Offsets are into `section` as given (NFKC is undone), positions start at 0. One
@@ -385,7 +410,9 @@ class FoldFilter(Filter):
 
 
 # Latin letters that are not a base letter plus a mark, so NFKD leaves them whole.
-_LATIN_FOLD = str.maketrans({"ð": "d", "đ": "d", "ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "ł": "l", "þ": "th", "ı": "i", "ħ": "h"})
+_LATIN_FOLD = str.maketrans(
+    {"ð": "d", "đ": "d", "ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "ł": "l", "þ": "th", "ı": "i", "ħ": "h"}
+)
 
 
 @lru_cache(maxsize=65536)

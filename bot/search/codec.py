@@ -70,9 +70,7 @@ class ArrayCodec(W3Codec):
     def postings_writer(self, dbfile, byteids=False):
         if byteids:  # term vectors (postings keyed by term): Whoosh's own format
             return super().postings_writer(dbfile, byteids=True)
-        return ArrayPostingsWriter(
-            dbfile, blocklimit=self._blocklimit, inlinelimit=self._inlinelimit
-        )
+        return ArrayPostingsWriter(dbfile, blocklimit=self._blocklimit, inlinelimit=self._inlinelimit)
 
     def postings_reader(self, dbfile, terminfo, format_, term=None, scorer=None):
         if terminfo.is_inlined():
@@ -112,9 +110,7 @@ class ArrayPostingsWriter(W3PostingsWriter):
     _ids: Any  # Whoosh's: the current block's ids
 
     def __init__(self, postfile, blocklimit: int = BLOCK_LIMIT, inlinelimit: int = 1):
-        super().__init__(
-            postfile, blocklimit, byteids=False, compression=0, inlinelimit=inlinelimit
-        )
+        super().__init__(postfile, blocklimit, byteids=False, compression=0, inlinelimit=inlinelimit)
 
     def add_postings(self, ids, weights, values, lengths: list | None) -> None:
         """`add_posting` for a whole term, a block at a time: the same blocks and statistics.

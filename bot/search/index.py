@@ -306,7 +306,9 @@ class PaperIndex:
                 shutil.rmtree(scratch, ignore_errors=True)
         return written
 
-    def _upsert_shares(self, papers: writers.StoredPapers, shares: list[tuple[int, int]], counts: list[Path], meanwhile: Callable) -> int:
+    def _upsert_shares(
+        self, papers: writers.StoredPapers, shares: list[tuple[int, int]], counts: list[Path], meanwhile: Callable
+    ) -> int:
         """Commit `shares` (a worker each, counting into `counts`); run `meanwhile` as they index.
 
         The versions replaced are those of the papers the workers did write, deleted once
@@ -375,7 +377,9 @@ class PaperIndex:
 
         self._commit(ix, [(paper.id, paper.seq) for paper in latest.values()], add, large=large)
 
-    def _commit(self, ix: whoosh.index.Index, replaced: list[tuple[str, int]], add: Callable, *, large: bool, reader=None) -> None:
+    def _commit(
+        self, ix: whoosh.index.Index, replaced: list[tuple[str, int]], add: Callable, *, large: bool, reader=None
+    ) -> None:
         """Open a writer, let `add(writer)` add the new papers and say how to merge, delete
         the `replaced` papers' (id, seq) indexed versions, and commit. (Adding first: a bulk
         write's workers start indexing at once.)"""
@@ -417,7 +421,9 @@ class PaperIndex:
     ):
         """A writer with this index's memory budget (writers.open_writer): `procs` processes
         for a large write, where the caller said forking is safe (the CLI), else this one."""
-        return writers.open_writer(ix, procs=self.procs if large else 1, limitmb=self.limitmb, timeout=timeout, record=record, reader=reader)
+        return writers.open_writer(
+            ix, procs=self.procs if large else 1, limitmb=self.limitmb, timeout=timeout, record=record, reader=reader
+        )
 
     # -- searching ------------------------------------------------------------------------
 
@@ -491,7 +497,14 @@ class PaperIndex:
             literal_total = found.total
             extra_window = (max(0, window[0] - literal_total), window[1] - literal_total)
             extra = self._run(
-                searcher, wide.terms, wide.query, extra_window, only, literal.query if literal_total else None, lang=lang, expansions=wide.expanded_terms
+                searcher,
+                wide.terms,
+                wide.query,
+                extra_window,
+                only,
+                literal.query if literal_total else None,
+                lang=lang,
+                expansions=wide.expanded_terms,
             )
             if not extra.total:
                 return _Found(found, literal)
@@ -542,7 +555,9 @@ class PaperIndex:
 
     # -- new papers (digests) ---------------------------------------------------------------
 
-    def score_new(self, text: str, *, after_seq: int, upto_seq: int | None = None, aliases: bool = False) -> list[tuple[str, float]]:
+    def score_new(
+        self, text: str, *, after_seq: int, upto_seq: int | None = None, aliases: bool = False
+    ) -> list[tuple[str, float]]:
         """Return (id, score) of the papers first stored after `after_seq` that match `text`, best first.
 
         What search(text, min_seq=after_seq, max_seq=upto_seq, expand=False, correct=False)
@@ -571,7 +586,11 @@ class PaperIndex:
             # rebuilt index).
             leaves = recent.leaf_searchers()
             docs = sum(leaf.doc_count_all() for leaf, _ in leaves)
-            top = upto_seq if upto_seq is not None else max((self._segment_rev(leaf.reader()) for leaf, _ in leaves), default=after_seq)
+            top = (
+                upto_seq
+                if upto_seq is not None
+                else max((self._segment_rev(leaf.reader()) for leaf, _ in leaves), default=after_seq)
+            )
             if docs > 4 * max(top - after_seq, 1):
                 only = self._range_filter(recent, wq.NumericRange("seq", after_seq + 1, upto_seq))
                 if not only:  # (Whoosh reads an empty filter as none)
@@ -607,7 +626,9 @@ class PaperIndex:
         if searcher.is_atomic() or after_seq <= 0:
             return searcher
         view = copy.copy(searcher)
-        view.subsearchers = [(leaf, offset) for leaf, offset in searcher.leaf_searchers() if self._segment_rev(leaf.reader()) > after_seq]
+        view.subsearchers = [
+            (leaf, offset) for leaf, offset in searcher.leaf_searchers() if self._segment_rev(leaf.reader()) > after_seq
+        ]
         return view
 
     # -- internals ------------------------------------------------------------------------

@@ -423,7 +423,13 @@ class LearnedTerms:
     institutions: tuple[tuple[str, str, str], ...] = ()  # (acronym, English name, Chinese name)
 
     def to_text(self, counts: list[int]) -> str:
-        data = {"version": TERMS_VERSION, "counts": counts, "pairs": self.pairs, "acronyms": self.acronyms, "institutions": self.institutions}
+        data = {
+            "version": TERMS_VERSION,
+            "counts": counts,
+            "pairs": self.pairs,
+            "acronyms": self.acronyms,
+            "institutions": self.institutions,
+        }
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
@@ -532,7 +538,20 @@ def _write_temporary(path: Path, text: str) -> Path:
 # -- the dictionary -------------------------------------------------------------------------
 
 _PAREN = re.compile(r"\([^)]*\)|\[[^\]]*\]")
-_SKIP_GLOSS = ("surname", "variant of", "old variant", "cl:", "see ", "used in", "abbr", "also written", "pr.", "lit.", "fig.", "erhua")
+_SKIP_GLOSS = (
+    "surname",
+    "variant of",
+    "old variant",
+    "cl:",
+    "see ",
+    "used in",
+    "abbr",
+    "also written",
+    "pr.",
+    "lit.",
+    "fig.",
+    "erhua",
+)
 
 
 class Dictionary:

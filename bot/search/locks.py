@@ -27,6 +27,7 @@ from pathlib import Path
 
 logger = logging.getLogger(__name__)
 
+
 def is_running(pid: int) -> bool:
     """True if a process with this pid exists (it may be another user's)."""
     if pid <= 0:

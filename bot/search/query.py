@@ -68,10 +68,91 @@ _ASCII_WORD = re.compile(r"[A-Za-z]+")
 # Words that make a question of a topic ("papers about X", "有哪些关于X的论文"): dropped
 # from free text when something else is left, so the topic is what must match.
 QUESTION_WORDS_EN = frozenset(
-    ["what", "which", "who", "how", "why", "where", "when", "is", "are", "was", "were", "do", "does", "did", "can", "could", "should", "would", "any", "some", "all", "there", "me", "i", "we", "you", "find", "show", "give", "list", "search", "look", "looking", "paper", "papers", "article", "articles", "work", "works", "about", "regarding", "on", "recent", "new", "latest", "making", "make", "get", "please", "tell", "way", "ways"]
+    [
+        "what",
+        "which",
+        "who",
+        "how",
+        "why",
+        "where",
+        "when",
+        "is",
+        "are",
+        "was",
+        "were",
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "should",
+        "would",
+        "any",
+        "some",
+        "all",
+        "there",
+        "me",
+        "i",
+        "we",
+        "you",
+        "find",
+        "show",
+        "give",
+        "list",
+        "search",
+        "look",
+        "looking",
+        "paper",
+        "papers",
+        "article",
+        "articles",
+        "work",
+        "works",
+        "about",
+        "regarding",
+        "on",
+        "recent",
+        "new",
+        "latest",
+        "making",
+        "make",
+        "get",
+        "please",
+        "tell",
+        "way",
+        "ways",
+    ]
 )
 QUESTION_WORDS_ZH = frozenset(
-    ["如何", "怎么", "怎样", "怎么样", "什么", "哪些", "哪个", "有没有", "有", "是否", "关于", "论文", "文章", "相关", "一些", "查找", "找", "寻找", "请", "我", "想", "看看", "吗", "呢", "最新", "方面", "研究"]
+    [
+        "如何",
+        "怎么",
+        "怎样",
+        "怎么样",
+        "什么",
+        "哪些",
+        "哪个",
+        "有没有",
+        "有",
+        "是否",
+        "关于",
+        "论文",
+        "文章",
+        "相关",
+        "一些",
+        "查找",
+        "找",
+        "寻找",
+        "请",
+        "我",
+        "想",
+        "看看",
+        "吗",
+        "呢",
+        "最新",
+        "方面",
+        "研究",
+    ]
 )
 GENERIC_NAME_WORDS = frozenset(analyze("university institute college school department academy laboratory") + ["大学", "学院"])
 EXPANSION_BOOST = 0.5  # an alternative a lexicon supplied counts half a literal match
@@ -196,8 +277,15 @@ def _drop_question_words(root: Group) -> Group:
     >>> [c.text for c in _drop_question_words(parse_query("papers about world models").root).children]
     ['world', 'models']
     """
+
     def is_question(node: Node) -> bool:
-        return isinstance(node, Clause) and not node.prefix and not node.phrase and not node.negated and node.text.lower() in QUESTION_WORDS_EN
+        return (
+            isinstance(node, Clause)
+            and not node.prefix
+            and not node.phrase
+            and not node.negated
+            and node.text.lower() in QUESTION_WORDS_EN
+        )
 
     kept = tuple(c for c in root.children if not is_question(c))
     if not kept or len(kept) == len(root.children):
@@ -434,7 +522,9 @@ def _limit_clauses(node: Group, budget: int) -> tuple[Group, int]:
 
 
 class _Builder:
-    def __init__(self, mode: str, lexicon: Lexicon | None = None, expand: bool = False, is_known: Callable[[str], bool] = lambda _: True):
+    def __init__(
+        self, mode: str, lexicon: Lexicon | None = None, expand: bool = False, is_known: Callable[[str], bool] = lambda _: True
+    ):
         self.any = mode == "any"
         self.terms: set[tuple[str, str]] = set()
         self.lexicon = lexicon
@@ -485,7 +575,13 @@ class _Builder:
         for child in (*node.children, None):
             # Consecutive plain words are one run, so a lexicon sees "speculative decoding"
             # or "KV cache" whole, not word by word.
-            if child is not None and self.lexicon is not None and node.op == "and" and _is_plain(child) and (not run or run[0].prefix == child.prefix):
+            if (
+                child is not None
+                and self.lexicon is not None
+                and node.op == "and"
+                and _is_plain(child)
+                and (not run or run[0].prefix == child.prefix)
+            ):
                 run.append(child)
                 continue
             if run:
@@ -534,7 +630,6 @@ class _Builder:
         if len(per_token) == 1:
             return per_token[0]
         return wq.Or(per_token) if self.any else wq.And(per_token)
-
 
     def _build_run(self, clauses: list[Clause], positive: bool, required: bool = False) -> wq.Query | None:
         """Build a run of plain words, each span of them OR-ed with what the lexicon knows."""
@@ -624,7 +719,12 @@ class _Builder:
 
 
 def _is_plain(node: Node) -> TypeGuard[Clause]:
-    return isinstance(node, Clause) and not node.negated and not node.phrase and PREFIX_FIELDS.get(node.prefix, TEXT_FIELD) in (TEXT_FIELD, "affil")
+    return (
+        isinstance(node, Clause)
+        and not node.negated
+        and not node.phrase
+        and PREFIX_FIELDS.get(node.prefix, TEXT_FIELD) in (TEXT_FIELD, "affil")
+    )
 
 
 def _split_forms(raw: str, span: tuple[str, ...], is_known: Callable[[str], bool]) -> list[Expansion]:

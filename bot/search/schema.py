@@ -115,7 +115,9 @@ def paper_document(paper: Paper) -> dict:
         rev=paper.rev,
         # Sections only so their analysis is shared with `text` (bot/search/analysis.py caches them):
         # `spell` keeps no positions or boosts, so its terms are what "\n".join would give.
-        spell=join_sections((1.0, parts[name]) for name in ("title_en", "authors", "affil_en", "summary", "abstract", "comments")),
+        spell=join_sections(
+            (1.0, parts[name]) for name in ("title_en", "authors", "affil_en", "summary", "abstract", "comments")
+        ),
     )
     if paper.year is not None:
         doc["year"] = paper.year
@@ -128,15 +130,11 @@ def schema_key(schema: Schema) -> list:
     def field_key(fieldtype) -> dict:
         state = dict(vars(fieldtype))
         column = state.pop("column_type", None)
-        state["column_type"] = (
-            (type(column).__name__, sorted(vars(column).items())) if column is not None else None
-        )
+        state["column_type"] = (type(column).__name__, sorted(vars(column).items())) if column is not None else None
         state.pop("_struct", None)
         return state
 
-    return [
-        (name, type(fieldtype).__name__, field_key(fieldtype)) for name, fieldtype in schema.items()
-    ]
+    return [(name, type(fieldtype).__name__, field_key(fieldtype)) for name, fieldtype in schema.items()]
 
 
 def is_paper_schema(schema: Schema) -> bool:

@@ -376,7 +376,9 @@ def _write_terms(fieldwriter, schema, lengths: _Lengths | None, pool: TermPool) 
             field_lengths = lengths.field(fieldname) if lengths is not None else None
         docnums, weights, values = terms[key]
         if key in pool.unsorted:
-            docnums, weights, values = (list(column) for column in zip(*sorted(zip(docnums, weights, values, strict=True)), strict=True))
+            docnums, weights, values = (
+                list(column) for column in zip(*sorted(zip(docnums, weights, values, strict=True)), strict=True)
+            )
         fieldwriter.start_term(tbytes)
         fieldwriter._postwriter.add_postings(docnums, weights, values, field_lengths)
         fieldwriter.finish_term()
@@ -406,4 +408,6 @@ def write_segment_in_child(folder: str, schema, indexname: str, documents: list[
     """`write_segment` in a child process (bot/child.py): analysing a day's papers held the
     interpreter for seconds, and the searches running meanwhile waited on it (their p95
     doubled). Raises ChildFailed (or OSError if none can be started), or TimeoutError."""
-    return run_in_child(f"{__name__}:write_segment", (folder, schema, indexname, documents, limitmb), what="the new papers' segment")
+    return run_in_child(
+        f"{__name__}:write_segment", (folder, schema, indexname, documents, limitmb), what="the new papers' segment"
+    )

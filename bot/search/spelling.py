@@ -119,7 +119,11 @@ def correct_chinese(
                 better = table.closest(window)
                 if not better and dictionary_words is not None and is_indexed is not None and size >= 3:
                     better = next(
-                        (w for w in dictionary_words(sound(window)) if w != window and len(w) == size and _close(w, window) and is_indexed(w)),
+                        (
+                            w
+                            for w in dictionary_words(sound(window))
+                            if w != window and len(w) == size and _close(w, window) and is_indexed(w)
+                        ),
                         None,
                     )
                 if better:
@@ -243,15 +247,11 @@ class Spelling:
                 for known in vocabulary.get((word[0], length), ())
             ]  # fmt: skip
             # RapidFuzz compares in C: the pure-Python distance was a third of all query time.
-            found = process.extract(
-                word, candidates, scorer=OSA.distance, score_cutoff=maxdist, limit=None
-            )
+            found = process.extract(word, candidates, scorer=OSA.distance, score_cutoff=maxdist, limit=None)
             if not found:
                 return None
             best = min(dist for _, dist, _ in found)
-            near = [
-                w for w, dist, _ in found if dist == best and reader.doc_frequency("spell", w) > 0
-            ]
+            near = [w for w, dist, _ in found if dist == best and reader.doc_frequency("spell", w) > 0]
             if not near:
                 return None
             return max(near, key=lambda w: (reader.doc_frequency("spell", w), w))
@@ -272,7 +272,12 @@ class Spelling:
         leaves = [leaf for leaf, _ in reader.leaf_readers()] if not reader.is_atomic() else [reader]
         with self._pool.lock:
             if self._english_epoch != self._pool.epoch:
-                self._english_epoch, self.english, self._english_words, self._english_segments = self._pool.epoch, {}, set(), set()
+                self._english_epoch, self.english, self._english_words, self._english_segments = (
+                    self._pool.epoch,
+                    {},
+                    set(),
+                    set(),
+                )
             fresh = [leaf for leaf in leaves if segment_id(leaf) not in self._english_segments]
             if not fresh:
                 return self.english

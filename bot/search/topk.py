@@ -290,9 +290,7 @@ class _Engine:
         if kind is wq.Term:
             m = self._term(q.fieldname, q.text, seg)
         elif kind is wq.And:
-            m = self._and(
-                [self.evaluate(s, seg, required, coordinated) for s in q.subqueries], seg.doccount
-            )
+            m = self._and([self.evaluate(s, seg, required, coordinated) for s in q.subqueries], seg.doccount)
         elif kind is wq.Or:
             m = self._or(
                 [self.evaluate(s, seg, False, coordinated or bool(q.scale)) for s in q.subqueries],
@@ -330,9 +328,7 @@ class _Engine:
             return _NONE
         return _Match(postings.ids, self._score(fieldname, btext, field, postings, seg), present=1)
 
-    def _score(
-        self, fieldname: str, btext: bytes, field, postings: _Postings, seg: _Segment
-    ) -> np.ndarray:
+    def _score(self, fieldname: str, btext: bytes, field, postings: _Postings, seg: _Segment) -> np.ndarray:
         tf = postings.weights.astype(np.float64)
         if not field.scorable:
             return tf
@@ -414,18 +410,14 @@ class _Engine:
             if postings is None:
                 return _NONE
             words.append(postings)
-            parts.append(
-                _Match(postings.ids, self._score(fieldname, btext, field, postings, seg), present=1)
-            )
+            parts.append(_Match(postings.ids, self._score(fieldname, btext, field, postings, seg), present=1))
         m = self._and(parts, seg.doccount)
         if len(m.ids) and len(words) > 1:
             check = (words, [np.searchsorted(w.ids, m.ids) for w in words], m.ids)
             if lazy:
                 seg.checks.append(check)
             else:  # optional or excluded: whether it matches changes scores, so check every candidate now
-                m = m.take(
-                    np.array([_in_sequence(check, i) for i in range(len(m.ids))], dtype=bool)
-                )
+                m = m.take(np.array([_in_sequence(check, i) for i in range(len(m.ids))], dtype=bool))
         return m
 
     def _range(self, q: wq.NumericRange, seg: _Segment) -> _Match:
@@ -481,15 +473,11 @@ def _in_sequence(check, i: int) -> bool:
 def _coordinate(m: _Match, scale: float) -> _Match:
     """Whoosh's CoordMatcher: favour documents matching more of an Or's words (its "SQR")."""
     termcount = m.present
-    scores = (m.scores + ((m.nterms - 1) / (termcount - scale) ** 2)) * (
-        (termcount - 1) / termcount
-    )
+    scores = (m.scores + ((m.nterms - 1) / (termcount - scale) ** 2)) * ((termcount - 1) / termcount)
     return _Match(m.ids, scores, m.nterms, m.present)
 
 
-def search(
-    searcher, q, *, limit: int, cache: SegmentCache, segment_key, filter=None, mask=None
-) -> TopK | None:
+def search(searcher, q, *, limit: int, cache: SegmentCache, segment_key, filter=None, mask=None) -> TopK | None:
     """Return the top `limit` matches of `q`, or None if Whoosh's searcher must answer instead."""
     try:
         return _search(
@@ -593,6 +581,4 @@ def _verified(engine: _Engine, docnums, scores, pending, limit: int) -> TopK:
         hits = sum(1 for i in sample if check(int(docnums[order[i]])))
         total = max(total + 1, round(len(order) * hits / len(sample)))
         estimated = True
-    return TopK(
-        [int(docnums[i]) for i in found], [float(scores[i]) for i in found], total, estimated
-    )
+    return TopK([int(docnums[i]) for i in found], [float(scores[i]) for i in found], total, estimated)

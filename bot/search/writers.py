@@ -77,7 +77,9 @@ class StoredPapers:
     read: Callable[[int, int], Iterable[Paper]]
 
 
-def open_writer(ix: whoosh.index.Index, *, procs: int, limitmb: int, timeout: float = 0.0, record: HolderRecord | None = None, reader=None):
+def open_writer(
+    ix: whoosh.index.Index, *, procs: int, limitmb: int, timeout: float = 0.0, record: HolderRecord | None = None, reader=None
+):
     """Open a writer of `procs` processes sharing `limitmb`, writing plain (non-compound) segments.
 
     Compound segments are copied whole into RAM by every searcher that opens them
@@ -96,7 +98,9 @@ def open_writer(ix: whoosh.index.Index, *, procs: int, limitmb: int, timeout: fl
     )
     if procs > 1:
         load_chinese()  # before the workers fork: they share jieba's dictionary instead of each loading it
-        writer = _Workers(ix, procs=procs, multisegment=True, on_worker=record.add_worker if record else None, reader=reader, **kwargs)
+        writer = _Workers(
+            ix, procs=procs, multisegment=True, on_worker=record.add_worker if record else None, reader=reader, **kwargs
+        )
     else:
         writer = PaperWriter(ix, **kwargs)
     if record is not None:
@@ -347,7 +351,9 @@ class _Workers(MpWriter):
                 task.join(timeout=5)
 
 
-def delete_replaced(writer, searcher: Searcher, papers: Iterable[tuple[str, int]], segment_rev: Callable[[SegmentReader], int]) -> None:
+def delete_replaced(
+    writer, searcher: Searcher, papers: Iterable[tuple[str, int]], segment_rev: Callable[[SegmentReader], int]
+) -> None:
     """Delete the indexed versions of `papers` (id, seq), which this commit writes again;
     `segment_rev(reader)` is a segment's highest rev (PaperIndex remembers them).
 

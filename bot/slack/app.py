@@ -43,7 +43,9 @@ class _DropMessage(logging.Filter):
         return self.fragment not in str(record.msg)
 
 
-def slack_services(settings: Settings, corpus: Corpus, *, clock: Clock = system_clock, scheduler: BaseScheduler | None = None) -> Services:
+def slack_services(
+    settings: Settings, corpus: Corpus, *, clock: Clock = system_clock, scheduler: BaseScheduler | None = None
+) -> Services:
     """The services `serve` runs: digests posted and people looked up through Slack's Web
     API, and admins told by DM when a feed fails. Tests build theirs here too."""
     background = build_client(settings, Patience.BACKGROUND)

@@ -115,7 +115,14 @@ def share_in_channel(
             logger.warning("response_url in_channel answered %s", hook.status_code)
         except Exception:
             logger.exception("posting the shared card through response_url failed")
-    tell_user(explain_slack_error(code, reply.lang), lang=reply.lang, respond=respond, client=client, user_id=user_id, channel_id=channel_id)
+    tell_user(
+        explain_slack_error(code, reply.lang),
+        lang=reply.lang,
+        respond=respond,
+        client=client,
+        user_id=user_id,
+        channel_id=channel_id,
+    )
     return False
 
 
@@ -147,7 +154,9 @@ def tell_user(text: str, *, lang: str, respond: Respond | None, client: WebClien
         logger.warning("could not tell %s (%s): %s", user_id, lang, error_code(error))
 
 
-def publish_home(client: WebClient, services: Services, user_id: str, *, result: SearchResult | None = None, lang: str | None = None) -> bool:
+def publish_home(
+    client: WebClient, services: Services, user_id: str, *, result: SearchResult | None = None, lang: str | None = None
+) -> bool:
     """Render and publish one user's Home; log (don't raise) when Slack refuses."""
     view = build_home(services, user_id, result=result, lang=lang)
     problems = check_view(view)
@@ -168,7 +177,9 @@ def send_upload(reply: Reply, *, client: WebClient, respond: Respond | None, use
         return False
     try:
         dm = client.conversations_open(users=user_id)["channel"]["id"]
-        client.files_upload_v2(channel=dm, content=upload.content, filename=upload.filename, title=upload.title, initial_comment=upload.comment)
+        client.files_upload_v2(
+            channel=dm, content=upload.content, filename=upload.filename, title=upload.title, initial_comment=upload.comment
+        )
         return True
     except SlackApiError as error:
         code = error_code(error)
@@ -176,5 +187,12 @@ def send_upload(reply: Reply, *, client: WebClient, respond: Respond | None, use
     except Exception:
         logger.exception("export upload for %s failed", user_id)
         code = "upload_failed"
-    tell_user(t("library.export_failed", reply.lang, error=code), lang=reply.lang, respond=respond, client=client, user_id=user_id, channel_id=channel_id)
+    tell_user(
+        t("library.export_failed", reply.lang, error=code),
+        lang=reply.lang,
+        respond=respond,
+        client=client,
+        user_id=user_id,
+        channel_id=channel_id,
+    )
     return False

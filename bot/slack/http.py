@@ -73,7 +73,9 @@ class _LoggedErrorTask(ErrorTask):
 
     def execute(self):
         error = self.request.error
-        logger.info("rejected a request from %s: %s (%s)", self.channel.addr[0] if self.channel.addr else "?", error.reason, error.body)
+        logger.info(
+            "rejected a request from %s: %s (%s)", self.channel.addr[0] if self.channel.addr else "?", error.reason, error.body
+        )
         super().execute()
 
 
@@ -164,7 +166,14 @@ def make_wsgi_app(app: App, is_ready: Callable[[], bool], signing_secret: str) -
 
     def send(start_response, status: int, data: dict, extra: list | None = None) -> list[bytes]:
         payload = json.dumps(data).encode()
-        reason = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 500: "Internal Server Error", 503: "Service Unavailable"}
+        reason = {
+            200: "OK",
+            400: "Bad Request",
+            401: "Unauthorized",
+            404: "Not Found",
+            500: "Internal Server Error",
+            503: "Service Unavailable",
+        }
         headers = [("Content-Type", "application/json"), ("Content-Length", str(len(payload)))]
         start_response(f"{status} {reason.get(status, 'Error')}", headers + (extra or []))
         return [payload]

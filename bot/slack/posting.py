@@ -75,12 +75,14 @@ class SlackDigestPoster:
 
     def notify_paused(self, sub: Subscription, code: str) -> None:
         lang = sub.lang
-        place = t("subscribe.place_channel", lang, channel_id=sub.place_id) if sub.kind == "channel" else t("subscribe.place_your_dm", lang)
+        place = (
+            t("subscribe.place_channel", lang, channel_id=sub.place_id)
+            if sub.kind == "channel"
+            else t("subscribe.place_your_dm", lang)
+        )
         text = t("digest.paused_dm", lang, place=place, reason=paused_reason(code, lang), fix=resume_hint(code, lang))
         dm = self.client.conversations_open(users=sub.created_by)["channel"]["id"]
         self.client.chat_postMessage(channel=dm, text=text, blocks=[section(text)])
-
-
 
 
 FAILED_PROFILE_TTL = timedelta(minutes=1)

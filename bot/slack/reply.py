@@ -103,7 +103,9 @@ def error_reply(lang: str) -> Reply:
     return notice("error.generic", lang)
 
 
-def failure_reply(error: BaseException, lang: str, *, alerts: AdminAlerts | None = None, client: WebClient | None = None) -> Reply:
+def failure_reply(
+    error: BaseException, lang: str, *, alerts: AdminAlerts | None = None, client: WebClient | None = None
+) -> Reply:
     """What a user sees when a handler failed with `error`.
 
     A full disk is named as such, and the admins are told (once: bot/slack/alerts.py);

@@ -62,7 +62,17 @@ class Action(StrEnum):
 
 
 BUTTON_ACTIONS = frozenset(
-    {Action.SHARE, Action.DETAILS, Action.MORE, Action.SAVE, Action.NEXT, Action.PREV, Action.SEARCH, Action.SHARE_POST, Action.SHARE_CANCEL}
+    {
+        Action.SHARE,
+        Action.DETAILS,
+        Action.MORE,
+        Action.SAVE,
+        Action.NEXT,
+        Action.PREV,
+        Action.SEARCH,
+        Action.SHARE_POST,
+        Action.SHARE_CANCEL,
+    }
 )
 """The buttons answered by bot/slack/listeners/actions.py."""
 MENU_ACTIONS = frozenset({Action.DETAILS, Action.MORE, Action.SAVE})
@@ -107,7 +117,16 @@ class ButtonValue:
         return replace(self, **changes)  # type: ignore[arg-type]
 
 
-_WIRE = (("mode", "m"), ("action", "a"), ("id", "id"), ("like_id", "k"), ("query", "q"), ("lang", "l"), ("page", "p"), ("exact", "x"))
+_WIRE = (
+    ("mode", "m"),
+    ("action", "a"),
+    ("id", "id"),
+    ("like_id", "k"),
+    ("query", "q"),
+    ("lang", "l"),
+    ("page", "p"),
+    ("exact", "x"),
+)
 """Field name -> key on the wire, in the order keys are written."""
 
 

@@ -66,12 +66,34 @@ LIBRARY_COMMANDS = frozenset({Command.SAVE, Command.SAVED, Command.FORYOU, Comma
 
 PERIOD_WORDS = {"week": "week", "本周": "week", "周": "week", "month": "month", "本月": "month", "月": "month"}
 """What `/papers top` takes."""
-SOURCES_ACTIONS = {"list": "list", "add": "add", "remove": "remove", "poll": "poll", "添加": "add", "删除": "remove", "抓取": "poll", "列表": "list"}
+SOURCES_ACTIONS = {
+    "list": "list",
+    "add": "add",
+    "remove": "remove",
+    "poll": "poll",
+    "添加": "add",
+    "删除": "remove",
+    "抓取": "poll",
+    "列表": "list",
+}
 """What `/papers sources` takes."""
 SUBSCRIBE_HELP_WORDS = ("help", "帮助", "?")
 """`/papers subscribe help` explains the options instead of subscribing."""
 
-DID_YOU_MEAN = ("subscribe", "unsubscribe", "subscriptions", "digest", "share", "save", "saved", "foryou", "export", "sources", "help", "lang")
+DID_YOU_MEAN = (
+    "subscribe",
+    "unsubscribe",
+    "subscriptions",
+    "digest",
+    "share",
+    "save",
+    "saved",
+    "foryou",
+    "export",
+    "sources",
+    "help",
+    "lang",
+)
 """Commands a mistyped first word is compared with (`subscibe 9am` -> subscribe)."""
 
 

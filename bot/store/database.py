@@ -282,9 +282,13 @@ class Store:
                 if paper.id in seen:
                     write_new()
                     row = db.execute("SELECT * FROM papers WHERE id = ?", (paper.id,)).fetchone()
-                    relisted = bool(row) and db.execute(
-                        "SELECT 1 FROM paper_feeds WHERE paper_id = ? AND feed = ?", (paper.id, listing.feed)
-                    ).fetchone() is not None
+                    relisted = (
+                        bool(row)
+                        and db.execute(
+                            "SELECT 1 FROM paper_feeds WHERE paper_id = ? AND feed = ?", (paper.id, listing.feed)
+                        ).fetchone()
+                        is not None
+                    )
                 else:
                     seen.add(paper.id)
                     row = stored.get(paper.id)
@@ -343,7 +347,10 @@ class Store:
             chunk = ids[start : start + 500]
             marks = ", ".join("?" for _ in chunk)
             listed.update(
-                row[0] for row in db.execute(f"SELECT paper_id FROM paper_feeds WHERE feed = ? AND paper_id IN ({marks})", (feed, *chunk))
+                row[0]
+                for row in db.execute(
+                    f"SELECT paper_id FROM paper_feeds WHERE feed = ? AND paper_id IN ({marks})", (feed, *chunk)
+                )
             )
         return listed
 
@@ -379,7 +386,12 @@ class Store:
         prefix = prefix.lower()
         if not prefix or any(c not in "0123456789abcdef" for c in prefix):
             return []
-        return [r[0] for r in self.read("SELECT id FROM papers WHERE id >= ? AND id < ? ORDER BY id LIMIT ?", (prefix, prefix + "g", limit))]
+        return [
+            r[0]
+            for r in self.read(
+                "SELECT id FROM papers WHERE id >= ? AND id < ? ORDER BY id LIMIT ?", (prefix, prefix + "g", limit)
+            )
+        ]
 
     def _feeds_of(self, ids: list[str]) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
@@ -397,9 +409,7 @@ class Store:
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
             marks = ", ".join("?" for _ in chunk)
-            for row in self.read(
-                f"SELECT * FROM arxiv_records WHERE status = 'found' AND paper_id IN ({marks})", tuple(chunk)
-            ):
+            for row in self.read(f"SELECT * FROM arxiv_records WHERE status = 'found' AND paper_id IN ({marks})", tuple(chunk)):
                 data = {c: json.loads(row[c]) if c in _ARXIV_JSON else row[c] for c in _ARXIV}
                 out[row["paper_id"]] = ArxivRecord(**data)
         return out
@@ -548,10 +558,7 @@ class Store:
         """Count papers, feeds, venues and ingests for `stats` and the App Home."""
         papers, rev = self.state()
         feeds = {r[0]: r[1] for r in self.read("SELECT feed, COUNT(*) FROM paper_feeds GROUP BY feed ORDER BY 2 DESC")}
-        venues = {
-            r[0] or "": r[1]
-            for r in self.read("SELECT venue, COUNT(*) FROM papers GROUP BY venue ORDER BY 2 DESC, 1")
-        }
+        venues = {r[0] or "": r[1] for r in self.read("SELECT venue, COUNT(*) FROM papers GROUP BY venue ORDER BY 2 DESC, 1")}
         ingests = self.read("SELECT COUNT(*), MAX(at) FROM ingests")[0]
         return {
             "papers": papers,
@@ -586,7 +593,9 @@ class Store:
         cutoff = (datetime.fromisoformat(now) - keep).isoformat(timespec="seconds")
         with self.transaction() as db:
             db.execute("DELETE FROM slack_events WHERE seen_at < ?", (cutoff,))
-            return db.execute("INSERT OR IGNORE INTO slack_events (event_id, seen_at) VALUES (?, ?)", (event_id, now)).rowcount == 1
+            return (
+                db.execute("INSERT OR IGNORE INTO slack_events (event_id, seen_at) VALUES (?, ?)", (event_id, now)).rowcount == 1
+            )
 
 
 def _json_strings(items: list[str]) -> str:

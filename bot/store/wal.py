@@ -103,7 +103,12 @@ class Checkpointer:
             logger.warning("could not checkpoint %s: %s", self.path.name, exc)
             return
         if busy or log != copied:
-            logger.warning("%s: %d of %d WAL pages copied (a reader on an older snapshot?); the log grows until it can restart", self.path.name, copied, log)
+            logger.warning(
+                "%s: %d of %d WAL pages copied (a reader on an older snapshot?); the log grows until it can restart",
+                self.path.name,
+                copied,
+                log,
+            )
 
     def _running(self) -> bool:
         return not self._closed and self._thread is not None and self._thread.is_alive()
@@ -133,7 +138,9 @@ class Checkpointer:
                 try:
                     with _CHECKPOINTING:
                         if db is None:  # mode=rw: a store deleted meanwhile is not made again, empty
-                            db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=rw", uri=True, isolation_level=None, timeout=30)
+                            db = sqlite3.connect(
+                                f"{self.path.resolve().as_uri()}?mode=rw", uri=True, isolation_level=None, timeout=30
+                            )
                         db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
                     self.checkpoints += 1
                 except sqlite3.Error as exc:  # the next commit asks again; SQLite's own data is safe

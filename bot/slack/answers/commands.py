@@ -126,7 +126,9 @@ def answer_search_line(services: Services, asked: Asked) -> Reply:
     result = reply.result
     if meant and result is not None and (result.mode != "all" or result.suggestion or not result.total):
         command = escape_code(" ".join(x for x in (meant, asked.rest) if x)[:100])
-        reply.message.blocks.insert(1 if reply.message.blocks else 0, context(t("search.command_did_you_mean", asked.lang, command=command)))
+        reply.message.blocks.insert(
+            1 if reply.message.blocks else 0, context(t("search.command_did_you_mean", asked.lang, command=command))
+        )
     return reply
 
 

@@ -147,7 +147,9 @@ def answer_foryou(library: Library, user_id: str, lang: str, *, shareable: bool 
     head = t("library.foryou_header", lang) if has_saves else t("library.foryou_nothing_saved", lang)
     blocks: list[dict] = [section(head)]
     for number, item in enumerate(ranked, start=1):
-        hit_blocks = render_hit(Hit(paper=item.paper, score=item.score), lang, number, shareable=shareable, save_state=ButtonValue(mode="foryou"))
+        hit_blocks = render_hit(
+            Hit(paper=item.paper, score=item.score), lang, number, shareable=shareable, save_state=ButtonValue(mode="foryou")
+        )
         if item.like is not None:
             hit_blocks.insert(1, context(reason_text(item.like, lang)))
         blocks.extend(hit_blocks)

@@ -18,8 +18,6 @@ PER_PAGE = 5
 Saved = frozenset[str] | set[str]  # the reader's saved paper ids
 
 
-
-
 def _clip_query(text: str, lang: str) -> tuple[str, str]:
     if len(text) <= MAX_QUERY_CHARS:
         return text, ""
@@ -27,7 +25,14 @@ def _clip_query(text: str, lang: str) -> tuple[str, str]:
 
 
 def answer_search(
-    corpus: Corpus, text: str, lang: str, *, page: int = 1, shareable: bool = True, saved: Saved = frozenset(), correct: bool = True
+    corpus: Corpus,
+    text: str,
+    lang: str,
+    *,
+    page: int = 1,
+    shareable: bool = True,
+    saved: Saved = frozenset(),
+    correct: bool = True,
 ) -> Reply:
     """Search and render one page; a page past the end (a stale Next) shows the last one.
 
@@ -45,7 +50,9 @@ def answer_search(
     return Reply(message, lang=lang, result=result)
 
 
-def answer_more_like(corpus: Corpus, paper_id: str, lang: str, *, page: int = 1, shareable: bool = True, saved: Saved = frozenset()) -> Reply:
+def answer_more_like(
+    corpus: Corpus, paper_id: str, lang: str, *, page: int = 1, shareable: bool = True, saved: Saved = frozenset()
+) -> Reply:
     """Papers like `paper_id`, one page; a page past the end (a stale Next) shows the last one."""
     paper = corpus.get(paper_id)
     if paper is None:

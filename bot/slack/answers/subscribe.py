@@ -85,7 +85,9 @@ def answer_digest_command(
     if command is Command.SUBSCRIPTIONS:
         return Reply(render_subscription_list(services, user_id, channel_id, channel_name, lang), lang=lang)
     if command is Command.UNSUBSCRIBE:
-        return answer_unsubscribe(services, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang)
+        return answer_unsubscribe(
+            services, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang
+        )
     return answer_preview(services, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang)
 
 
@@ -143,7 +145,12 @@ def answer_subscribe(services: Services, *, user_id: str, channel_id: str, chann
             return not_ready_notice(corpus, reader)
         result = corpus.search(filter_text, per_page=1, expand=False)
         if result.problem in BAD_FILTER_PROBLEMS:
-            return notice("subscribe.bad_filter", reader, filter=escape(truncate(filter_text, 200)), problem=filter_problem_text(result.problem, reader))
+            return notice(
+                "subscribe.bad_filter",
+                reader,
+                filter=escape(truncate(filter_text, 200)),
+                problem=filter_problem_text(result.problem, reader),
+            )
         # Digests take a filter literally (Corpus.new_papers): a count found through a
         # spelling correction or the any-word fallback would promise papers never sent.
         literal = result.mode == "all" and result.suggestion is None
@@ -171,7 +178,11 @@ def answer_subscribe(services: Services, *, user_id: str, channel_id: str, chann
     if zone_why:
         lines.append(t("subscribe.zone_note", reader, zone=zone_label(sub.timezone, reader), why=t(zone_why, reader)))
     if blocked:
-        lines.append(t("subscribe.cannot_post", reader, channel_id=place_id) if blocked != "is_archived" else paused_reason(blocked, reader))
+        lines.append(
+            t("subscribe.cannot_post", reader, channel_id=place_id)
+            if blocked != "is_archived"
+            else paused_reason(blocked, reader)
+        )
     else:
         lines.append(t("subscribe.next_run", reader, next_run=format_when(next_run(sub, now), reader)))
     if filter_text and not matches and suggestion:  # a typo the search would have forgiven
@@ -232,7 +243,9 @@ def subscription_lines(subs: list[Subscription], lang: str, now: datetime) -> li
     for number, sub in enumerate(subs, start=1):
         place = place_label(sub, lang)
         if not sub.is_active:
-            lines.append(t("subscribe.list_paused", lang, number=number, place=place, reason=paused_reason(sub.paused_reason, lang)))
+            lines.append(
+                t("subscribe.list_paused", lang, number=number, place=place, reason=paused_reason(sub.paused_reason, lang))
+            )
             continue
         filter_bit = t("subscribe.list_filter", lang, filter=escape(truncate(sub.filter_text, 200))) if sub.filter_text else ""
         lines.append(
@@ -248,7 +261,11 @@ def render_subscription_list(services: Services, user_id: str, channel_id: str, 
     if not subs:
         text = t("subscribe.list_none", lang)
         return Message(text=text, blocks=[section(text)])
-    where = t("subscribe.place_you", lang) if is_dm(channel_id, channel_name) else t("subscribe.place_channel", lang, channel_id=channel_id)
+    where = (
+        t("subscribe.place_you", lang)
+        if is_dm(channel_id, channel_name)
+        else t("subscribe.place_channel", lang, channel_id=channel_id)
+    )
     head = t("subscribe.list_header", lang, place=where)
     body = "\n".join(subscription_lines(subs, lang, services.clock()))
     return Message(text=head.replace("*", ""), blocks=[section(f"{head}\n{body}"), context(t("subscribe.list_footer", lang))])
@@ -298,7 +315,14 @@ def answer_preview(services: Services, *, user_id: str, channel_id: str, channel
     digest = services.digests.preview(sub, lang)
     when = format_when(next_run(sub, now), lang)
     if not sub.is_active:  # no run is coming: say why, and how to resume it
-        notes.append(t("digest.preview_paused", lang, reason=paused_reason(sub.paused_reason, lang), fix=resume_hint(sub.paused_reason, lang)))
+        notes.append(
+            t(
+                "digest.preview_paused",
+                lang,
+                reason=paused_reason(sub.paused_reason, lang),
+                fix=resume_hint(sub.paused_reason, lang),
+            )
+        )
         when = ""
     return Reply(render_preview(digest, when, note="\n".join(notes)), lang=lang)
 
@@ -359,5 +383,3 @@ def resume_after_invite(services: Services, channel_id: str) -> list[Subscriptio
     sub = services.subscriptions.get(sub.id) or sub
     announce(services, sub, "subscribe.announce_joined", sub.created_by)
     return [sub]
-
-

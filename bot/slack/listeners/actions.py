@@ -27,6 +27,7 @@ from bot.slack.values import BUTTON_ACTIONS, LINK, MENU_ACTIONS, Action, ButtonV
 
 logger = logging.getLogger(__name__)
 
+
 def register(app: App, services: Services, *, alerts: AdminAlerts | None = None) -> None:
     """Wire the buttons and a digest row's menu; `alerts` tells the admins about a full disk."""
 
@@ -58,19 +59,33 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
             reply = failure_reply(error, value.lang or "en", alerts=alerts, client=client)
         if reply.share is not None and channel_id:
             if share_in_channel(
-                reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger, library=services.library
+                reply,
+                client=client,
+                respond=respond,
+                channel_id=channel_id,
+                user_id=user_id,
+                logger=logger,
+                library=services.library,
             ):
                 # Say where it went: from the channel's own page of results that is not obvious.
                 done = Reply(render_notice(t("share.posted_to", reply.lang, channel_id=channel_id)), lang=reply.lang)
-                respond_privately(done, respond=respond, client=client, user_id=user_id, channel_id=channel_id, replace=reply.replace)
+                respond_privately(
+                    done, respond=respond, client=client, user_id=user_id, channel_id=channel_id, replace=reply.replace
+                )
         elif from_home and action_id == Action.SAVE:  # keep the search results Home was showing
             publish_home(client, services, user_id, result=reply.result, lang=reply.lang)
-        elif action_id == Action.SAVE and not reply.replace and _redraw_dm_message(body, services, user_id, value, client, reply.lang):
+        elif (
+            action_id == Action.SAVE
+            and not reply.replace
+            and _redraw_dm_message(body, services, user_id, value, client, reply.lang)
+        ):
             pass  # a DM message only its reader sees (a personal digest): redrawn in place
         elif from_home and reply.replace and reply.result is not None:
             publish_home(client, services, user_id, result=reply.result, lang=reply.lang)
         else:
-            respond_privately(reply, respond=respond, client=client, user_id=user_id, channel_id=channel_id, replace=reply.replace)
+            respond_privately(
+                reply, respond=respond, client=client, user_id=user_id, channel_id=channel_id, replace=reply.replace
+            )
 
     @app.action(Action.MENU)
     def on_menu(ack, body, action, client, respond, logger):

@@ -71,7 +71,13 @@ def register(app: App, services: Services, *, ack_budget: float = 1.5, alerts: A
                     logger.exception("/papers: the late answer for %s could not be delivered", user_id)
                 return
             if share_in_channel(
-                reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger, library=services.library
+                reply,
+                client=client,
+                respond=respond,
+                channel_id=channel_id,
+                user_id=user_id,
+                logger=logger,
+                library=services.library,
             ):
                 try:  # the card is in the channel: "Searching…" has nothing left to say
                     respond(delete_original=True)
@@ -85,4 +91,6 @@ def register(app: App, services: Services, *, ack_budget: float = 1.5, alerts: A
                 send_upload(reply, client=client, respond=respond, user_id=user_id, channel_id=channel_id)
             return
         ack()
-        share_in_channel(reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger, library=services.library)
+        share_in_channel(
+            reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger, library=services.library
+        )

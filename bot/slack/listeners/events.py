@@ -49,7 +49,9 @@ def register(app: App, services: Services) -> None:
             return next()
         retry = _header(request, "x-slack-retry-num")
         reason = _header(request, "x-slack-retry-reason")
-        logger.info("event %s already handled (retry %s, %s); acknowledged, not acted on again", event_id, retry or "-", reason or "-")
+        logger.info(
+            "event %s already handled (retry %s, %s); acknowledged, not acted on again", event_id, retry or "-", reason or "-"
+        )
         return BoltResponse(status=200, body="")
 
 

@@ -40,4 +40,11 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
                 send_upload(reply, client=client, respond=None, user_id=user_id, channel_id="")
         except SlackApiError as error:
             logger.warning("answering a DM failed: %s", error_code(error))
-            tell_user(t("slack.error", reply.lang, error=error_code(error)), lang=reply.lang, respond=None, client=client, user_id=user_id, channel_id="")
+            tell_user(
+                t("slack.error", reply.lang, error=error_code(error)),
+                lang=reply.lang,
+                respond=None,
+                client=client,
+                user_id=user_id,
+                channel_id="",
+            )

@@ -78,7 +78,9 @@ def download_file(url: str, token: str, *, limit: int = UPLOAD_MAX_BYTES, timeou
     return data
 
 
-def handle_listing_upload(services: Services, client: WebClient, event: dict, *, token: str, alerts: AdminAlerts | None = None) -> None:
+def handle_listing_upload(
+    services: Services, client: WebClient, event: dict, *, token: str, alerts: AdminAlerts | None = None
+) -> None:
     """An admin sent listing files in a DM: ingest each and reply with its report.
 
     Anyone else is told, politely, that only admins can add papers. Every failure gets a
@@ -107,7 +109,9 @@ def handle_listing_upload(services: Services, client: WebClient, event: dict, *,
                 url = info.get("url_private_download") or info.get("url_private")
             if not url or not is_trusted_download(url, services.settings):
                 logger.warning("no trusted download URL for %s: %r", name, url)
-                replies.append(t("inbox.download_failed", lang, name=escape_code(name), error=t("inbox.detail_no_url", lang)) + lost_nothing)
+                replies.append(
+                    t("inbox.download_failed", lang, name=escape_code(name), error=t("inbox.detail_no_url", lang)) + lost_nothing
+                )
                 continue
             data = download_file(url, token)
         except TooLarge:
@@ -120,11 +124,15 @@ def handle_listing_upload(services: Services, client: WebClient, event: dict, *,
             continue
         except OSError as error:
             logger.warning("downloading %s from Slack failed: %s", name, error)
-            replies.append(t("inbox.download_failed", lang, name=escape_code(name), error=t("inbox.detail_network", lang)) + lost_nothing)
+            replies.append(
+                t("inbox.download_failed", lang, name=escape_code(name), error=t("inbox.detail_network", lang)) + lost_nothing
+            )
             continue
         except (ValueError, TypeError, KeyError) as error:  # a URL or file record we can't read
             logger.warning("no usable download URL for %s: %r", name, error)
-            replies.append(t("inbox.download_failed", lang, name=escape_code(name), error=t("inbox.detail_no_url", lang)) + lost_nothing)
+            replies.append(
+                t("inbox.download_failed", lang, name=escape_code(name), error=t("inbox.detail_no_url", lang)) + lost_nothing
+            )
             continue
         try:
             report = corpus.ingest_bytes(name, data)

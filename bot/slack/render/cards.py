@@ -39,7 +39,7 @@ SUMMARY_SECTIONS_MAX = 4
 
 
 def short_authors(authors: list[str], lang: str, shown: int = AUTHORS_SHOWN) -> str:
-    """"A, B, C +12": the first few authors and how many more there are."""
+    """ "A, B, C +12": the first few authors and how many more there are."""
     names = [escape(a) for a in authors if a]
     if len(names) <= shown + 1:
         return ", ".join(names)
@@ -73,7 +73,12 @@ def paper_url(paper: Paper) -> str:
 
 
 LINKS_SHOWN = 6
-LINK_LABELS = {"arxiv": "button.link_arxiv", "pdf": "button.link_pdf", "code": "button.link_code", "project": "button.link_project"}
+LINK_LABELS = {
+    "arxiv": "button.link_arxiv",
+    "pdf": "button.link_pdf",
+    "code": "button.link_code",
+    "project": "button.link_project",
+}
 """A link button's label, by the kind of link (models.paper_links)."""
 ABSTRACT_LEAD_CHARS = 320
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[])")
@@ -257,7 +262,9 @@ def render_card(
         if paper.journal_ref:
             fields.append(f"*{t('card.label_journal_ref', lang)}*\n{escape(paper.journal_ref)}")
         fields.append(f"*{t('card.label_id', lang)}*\n`{escape_code(paper.id)}`")
-        blocks.append({"type": "section", "fields": [mrkdwn_text(f, LIMITS["field_text"]) for f in fields[: LIMITS["section_fields"]]]})
+        blocks.append(
+            {"type": "section", "fields": [mrkdwn_text(f, LIMITS["field_text"]) for f in fields[: LIMITS["section_fields"]]]}
+        )
     else:
         meta = _meta_line(paper, lang)
         if meta:
@@ -296,7 +303,9 @@ def render_card(
         blocks.append(context("arXiv " + " · ".join(escape(f) for f in facts if f)))
     state = ButtonValue(mode="details") if full and not shared_by else None
     blocks.append(
-        paper_buttons(paper, lang, shareable=shareable and not shared_by, details=not full, saved=saved and not shared_by, save_state=state)
+        paper_buttons(
+            paper, lang, shareable=shareable and not shared_by, details=not full, saved=saved and not shared_by, save_state=state
+        )
     )
     text = escape(truncate(paper.title(lang), 280))
     if shared_by:
@@ -317,5 +326,3 @@ def _affiliation_lines(paper: Paper, lang: str, other: str) -> str:
 
 
 # -- plain text, for the offline console -------------------------------------------------
-
-

@@ -138,7 +138,9 @@ is one click from the arXiv page (and in Details)."""
 
 def _link_options(paper: Paper, lang: str) -> list[dict]:
     """arXiv / Code / Project / PDF as link options (the menu's URL options open the page)."""
-    links = sorted((item for item in paper_links(paper) if is_linkable(item.url)), key=lambda item: MENU_LINK_ORDER.get(item.kind, 9))
+    links = sorted(
+        (item for item in paper_links(paper) if is_linkable(item.url)), key=lambda item: MENU_LINK_ORDER.get(item.kind, 9)
+    )
     return [menu_option(t(LINK_LABELS[item.kind], lang), ButtonValue(action=Action.MENU_LINK), url=item.url) for item in links]
 
 
@@ -157,7 +159,9 @@ def paper_menu(paper: Paper, lang: str, entries: list[str] | None = None) -> dic
     (an action, whose value carries `a`, or a link, with `url`). Its clicks arrive as
     `paper_menu` (bot/slack/listeners/actions.py).
     """
-    options = [option for name in (entries or MENU_ENTRIES) if name in MENU_BUILDERS for option in MENU_BUILDERS[name](paper, lang)]
+    options = [
+        option for name in (entries or MENU_ENTRIES) if name in MENU_BUILDERS for option in MENU_BUILDERS[name](paper, lang)
+    ]
     return overflow(Action.MENU, options)
 
 
@@ -181,7 +185,11 @@ def render_digest_paper(paper: Paper, lang: str, number: int, *, reason: str = "
     if paper.abstract_en and (lang != "zh" or not summary):  # the English reader's summary
         lines.append(f"> {escape(abstract_lead(paper.abstract_en, SUMMARY_CHARS))}")
     elif summary:
-        label = t("card.label_summary", lang) if lang == "zh" else f"{t('card.label_summary', lang)} {t('card.summary_language_note', lang)}"
+        label = (
+            t("card.label_summary", lang)
+            if lang == "zh"
+            else f"{t('card.label_summary', lang)} {t('card.summary_language_note', lang)}"
+        )
         lines.append(f"> {label}{'：' if lang == 'zh' else ': '}{escape(summary)}")
     if reason:
         lines.append(f"↳ {reason}")
@@ -241,7 +249,9 @@ def render_digest(digest: Digest) -> list[DigestMessage]:
             footer.insert(0, t("digest.held_back", lang, count=digest.held_back))
         blocks.append(context(*footer))
         text = t("digest.notification", lang, date=day, count=digest.count)
-        messages.append(DigestMessage(Message(text=truncate(text, LIMITS["message_text"]), blocks=blocks), [p.id for p in highlights]))
+        messages.append(
+            DigestMessage(Message(text=truncate(text, LIMITS["message_text"]), blocks=blocks), [p.id for p in highlights])
+        )
 
     pages: list[tuple[list[dict], list[str]]] = []
     blocks = [{"type": "context", "elements": []}]
@@ -287,7 +297,9 @@ def render_preview(digest: Digest, when: str, *, sample: bool = False, note: str
     more its thread holds. `when` is the next run (empty for a sample, or a paused digest:
     `note` says why)."""
     lang = digest.lang
-    title = t("digest.sample_header", lang) if sample else t("digest.preview_header", lang, date=format_date(digest.local_date, lang))
+    title = (
+        t("digest.sample_header", lang) if sample else t("digest.preview_header", lang, date=format_date(digest.local_date, lang))
+    )
     blocks: list[dict] = [header(title)]
     if note:
         blocks.append(section(note))
@@ -345,5 +357,3 @@ def resume_hint(code: str, lang: str) -> str:
 
 
 # -- the command line -----------------------------------------------------------------------------
-
-

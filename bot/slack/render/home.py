@@ -64,7 +64,10 @@ def render_home(
         section(t("home.search_how", lang)),
         actions(
             # action_ids must be unique within a block; the listener matches the prefix.
-            *(button(truncate(q, 60), home_example_id(i), ButtonValue(query=q, lang=lang)) for i, q in enumerate(EXAMPLE_QUERIES)),
+            *(
+                button(truncate(q, 60), home_example_id(i), ButtonValue(query=q, lang=lang))
+                for i, q in enumerate(EXAMPLE_QUERIES)
+            ),
             block_id="examples",
         ),
     ]
@@ -77,7 +80,9 @@ def render_home(
         for number, paper in enumerate(newest[:NEWEST_SHOWN], start=1):
             # The newest papers render as snippet-less hits: same layout as search results.
             hit = Hit(paper=paper, score=0.0)
-            for block in render_hit(hit, lang, number, shareable=False, saved=paper.id in saved_ids, save_state=ButtonValue(mode="home")):
+            for block in render_hit(
+                hit, lang, number, shareable=False, saved=paper.id in saved_ids, save_state=ButtonValue(mode="home")
+            ):
                 block = dict(block)
                 if "block_id" in block:
                     block["block_id"] = f"new:{block['block_id']}"

@@ -45,7 +45,7 @@ TOP_NONE = {"week": "library.top_none_week", "month": "library.top_none_month"}
 
 
 def render_saved_note(paper: Paper, lang: str, *, saved: bool, already: bool = False) -> Message:
-    """"Saved *X*" (or removed) with a button that undoes it: the answer to a save."""
+    """ "Saved *X*" (or removed) with a button that undoes it: the answer to a save."""
     title = escape(truncate(paper.title(lang), 200))
     key = "library.already_saved" if already else "library.saved_ok" if saved else "library.unsaved_ok"
     text = t(key, lang, title=title)
@@ -95,7 +95,9 @@ def render_home_saved(library: Library, user_id: str, lang: str) -> list[dict]:
     if not papers:
         return blocks + [context(t("library.home_saved_none", lang))]
     for number, paper in enumerate(papers[:HOME_SAVED_SHOWN], start=1):
-        hit_blocks = render_hit(Hit(paper=paper, score=0.0), lang, number, shareable=False, saved=True, save_state=ButtonValue(mode="home"))
+        hit_blocks = render_hit(
+            Hit(paper=paper, score=0.0), lang, number, shareable=False, saved=True, save_state=ButtonValue(mode="home")
+        )
         hit_blocks[0] = dict(hit_blocks[0], block_id=f"saved:{hit_blocks[0]['block_id']}")
         buttons = hit_blocks[1]
         buttons["block_id"] = f"saved:{buttons['block_id']}"
@@ -108,7 +110,7 @@ def render_home_saved(library: Library, user_id: str, lang: str) -> list[dict]:
 
 
 def reason_text(like: Paper, lang: str, why: str = "saved") -> str:
-    """"like *ParisKV*, which you saved": why a paper was ranked where it is."""
+    """ "like *ParisKV*, which you saved": why a paper was ranked where it is."""
     title = escape(short_title(like, lang))
     return t("library.reason_channel" if why == "channel" else "library.reason_saved", lang, title=title)
 

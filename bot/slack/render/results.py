@@ -127,7 +127,12 @@ def render_past_end(result: SearchResult, lang: str, *, like: Paper | None = Non
     blocks = [section(text)]
     if notes:
         blocks.append(context(*notes))
-    blocks.append(actions(button(t("button.prev", lang), Action.PREV, page_state(result, lang, like=like).but(page=result.page - 1)), block_id="pages"))
+    blocks.append(
+        actions(
+            button(t("button.prev", lang), Action.PREV, page_state(result, lang, like=like).but(page=result.page - 1)),
+            block_id="pages",
+        )
+    )
     return Message(text=notification_text(text), blocks=blocks)
 
 

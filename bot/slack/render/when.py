@@ -56,7 +56,9 @@ def format_when(moment: datetime, lang: str) -> str:
 def plain_when(moment: datetime, lang: str) -> str:
     """Tue 1 Dec 2026, 09:00 (UTC) / 2026年12月1日（周二）09:00（北京时间）, in the moment's zone."""
     zone = getattr(moment.tzinfo, "key", None) or moment.tzname() or "UTC"
-    return t("digest.when", lang, date=format_date(moment.date(), lang), time=moment.strftime("%H:%M"), zone=zone_label(zone, lang))
+    return t(
+        "digest.when", lang, date=format_date(moment.date(), lang), time=moment.strftime("%H:%M"), zone=zone_label(zone, lang)
+    )
 
 
 def slack_date(moment: datetime, fallback: str) -> str:
