@@ -843,6 +843,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "“{value}” isn't a time I can read. Did you mean `{suggestion}`? Times look like `9`, `9am`, `09:30`, `9.30`, `21:30` or `9:30pm`.",
         "zh": "无法识别时间“{value}”。你是不是想写 `{suggestion}`？时间可以写成 `9`、`9am`、`09:30`、`21:30`、`早上8点` 或 `下午3点半`。",
     },
+    "subscribe.time_needs_hour": {
+        "en": "“{value}” doesn't say which hour. Write it with one, such as `9am`, `21:30` or `noon`.",
+        "zh": "“{value}”没有说是几点。请写上钟点，如 `上午9点`、`21:30` 或 `中午`。",
+    },
     "subscribe.two_times": {
         "en": "That line has two times, {first} and “{second}”; a digest runs once a day. Keep one and subscribe again.",
         "zh": "这条命令里有两个时间：{first} 和“{second}”；日报每天只发一次。请只保留一个后重新订阅。",

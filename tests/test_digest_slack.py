@@ -632,3 +632,51 @@ def test_when_slack_cannot_say_the_persons_zone_the_teams_default_is_used_and_sa
     assert "every weekday at *09:00* (UTC)" in text and "Time zone: UTC (the team's default" in text
     slack.command("subscriptions", user_id="U_NOINFO", channel_id="D_NOINFO")
     assert len(w.fake.calls_to("users.info")) == 1  # the failure is remembered for a minute, not retried per command
+
+
+# -- time phrases are times, never filters (issue 28, point 1) ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "hour", "minute", "filter_text"),
+    [
+        ("上午 9:30", 9, 30, ""),
+        ("9 点", 9, 0, ""),
+        ("9点钟", 9, 0, ""),
+        ("中午12点", 12, 0, ""),
+        ("下午 3 点 半", 15, 30, ""),
+        ("每天早上9点 KV缓存", 9, 0, "KV缓存"),
+        ("at 9", 9, 0, ""),
+        ("830am", 8, 30, ""),
+        ("9:30 am", 9, 30, ""),
+        ("noon", 12, 0, ""),
+        ("midnight", 0, 0, ""),
+        ("9 o'clock", 9, 0, ""),
+        ("speculative decoding at 9pm", 21, 0, "speculative decoding"),
+    ],
+)
+def test_a_time_typed_as_people_type_it_is_the_digests_time_not_its_filter(w, slack, line, hour, minute, filter_text):
+    channel = f"C_T{abs(hash(line)) % 10**6}"
+    _, body = slack.command(f"subscribe {line}", user_id="U_TIME", channel_id=channel)
+    text = ack_text(body)
+    assert f"*{hour:02d}:{minute:02d}*" in text
+    (sub,) = w.services.subscriptions.all()
+    assert (sub.hour, sub.minute, sub.filter_text) == (hour, minute, filter_text)
+    (announcement,) = announcements(w.fake)  # the channel hears the time, and no filter it didn't ask for
+    if not filter_text:
+        assert "matching" not in announcement.args["text"] and "匹配" not in announcement.args["text"]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("8:3O", "Did you mean `08:30`?"),  # a letter O for the zero
+        ("8 30", "Did you mean `08:30`?"),
+        ("上午", "没有说是几点"),
+        ("morning", "doesn't say which hour"),
+    ],
+)
+def test_a_time_that_cant_be_read_is_a_did_you_mean_and_nothing_is_made(w, slack, line, expected):
+    _, body = slack.command(f"subscribe {line}", user_id="U_TIME2", channel_id="C_TIME2")
+    assert expected in ack_text(body)
+    assert w.services.subscriptions.all() == [] and announcements(w.fake) == []
