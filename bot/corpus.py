@@ -23,7 +23,7 @@ from bot.config import Settings, ensure_data_dir
 from bot.errors import ChildFailed, DataDirError, IndexBusy, IndexUnusable
 from bot.ingest.intake import CHILD_BYTES, in_child, store_listing
 from bot.ingest.listing import parse_bytes, parse_path, parse_paths
-from bot.models import Hit, IngestReport, Listing, Paper, SearchResult
+from bot.models import Hit, Identifier, IngestReport, Listing, Paper, SearchResult, arxiv_id_of
 from bot.search.analysis import load_chinese
 from bot.search.index import MAX_PER_PAGE, IndexPage, PaperIndex
 from bot.search.lexicon import DICTIONARY
@@ -418,6 +418,30 @@ class Corpus:
         result = self.search(query_or_id, per_page=1)
         return result.hits[0].paper if result.hits else None
 
+    def find_identifier(self, identifier: Identifier) -> Paper | None:
+        """The paper a pasted identifier names exactly (bot.models.read_identifier), else None.
+
+        An arXiv id or DOI is looked up in the arXiv records, then among the links papers
+        give (the index finds the few that mention it; each is checked: a paper whose
+        Comments say "extends arXiv:2507.07996" is not that paper). A URL must be one of a
+        paper's own links.
+        """
+        kind, value = identifier.kind, identifier.value
+        if kind == "paper":
+            return self.get(value)
+        found_id = None
+        if kind == "arxiv":
+            found_id = self.store.paper_id_for_arxiv(value)
+        elif kind == "doi":
+            found_id = self.store.paper_id_for_doi(value)
+        if found_id:
+            return self.get(found_id)
+        page = self.index.search(f'"{value}"', per_page=MAX_PER_PAGE, expand=False, correct=False)
+        for paper in self.store.get_many([hit.id for hit in page.hits]):
+            if _names(paper, identifier):
+                return paper
+        return None
+
     def newest(self, limit: int = 5) -> list[Paper]:
         return self.store.newest(limit)
 
@@ -437,6 +461,18 @@ class Corpus:
     def claim_event(self, event_id: str) -> bool:
         """Record that a Slack event is being handled; False if it already was (see Store.claim_event)."""
         return self.store.claim_event(event_id)
+
+
+def _names(paper: Paper, identifier: Identifier) -> bool:
+    """Whether `identifier` is the paper's own (its arXiv id, its DOI, one of its links)."""
+    value = identifier.value.casefold()
+    if identifier.kind == "arxiv":
+        return arxiv_id_of(paper).casefold() == value
+    if identifier.kind == "doi":
+        doi = paper.arxiv.doi.casefold() if paper.arxiv else ""
+        return doi == value or any(url.casefold().endswith("doi.org/" + value) for url in paper.urls)
+    wanted = value.rstrip("/")
+    return any(url.casefold().rstrip("/") == wanted for url in paper.urls)
 
 
 def _size(path: Path) -> int:

@@ -141,6 +141,17 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "I found no papers like “{title}”.",
         "zh": "没有找到与“{title}”相似的论文。",
     },
+    "search.arxiv_missing": {"en": "arXiv `{value}` isn't in the library", "zh": "库中没有 arXiv `{value}`"},
+    "search.doi_missing": {"en": "No paper in the library has the DOI `{value}`", "zh": "库中没有 DOI 为 `{value}` 的论文"},
+    "search.url_missing": {"en": "No paper in the library links to `{value}`", "zh": "库中没有链接到 `{value}` 的论文"},
+    "search.identifier_missing": {
+        "en": "{missing}: paperbot has the papers of its listings and feeds. Search for the paper's title to find papers like it.",
+        "zh": "{missing}：paperbot 只收录其论文列表和订阅源中的论文。可以搜索这篇论文的标题，找找相关的论文。",
+    },
+    "search.identifier_mentioned": {
+        "en": "{missing}; these papers mention it.",
+        "zh": "{missing}；以下论文提到了它。",
+    },
     "search.query_empty": {
         "en": "There was nothing to search for in that query.",
         "zh": "这个查询里没有可搜索的内容。",
@@ -1074,7 +1085,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Showing results for “{suggestion}” · Search instead for “{query}”",
         "zh": "以下是“{suggestion}”的结果 · 仍然搜索“{query}”",
     },
-    "button.search_instead": {"en": "Search instead for “{query}”", "zh": "仍然搜索“{query}”"},
+    "button.search_instead": {"en": "Search “{query}” as typed", "zh": "按原文搜索“{query}”"},
+    "button.back_to_corrected": {"en": "‹ Back to “{query}”", "zh": "‹ 返回“{query}”"},
+    "search.corrected_from": {"en": "Corrected from “{query}”.", "zh": "已将“{query}”自动更正。"},
+    "search.as_typed": {"en": "Searched as typed, without spelling correction.", "zh": "已按原文搜索，未做拼写更正。"},
+    "search.none_as_typed": {
+        "en": "No papers found for “{query}” as typed.",
+        "zh": "按原文搜索，没有找到与“{query}”相关的论文。",
+    },
     "help.search": {
         "en": (
             "*Search understands both languages.* `/papers steganography` also finds papers that say 隐写术, "

@@ -337,3 +337,60 @@ class SearchResult(Paged):
             "expanded": list(self.expanded),
             "hits": [hit.to_dict() for hit in self.hits],
         }
+
+
+@dataclass(frozen=True)
+class Identifier:
+    """What a pasted line names exactly: an arXiv id, a DOI, a paper's own id, or a URL.
+
+    `kind` is "arxiv" (`value` without version: 2507.07996, hep-th/9901001), "doi"
+    (10.1145/3292500.3330701, as typed), "paper" (a paper's id as Details shows it) or
+    "url" (any other link).
+    """
+
+    kind: str
+    value: str
+
+
+_ARXIV_NEW = r"\d{4}\.\d{4,5}"
+_ARXIV_OLD = r"[a-z][a-z.-]*(?:\.[A-Z]{2})?/\d{7}"
+_PASTED_ARXIV = re.compile(
+    rf"^(?:https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/|arxiv:\s*|arxiv\s+)?({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?(?:\.pdf)?/?$",
+    re.IGNORECASE,
+)
+_PASTED_DOI = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)?(10\.\d{4,9}/\S+)$", re.IGNORECASE)
+_PAPER_ID = re.compile(r"^(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,12}$")
+_PASTED_URL = re.compile(r"^https?://\S+$", re.IGNORECASE)
+
+
+def read_identifier(text: str) -> Identifier | None:
+    """The identifier a whole line is, if it is one: a pasted arXiv URL or id, a DOI, a paper id, a URL.
+
+    >>> read_identifier("https://arxiv.org/abs/2507.07996v2")
+    Identifier(kind='arxiv', value='2507.07996')
+    >>> read_identifier("speculative decoding") is None
+    True
+
+    A paper id must look like one (8 to 12 hex digits, letters and digits both), so a
+    word such as `deadbeef` or `cafe` stays a search.
+    """
+    line = " ".join((text or "").split()).strip("<>()[]\"'“”")
+    if not line:
+        return None
+    match = _PASTED_ARXIV.match(line)
+    if match:
+        return Identifier("arxiv", match.group(1).lower() if "/" not in match.group(1) else match.group(1))
+    match = _PASTED_DOI.match(line)
+    if match:
+        return Identifier("doi", match.group(1).rstrip(".,;"))
+    if _PAPER_ID.match(line.lower()):
+        return Identifier("paper", line.lower())
+    if _PASTED_URL.match(line):
+        return Identifier("url", line.rstrip(".,;"))
+    return None
+
+
+def arxiv_id_of(paper: Paper) -> str:
+    """The paper's own arXiv id: its arXiv record's, else an arXiv URL among its links."""
+    link = next((x.url for x in paper_links(paper) if x.kind == "arxiv"), "")
+    return link.removeprefix(ARXIV_ABS) if link else ""

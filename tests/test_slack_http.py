@@ -73,17 +73,22 @@ def test_next_and_previous_page_through_results(slack, fake_slack):
     assert "page 1 of" in pages[1].args["blocks"][0]["text"]["text"]
 
 
-def test_a_correction_is_said_once_with_a_button_for_the_text_as_typed(slack, fake_slack):
+def test_a_correction_names_the_corrected_query_once_and_the_text_as_typed_leads_back(slack, fake_slack):
     _, body = slack.command("speculativ decodng", user_id="U_SUGGEST")
     text = all_text(body["blocks"])
-    assert "Showing results for “speculative decoding” · Search instead for “speculativ decodng”" in text
-    assert "Did you mean" not in text and "MineDraft" in text
-    (value,) = button_values(body["blocks"], "search_run")  # one button, and not the corrected query again
+    assert body["blocks"][0]["text"]["text"] == "*2* papers for “speculative decoding”"  # what the hits are for
+    assert "Corrected from “speculativ decodng”." in text and "MineDraft" in text
+    assert "Search instead" not in text and "Did you mean" not in text  # said once, by the button
+    (value,) = button_values(body["blocks"], "search_run")
     slack.click("search_run", value, user_id="U_SUGGEST")
     (answer,) = fake_slack.wait_for("response")
     assert answer.args["replace_original"] is True
-    assert "No papers found for “speculativ decodng”" in all_text(answer.args["blocks"])
-    assert not button_values(answer.args["blocks"], "search_run")
+    assert "No papers found for “speculativ decodng” as typed." in all_text(answer.args["blocks"])
+    (back,) = button_values(answer.args["blocks"], "search_run")  # the way back, not a dead end
+    assert decode_value(back).query == "speculativ decodng" and not decode_value(back).exact
+    slack.click("search_run", back, user_id="U_SUGGEST")
+    answers = fake_slack.wait_for("response", 2)
+    assert answers[1].args["blocks"][0]["text"]["text"] == "*2* papers for “speculative decoding”"
 
 
 def test_a_match_outside_the_title_is_quoted_with_the_expanded_term(slack):
@@ -479,3 +484,55 @@ def test_a_mistyped_command_word_is_searched_and_the_command_offered(slack, fake
 
 def test_a_real_search_is_not_taken_for_a_command(slack, fake_slack):
     assert "Did you mean `/papers" not in all_text(answered(slack, fake_slack, "speculative decoding", "U_TYPO_CMD2"))
+
+
+# -- what people paste, question words, quotes around links (issue 28, points 6 to 9) -----------------
+
+
+def hit_ids(blocks: list[dict]) -> list[str]:
+    """The paper ids of a results page, in order (a hit's block id is `hit:NUMBER:ID`)."""
+    return [b["block_id"].rsplit(":", 1)[-1] for b in blocks if b.get("block_id", "").startswith("hit:")]
+
+
+@pytest.mark.parametrize(("text", "lang"), [("<b>hi</b> & co", "en"), ("<span class='x'>嗨</span>", "zh")])
+def test_markup_alone_finds_no_papers(slack, text, lang):
+    _, body = slack.command(text, user_id=f"U_MARKUP_{lang}")
+    assert hit_ids(body["blocks"]) == []
+    assert {"en": "No papers found", "zh": "没有找到"}[lang] in all_text(body["blocks"])
+
+
+def test_a_pasted_arxiv_url_says_the_paper_is_not_in_the_library_and_what_mentions_it(slack, seed_corpus):
+    polar = seed_corpus.search("PoLar", per_page=1).hits[0].paper
+    for pasted in ("https://arxiv.org/abs/2507.07996", "arXiv:2507.07996v2"):
+        _, body = slack.command(pasted, user_id="U_PASTE")
+        text = all_text(body["blocks"])
+        assert "arXiv `2507.07996` isn't in the library; these papers mention it." in text
+        assert hit_ids(body["blocks"]) == [polar.id]  # the paper that extends it, not a partial match on “arxiv”
+
+
+def test_a_pasted_id_link_or_doi_finds_that_paper_or_says_it_is_not_there(slack, seed_corpus):
+    polar = seed_corpus.search("PoLar", per_page=1).hits[0].paper
+    _, body = slack.command(polar.id, user_id="U_PASTE_ID")  # the id Details shows
+    assert hit_ids(body["blocks"]) == [polar.id] and "*1* paper" in body["blocks"][0]["text"]["text"]
+    _, body = slack.command("https://github.com/tianyi-lab/PoLar", user_id="U_PASTE_ID")  # one of its own links
+    assert hit_ids(body["blocks"]) == [polar.id]
+    _, body = slack.command("https://doi.org/10.1145/0000000.1111111", user_id="U_PASTE_ID")
+    assert hit_ids(body["blocks"]) == []
+    assert "No paper in the library has the DOI `10.1145/0000000.1111111`" in all_text(body["blocks"])
+    _, body = slack.command("lang zh", user_id="U_PASTE_ZH")
+    _, body = slack.command("https://arxiv.org/abs/2401.00001", user_id="U_PASTE_ZH")
+    assert "库中没有 arXiv `2401.00001`：" in all_text(body["blocks"]) and hit_ids(body["blocks"]) == []
+
+
+def test_a_question_word_alone_matches_no_paper(slack):
+    _, body = slack.command("如何减少KV缓存的内存", user_id="U_QUESTION")
+    ids = hit_ids(body["blocks"])
+    assert ids and "643821184ed9" not in ids and "75aab11fb9cd" not in ids  # titles that share only 如何
+    assert "*如何*" not in all_text(body["blocks"])
+
+
+def test_a_quote_never_cuts_inside_a_link(slack):
+    _, body = slack.command("PoLar", user_id="U_QUOTE_URL")
+    hit = first_hit_text(body["blocks"])
+    assert "tianyi-lab/>" not in hit and "/*PoLar*" not in hit
+    assert "<https://github.com/tianyi-lab/PoLar>" in hit

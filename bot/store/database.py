@@ -95,6 +95,7 @@ CREATE TABLE IF NOT EXISTS arxiv_records (
     journal_ref      TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS arxiv_records_id ON arxiv_records (arxiv_id);
+CREATE INDEX IF NOT EXISTS arxiv_records_doi ON arxiv_records (doi COLLATE NOCASE);
 CREATE INDEX IF NOT EXISTS arxiv_records_checked ON arxiv_records (checked_at);
 """
 
@@ -482,6 +483,11 @@ class Store:
                     added += 1
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('counter', ?)", (str(counter),))
         return added
+
+    def paper_id_for_doi(self, doi: str) -> str | None:
+        """The paper whose arXiv record gives this DOI (DOIs are case-insensitive), if any."""
+        rows = self.read("SELECT paper_id FROM arxiv_records WHERE doi = ? COLLATE NOCASE AND status = 'found' LIMIT 1", (doi,))
+        return rows[0][0] if rows else None
 
     def paper_id_for_arxiv(self, arxiv_id: str) -> str | None:
         """The paper whose arXiv record has this id (without version), if any."""
