@@ -199,6 +199,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "<@{user_id}> shared this paper",
         "zh": "<@{user_id}> 分享了这篇论文",
     },
+    "card.shared_notification": {"en": "{shared_by}: {title}", "zh": "{shared_by}：{title}"},
+    "card.affiliation_other_name": {"en": " ({name})", "zh": "（{name}）"},
     "card.paper_not_found": {
         "en": "That paper is no longer in the library. Search again with `/papers QUERY`.",
         "zh": "这篇论文已不在库中。请用 `/papers 关键词` 重新搜索。",
@@ -320,18 +322,22 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "之后不会再发送这份日报，随时可以重新订阅。",
     },
     # --- daily digests (bot/slack/render/digest.py, answers/subscribe.py) ---------------------
-    "digest.header": {"en": "📚 Paper digest · {date}", "zh": "📚 论文日报 · {date}"},
-    "digest.preview_header": {"en": "👀 Preview of the next digest · {date}", "zh": "👀 下一期日报预览 · {date}"},
+    "digest.header": {"en": "📚 {digest} · {date}", "zh": "📚 {digest} · {date}"},
+    "digest.title_daily": {"en": "Paper digest", "zh": "论文日报"},
+    "digest.title_weekly": {"en": "Weekly paper digest", "zh": "论文周报"},
+    "digest.name_daily": {"en": "paper digest", "zh": "论文日报"},
+    "digest.name_weekly": {"en": "weekly paper digest", "zh": "论文周报"},
+    "digest.preview_header": {"en": "👀 Preview of the next {digest} · {date}", "zh": "👀 下一期{digest}预览 · {date}"},
     "digest.sample_header": {"en": "👀 What a digest looks like", "zh": "👀 日报示例"},
     "digest.count_one": {"en": "*{count}* new paper", "zh": "*{count}* 篇新论文"},
     "digest.count": {"en": "*{count}* new papers", "zh": "*{count}* 篇新论文"},
     "digest.filter": {"en": "filter: {filter}", "zh": "筛选：{filter}"},
     "digest.part": {"en": "{date} · part {part} of {parts}", "zh": "{date} · 第 {part}/{parts} 部分"},
-    "digest.notification": {"en": "Paper digest for {date}: {count} new papers", "zh": "{date} 论文日报：{count} 篇新论文"},
-    "digest.notification_one": {"en": "Paper digest for {date}: {count} new paper", "zh": "{date} 论文日报：{count} 篇新论文"},
+    "digest.notification": {"en": "{digest} for {date}: {count} new papers", "zh": "{date}{digest}：{count} 篇新论文"},
+    "digest.notification_one": {"en": "{digest} for {date}: {count} new paper", "zh": "{date}{digest}：{count} 篇新论文"},
     "digest.notification_part": {
-        "en": "Paper digest for {date}, part {part} of {parts}",
-        "zh": "{date} 论文日报，第 {part}/{parts} 部分",
+        "en": "{digest} for {date}, part {part} of {parts}",
+        "zh": "{date}{digest}，第 {part}/{parts} 部分",
     },
     "digest.group_continued": {"en": "{group} (continued)", "zh": "{group}（续）"},
     "digest.group_other": {"en": "Other", "zh": "其他"},
@@ -927,9 +933,21 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "subscribe.next_run": {"en": "Next digest: {next_run}.", "zh": "下一期：{next_run}。"},
     "subscribe.announce_filter": {"en": ", papers matching “{filter}”", "zh": "，只收录匹配“{filter}”的论文"},
-    "digest.top_in_thread": {
-        "en": "the top {top} here, {rest} more in the thread 🧵",
-        "zh": "这里是最相关的 {top} 篇，另外 {rest} 篇在消息串中 🧵",
+    "digest.top_in_thread_filter": {
+        "en": "the {top} most relevant to the filter here, {rest} more in the thread 🧵",
+        "zh": "这里是与筛选条件最相关的 {top} 篇，另外 {rest} 篇在消息串中 🧵",
+    },
+    "digest.top_in_thread_saved": {
+        "en": "the {top} most like your saved papers here, {rest} more in the thread 🧵",
+        "zh": "这里是与你的收藏最相似的 {top} 篇，另外 {rest} 篇在消息串中 🧵",
+    },
+    "digest.top_in_thread_channel": {
+        "en": "the {top} closest to what this channel values here, {rest} more in the thread 🧵",
+        "zh": "这里是与本频道看重的论文最相近的 {top} 篇，另外 {rest} 篇在消息串中 🧵",
+    },
+    "digest.top_in_thread_plain": {
+        "en": "{top} highlights here (main-track papers first), {rest} more in the thread 🧵",
+        "zh": "这里是 {top} 篇精选（主会论文优先），另外 {rest} 篇在消息串中 🧵",
     },
     "digest.thread_intro": {
         "en": "The other {count} papers, by venue:",

@@ -188,8 +188,43 @@ def paper_links(paper: Paper) -> list[Link]:
         add("arxiv", ARXIV_ABS + arxiv_id)
         add("pdf", ARXIV_PDF + arxiv_id)
     for url in others:
-        add("code" if is_code_url(url) else "project", url)
+        add(link_kind(url, paper.comments), url)
     return links
+
+
+_CODE_WORDS = re.compile(r"\b(?:code|codes|implementation|repo|repository|source|github|gitlab)\b|代码|源码|实现", re.I)
+_PAGE_WORDS = re.compile(r"\b(?:project|website|homepage|home page|page|site|demo|blog)\b|项目|主页|网站|演示", re.I)
+
+
+_URL_CHAR = re.compile(r"[^\s<>\"'（）()，,；;]")  # what a URL in a listing is made of (ingest.listing.find_urls)
+
+
+def _url_at(text: str, url: str) -> int:
+    """Where `url` stands whole in `text` (not as the start of a longer URL); -1 if nowhere."""
+    at = text.find(url) if text and url else -1
+    while at >= 0:
+        rest = text[at + len(url) :].lstrip(".。:：!?")
+        if not rest or not _URL_CHAR.match(rest[0]):
+            return at
+        at = text.find(url, at + 1)
+    return -1
+
+
+def link_kind(url: str, text: str = "") -> str:
+    """ "code" or "project": what the words just before `url` in `text` call it, else its host.
+
+    "We provide the code at: https://x.github.io/…" is code, though github.io hosts pages;
+    "Project Website: https://y.github.io" is a project; a bare github.com link is code.
+    """
+    at = _url_at(text, url)
+    if at > 0:
+        before = re.split(r"[.;。；\n]\s", text[max(0, at - 60) : at])[-1]
+        code, page = _CODE_WORDS.search(before), _PAGE_WORDS.search(before)
+        if code and (not page or code.start() > page.start()):
+            return "code"
+        if page:
+            return "project"
+    return "code" if is_code_url(url) else "project"
 
 
 def is_code_url(url: str) -> bool:

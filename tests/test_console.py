@@ -111,8 +111,10 @@ def test_console_subscribes_previews_and_posts_digests_in_a_simulated_channel(tm
             user_id="UCON",
         )
         text = out.getvalue()
-        assert "[only you can see this]\n👀 Preview of the next digest · Mon " in text  # the next Monday
-        assert text.count("*12* new papers · the top 3 here, 9 more in the thread 🧵") == 2  # posting uses nothing up
+        assert "[only you can see this]\n👀 Preview of the next weekly paper digest · Mon " in text  # the next Monday
+        assert "📚 Weekly paper digest · Mon " in text
+        # posting uses nothing up
+        assert text.count("*12* new papers · 3 highlights here (main-track papers first), 9 more in the thread 🧵") == 2
         assert "[posted in the simulated channel #papers] [in the thread of that message]" in text
         assert "@UCON stopped this channel's paper digest" in text
     finally:

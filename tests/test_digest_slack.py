@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import time
+import unicodedata
 from datetime import UTC, datetime
 
 import pytest
 from digest_support import FakeClock, ingest, listing_text, open_corpus
 from fake_slack import Call, FilesFakeSlack
 from slack_helpers import BOT_TOKEN, SIGNING_SECRET, SlackSender, all_text, button_values
+from test_i18n import half_width_between_chinese
 
 from bot.config import Settings
 from bot.digests.scheduler import ManualScheduler
@@ -180,11 +183,11 @@ def test_preview_shows_privately_what_the_next_digest_holds(w, slack):
     ingest(w.corpus, w.tmp, "preview.txt", listing_text("ICML", 2000, 12))
     _, body = slack.command("digest", user_id="U4", channel_id="C400")
     text = ack_text(body)
-    assert "Preview of the next digest · Tue 1 Dec 2026" in text and "*12* new papers" in text
+    assert "Preview of the next paper digest · Tue 1 Dec 2026" in text and "*12* new papers" in text
     assert "…and 2 more" in text and "Study Number 2000" in text
     _, body = slack.command("digest zh", user_id="U4", channel_id="C400")
     text = ack_text(body)
-    assert "下一期日报预览" in text and "研究第2000号" in text and "清华大学" in text
+    assert "下一期论文日报预览" in text and "研究第2000号" in text and "清华大学" in text
     assert posts(w.fake) == []  # nothing visible to the channel
     _, body = slack.command("digest", user_id="U4", channel_id="C401")
     assert "There's no digest here yet" in ack_text(body)
@@ -246,16 +249,12 @@ def test_digests_hold_the_language_they_were_asked_for(w, slack):
     assert channel and dm and w.fake.calls_to("conversations.open")[0].args["users"] == "U7"
     en = all_text([b for c in channel for b in c.args["blocks"]])
     zh = all_text([b for c in dm for b in c.args["blocks"]])
-    for expected in (
-        "Paper digest",
-        "Study Number 3001: Scaling Laws",
-        "研究第3001号：模型3001的缩放定律",
-        "Tsinghua University",
-        "_ICML 2026_",
-    ):
-        assert expected in en  # the other language's title beneath
+    for expected in ("Paper digest", "Study Number 3001: Scaling Laws", "Tsinghua University", "_ICML 2026_"):
+        assert expected in en
     for expected in ("论文日报", "研究第3001号：模型3001的缩放定律", "清华大学", "北京大学第3001实验室", "本文研究第3001号模型"):
         assert expected in zh
+    # One title a row, in the reader's language; the other is in Details. No Chinese paragraph for English readers.
+    assert "研究第3001号" not in en and "本文研究" not in en and "Study Number 3001" not in zh
     assert "清华大学" not in en and "Tsinghua University" not in zh
     for calls in (channel, dm):  # one overflow menu per row; no Share: the digest is already where it is read
         blocks = [b for c in calls for b in c.args["blocks"]]
@@ -361,7 +360,7 @@ def test_digest_with_a_word_that_is_not_a_language_says_what_it_ignored(w, slack
     slack.command("subscribe", user_id="U10", channel_id="C1000")
     _, body = slack.command("digest tomorrow", user_id="U10", channel_id="C1000")
     text = ack_text(body)
-    assert "Preview of the next digest" in text
+    assert "Preview of the next paper digest" in text
     assert "I ignored “tomorrow”" in text and "`en` or `zh`" in text
     _, body = slack.command("digest zh", user_id="U10", channel_id="C1000")
     assert "已忽略" not in ack_text(body) and "ignored" not in ack_text(body)
@@ -535,7 +534,7 @@ def test_a_digest_opens_with_its_highlights_and_threads_the_rest_within_block_ki
     if count == 10:
         assert replies == [] and intro == "*10* new papers"
     else:
-        assert intro == f"*{count}* new papers · the top 10 here, {count - 10} more in the thread 🧵"
+        assert intro == f"*{count}* new papers · 10 highlights here (main-track papers first), {count - 10} more in the thread 🧵"
         sub = w.services.subscriptions.for_place("channel", f"C_N{count}")
         ts = w.services.subscriptions.delivery(sub.id, "2026-12-01").message_ts
         assert replies and ts and all(c.args["thread_ts"] == ts for c in replies)
@@ -680,3 +679,89 @@ def test_a_time_that_cant_be_read_is_a_did_you_mean_and_nothing_is_made(w, slack
     _, body = slack.command(f"subscribe {line}", user_id="U_TIME2", channel_id="C_TIME2")
     assert expected in ack_text(body)
     assert w.services.subscriptions.all() == [] and announcements(w.fake) == []
+
+
+# -- a digest read in 30 seconds (issue 28, points 2, 3, 14, 18) -------------------------------------
+
+
+def long_listing(start: int, count: int) -> str:
+    """Papers written as listings write the long ones: a long title, eight authors, six
+    affiliations with departments and cities, one of them the author list pasted again,
+    one the same university twice, and a 200-character AI summary."""
+    lines = ["ICML", ""]
+    for n in range(start, start + count):
+        authors = [f"Author{n} Number{i}" for i in range(8)]
+        affiliations = [
+            "Department of Computer Science and Engineering, Purdue University, West Lafayette, IN, USA（普渡大学计算机科学与工程系）",
+            "School of Computer Science, Purdue University, West Lafayette, IN, USA（普渡大学计算机学院）",
+            f"{', '.join(authors[:3])}",
+            "Shanghai Artificial Intelligence Laboratory, Shanghai, China（上海人工智能实验室）",
+            "Institute for Interdisciplinary Information Sciences, Tsinghua University, Beijing, China（清华大学交叉信息研究院）",
+            "Microsoft Research Asia, Beijing, China（微软亚洲研究院）",
+        ]
+        lines += [
+            f"Long Horizon Study {n}: Towards Scalable, Robust and Efficient Reasoning in Large Language Models "
+            "with Mixture-of-Experts Routing and Speculative Verification at Scale",
+            "",
+            f"长程研究第{n}号：面向大语言模型中基于专家混合路由与推测验证的可扩展、稳健且高效推理的系统性研究与大规模实证分析",
+            "",
+            ", ".join(authors),
+            "",
+            "机构 * " + " ； ".join(affiliations) + " 纠错",
+            "",
+            "AI总结 "
+            + f"本文研究第{n}号长程推理问题，"
+            + "提出一种结合专家混合路由与推测验证的新方法，在数学、代码与常识推理等多个基准上显著提升了效率与准确率，" * 3,
+            "",
+            "Comments: ICML 2026",
+            "",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def width(line: str) -> int:
+    """How many columns a line takes: a Chinese character two, a Latin one."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+
+
+def visible_lines(row_text: str) -> list[str]:
+    """A row as the reader sees it: link labels, no mrkdwn marks."""
+    text = re.sub(r"<[^|>]+\|([^>]+)>", r"\1", row_text)
+    return [re.sub(r"[*_]|^> ", "", line) for line in text.split("\n")]
+
+
+# A row is at most three lines of a Slack message (~130 columns a line on a laptop, a
+# Chinese character two), so ten rows fit on one screen. The old rows were 4 lines and up
+# to ~500 characters.
+ROW_LINE_COLUMNS = 130
+ROW_COLUMNS = 330
+
+
+def test_ten_long_papers_make_ten_compact_rows_in_both_languages(w, slack):
+    slack.command("subscribe en", user_id="U_ROWS", channel_id="C_ROWS")
+    slack.command("subscribe zh 09:00", user_id="U_ROWS", channel_id="D_ROWS")
+    ingest(w.corpus, w.tmp, "long.txt", long_listing(7000, 10))
+    run_at(w, 2026, 12, 1, 9, 0)
+    for lang, channel in (("en", "C_ROWS"), ("zh", "DU_ROWS")):
+        (head,) = [c for c in posts(w.fake) if c.args["channel"] == channel]
+        rows = [b["text"]["text"] for b in head.args["blocks"] if b.get("block_id", "").startswith("digest:")]
+        assert len(rows) == 10
+        for row in rows:
+            lines = visible_lines(row)
+            assert len(lines) <= 3 and all(width(line) <= ROW_LINE_COLUMNS for line in lines), lines
+            assert sum(width(line) for line in lines) <= ROW_COLUMNS, lines
+        meta = visible_lines(rows[0])[1]
+        if lang == "en":
+            # two short authors, institutions once (no department, no city, no pasted author list), the venue
+            assert (
+                meta
+                == "Author7000 Number0, Author7000 Number1 +6 · Purdue University; Shanghai Artificial Intelligence Laboratory +2 · ICML 2026"
+            )
+            assert "本文" not in " ".join(rows)  # no Chinese paragraph on an English row (no English abstract)
+        else:
+            assert meta == "Author7000 Number0, Author7000 Number1 等 8 人 · 普渡大学；上海人工智能实验室 等 4 个机构 · ICML 2026"
+            assert "长程研究第7000号" in rows[0] and "Long Horizon" not in " ".join(rows)
+        assert "Number2, Author" not in " ".join(rows)  # the affiliation that repeats the authors is not shown
+        if lang == "zh":  # the notification's fallback text reads as Chinese: no space after ）, full-width marks
+            assert head.args["text"].startswith("2026年12月1日（周二）论文日报：10 篇新论文"), head.args["text"]
+            assert half_width_between_chinese(head.args["text"]) == []

@@ -84,7 +84,7 @@ def test_t_falls_back_to_english_and_fails_loudly_on_unknown_keys():
     [
         ("digest.count", {"count": 1}, "*1* new paper"),
         ("digest.count", {"count": 2}, "*2* new papers"),
-        ("digest.notification", {"count": 1, "date": "d"}, "Paper digest for d: 1 new paper"),
+        ("digest.notification", {"count": 1, "date": "d", "digest": "Paper digest"}, "Paper digest for d: 1 new paper"),
         ("digest.held_back", {"count": 1}, "1 more new paper didn't fit today; it leads the next digest."),
         ("search.more_like_header", {"total": 1, "title": "T", "page": 1, "pages": 1}, "*1* paper like “T” · page 1 of 1"),
         ("search.header", {"total": 1, "query": "q", "page": 1, "pages": 1}, "*1* paper for “q” · page 1 of 1"),

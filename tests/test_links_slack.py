@@ -39,6 +39,12 @@ Grokking in Ridge Regression
 岭回归中的顿悟现象
 Mingyue Xu, Gal Vardi
 AI总结 研究岭回归中的顿悟现象。
+
+Glacier Flow Emulators
+冰川流动模拟器
+Ina Berg
+AI总结 用神经网络模拟冰川流动。
+Comments We release the code at https://glacier.github.io/emulator. Project Website: https://glacier-lab.github.io
 """
 
 
@@ -220,3 +226,11 @@ def test_serve_enriches_new_papers_in_the_background(w, slack):
     paper = next(p for p in w.corpus.newest(5) if p.title_en == "Brand New Listing Paper")
     assert paper.arxiv is not None and paper.arxiv.arxiv_id == "2612.00100"
     assert w.corpus.search("fresh").hits[0].paper.id == paper.id  # re-indexed with its abstract
+
+
+def test_code_on_github_io_is_labelled_code_when_the_paper_says_so(w, slack):
+    _, body = slack.command("glacier flow emulators", user_id="U_GHIO")
+    assert links_of(body["blocks"]) == [
+        ("Code", "https://glacier.github.io/emulator"),  # "the code at", though github.io hosts pages
+        ("Project", "https://glacier-lab.github.io"),
+    ]

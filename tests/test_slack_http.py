@@ -9,6 +9,7 @@ import json
 
 import pytest
 from slack_helpers import all_text, button_values
+from test_i18n import half_width_between_chinese
 
 from bot.slack.render.blocks import check_blocks, check_view
 from bot.slack.values import decode_value
@@ -536,3 +537,14 @@ def test_a_quote_never_cuts_inside_a_link(slack):
     hit = first_hit_text(body["blocks"])
     assert "tianyi-lab/>" not in hit and "/*PoLar*" not in hit
     assert "<https://github.com/tianyi-lab/PoLar>" in hit
+
+
+def test_chinese_details_write_the_other_name_in_full_width_brackets(slack, fake_slack):
+    slack.command("lang zh", user_id="U_DETAILS_ZH")
+    _, body = slack.command("ParisKV", user_id="U_DETAILS_ZH")
+    slack.click("paper_details", button_values(body["blocks"], "paper_details")[0], user_id="U_DETAILS_ZH")
+    (card,) = fake_slack.wait_for("response")
+    text = all_text(card.args["blocks"])
+    assert "西安交通大学（Xi'an Jiaotong University, Xi'an, China）" in text
+    # Line by line: a card's English Comments may end in ")" above the Chinese button labels.
+    assert [bad for line in text.split("\n") for bad in half_width_between_chinese(line)] == []

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from bot.corpus import Corpus
+from bot.digests.times import day_set
 from bot.models import Paper
 
 MAX_PAPERS = 500
@@ -38,10 +39,15 @@ class Digest:
     popular: list[Paper] = field(default_factory=list)  # the channel's popular papers this week
     top: int = 10  # papers in the first message (the highlights); the rest go in its thread
     relevance: dict[str, float] = field(default_factory=dict)  # paper id -> filter score
+    days: str = "*"  # the subscription's days (bot.digests.times): a digest once a week is a weekly one
 
     @property
     def count(self) -> int:
         return len(self.papers)
+
+    @property
+    def is_weekly(self) -> bool:
+        return is_weekly(self.days)
 
     def highlights(self) -> list[Paper]:
         """The papers of the first message: the `top` best by `rank_highlights`.
@@ -59,6 +65,11 @@ class Digest:
         """The papers after the highlights, oldest first (the thread groups them by venue)."""
         chosen = {p.id for p in self.highlights()}
         return [p for p in self.papers if p.id not in chosen]
+
+
+def is_weekly(days: str) -> bool:
+    """A digest that comes on one day of the week (`weekly mon`, 每周一) is a weekly one."""
+    return len(day_set(days)) == 1
 
 
 RankKey = Callable[[Paper], float]

@@ -141,6 +141,7 @@ class DigestService:
             self.corpus, after_seq=sub.cursor_seq, filter_text=sub.filter_text, lang=lang or sub.lang,
             local_date=day, exclude_ids=exclude, max_papers=self.max_papers, top=sub.top,
         )  # fmt: skip
+        digest.days = sub.days
         return self._ordered(sub, digest)
 
     def _ordered(self, sub: Subscription, digest: Digest) -> Digest:
@@ -161,6 +162,7 @@ class DigestService:
                 local_date=day, exclude_ids=exclude, max_papers=self.max_papers, top=sub.top,
             )  # fmt: skip
             digest.resumed = bool(delivery.message_ts)
+            digest.days = sub.days
             digest = self._ordered(sub, digest)
             self.subscriptions.plan(delivery.id, to_seq=digest.to_seq, papers=digest.count)
             if not digest.papers and (delivery.message_ts or not sub.notify_empty):
