@@ -80,29 +80,59 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "*paperbot* finds papers in English and Chinese. Only you see the results.",
         "zh": "*paperbot* 可以用中文或英文查找论文，结果仅你可见。",
     },
-    "help.body": {
+    "help.line_search": {
+        "en": "`/papers speculative decoding` search papers, in English or Chinese (`/papers 推测解码`)",
+        "zh": "`/papers 推测解码` 搜索论文，中英文均可（`/papers speculative decoding`）",
+    },
+    "help.line_share": {
+        "en": "`/papers share ParisKV` preview the best match, then post it in this channel",
+        "zh": "`/papers share ParisKV` 先预览最匹配的论文，确认后发到本频道",
+    },
+    "help.line_share_dm": {
+        "en": "`/papers share ParisKV` in a channel: preview a paper, then post it there",
+        "zh": "`/papers share ParisKV` 在频道中使用：先预览论文，确认后发到该频道",
+    },
+    "help.line_save": {
+        "en": "`/papers save ParisKV` keep a paper; `/papers saved` lists what you kept",
+        "zh": "`/papers save ParisKV` 收藏论文；`/papers saved` 查看你的收藏",
+    },
+    "help.line_subscribe": {
+        "en": "`/papers subscribe` a digest of new papers in this channel, weekdays at 09:00",
+        "zh": "`/papers subscribe` 在本频道订阅论文日报，每个工作日 09:00 发送",
+    },
+    "help.line_subscribe_dm": {
+        "en": "`/papers subscribe` a digest of new papers just for you, weekdays at 09:00",
+        "zh": "`/papers subscribe` 订阅只发给你的论文日报，每个工作日 09:00 发送",
+    },
+    "help.line_lang": {
+        "en": "`/papers lang zh` show papers in Chinese first (`/papers lang en` for English)",
+        "zh": "`/papers lang en` 优先显示英文（`/papers lang zh` 显示中文）",
+    },
+    "help.more": {
+        "en": "More: `/papers help search` · `/papers help digests` · `/papers help library`",
+        "zh": "更多说明：`/papers help search` · `/papers help digests` · `/papers help library`",
+    },
+    "help.search_title": {"en": "Searching with paperbot", "zh": "用 paperbot 搜索"},
+    "help.library_title": {"en": "Your reading list", "zh": "我的收藏"},
+    "help.search_syntax": {
         "en": (
-            "`/papers speculative decoding` search titles, authors, affiliations and summaries\n"
-            "`/papers 推测解码` Chinese works too\n"
-            '`/papers "KV cache" author:Chen` a phrase and a field; also `affil:哈佛` (= `affil:Harvard`), `venue:ICML`, `feed:ICML`, `year:2026`\n'
-            "`/papers KV缓存 OR speculative decoding` either topic\n"
-            "`/papers share ParisKV` preview the best match, then post it in this channel for everyone\n"
-            "`/papers lang zh` show papers in Chinese first (`/papers lang en` for English)\n"
-            "`/papers help` this message"
+            '*Narrow it down:* `"KV cache"` a phrase; `author:Chen`, `affil:哈佛` (= `affil:Harvard`), `venue:ICML`, `feed:ICML`, '
+            "`year:2026` (or `year:2024-2026`) a field; `-word` leaves papers out; `KV缓存 OR speculative decoding` either topic. "
+            "A pasted arXiv link or id, a DOI, or a paper id from *Details* finds that paper."
         ),
         "zh": (
-            "`/papers speculative decoding` 在标题、作者、机构和 AI 总结中搜索\n"
-            "`/papers 推测解码` 也可以用中文搜索\n"
-            '`/papers "KV cache" author:Chen` 短语与字段搜索；还有 `affil:哈佛`（同 `affil:Harvard`）、`venue:ICML`、`feed:ICML`、`year:2026`\n'
-            "`/papers KV缓存 OR speculative decoding` 任一主题\n"
-            "`/papers share ParisKV` 先预览最匹配的论文，确认后发到本频道，所有人可见\n"
-            "`/papers lang en` 优先显示英文（`/papers lang zh` 显示中文）\n"
-            "`/papers help` 显示本说明"
+            '*缩小范围：* `"KV cache"` 短语；`author:Chen`、`affil:哈佛`（同 `affil:Harvard`）、`venue:ICML`、`feed:ICML`、'
+            "`year:2026`（或 `year:2024-2026`）按字段；`-词` 排除；`KV缓存 OR speculative decoding` 任一主题。"
+            "粘贴 arXiv 链接或编号、DOI，或 *详情* 中的论文编号，可直接找到该论文。"
         ),
     },
     "help.buttons": {
-        "en": "Results come with buttons: *Share* posts a paper here, *Details* shows the full card, *More like this* finds similar papers, *Save* keeps it in your reading list, and *arXiv*, *PDF*, *Code* open the paper, its PDF and its code.",
-        "zh": "每条结果都有按钮：*分享* 把论文发到频道，*详情* 显示完整信息，*相似论文* 查找类似的论文，*收藏* 把论文加入你的收藏，*arXiv 页面*、*PDF 全文*、*代码* 分别打开论文页面、PDF 和代码。",
+        "en": "Results come with buttons: *Share* previews a paper for this channel, *Details* shows the full card, *More like this* finds similar papers, *Save* keeps it in your reading list, and *arXiv*, *PDF*, *Code* open the paper, its PDF and its code.",
+        "zh": "每条结果都有按钮：*分享* 预览后把论文发到本频道，*详情* 显示完整信息，*相似论文* 查找类似的论文，*收藏* 把论文加入你的收藏，*arXiv 页面*、*PDF 全文*、*代码* 分别打开论文页面、PDF 和代码。",
+    },
+    "help.buttons_dm": {
+        "en": "Results come with buttons: *Details* shows the full card, *More like this* finds similar papers, *Save* keeps it in your reading list, and *arXiv*, *PDF*, *Code* open the paper, its PDF and its code.",
+        "zh": "每条结果都有按钮：*详情* 显示完整信息，*相似论文* 查找类似的论文，*收藏* 把论文加入你的收藏，*arXiv 页面*、*PDF 全文*、*代码* 分别打开论文页面、PDF 和代码。",
     },
     # --- search results -----------------------------------------------------------
     "search.header": {
@@ -180,6 +210,13 @@ MESSAGES: dict[str, dict[str, str]] = {
     "button.prev": {"en": "‹ Previous", "zh": "‹ 上一页"},
     "button.search": {"en": "Search “{query}”", "zh": "搜索“{query}”"},
     "button.unsubscribe": {"en": "Unsubscribe", "zh": "取消订阅"},
+    "button.undo": {"en": "Undo", "zh": "撤销"},
+    "button.preview_digest": {"en": "Preview the next digest", "zh": "预览下一期"},
+    "button.digest_options": {"en": "Digest options", "zh": "日报选项"},
+    "button.subscribe_here": {"en": "Subscribe here", "zh": "在这里订阅"},
+    "button.subscribe_anyway": {"en": "Subscribe anyway", "zh": "仍然订阅"},
+    "button.use_filter": {"en": "Use “{filter}”", "zh": "改用“{filter}”"},
+    "button.keep_filter": {"en": "Keep “{filter}”", "zh": "保留“{filter}”"},
     "button.keep": {"en": "Keep it", "zh": "保留"},
     # --- a paper's card -------------------------------------------------------------
     "card.label_authors": {"en": "Authors", "zh": "作者"},
@@ -307,6 +344,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "home.results": {"en": "Results for “{query}”", "zh": "“{query}”的搜索结果"},
     "home.lang_label": {"en": "Show papers in", "zh": "论文显示语言"},
+    "home.lang_automatic": {"en": "{name} (automatic)", "zh": "{name}（自动）"},
     "home.subscriptions_title": {"en": "Subscriptions", "zh": "订阅"},
     "home.subscriptions_none": {
         "en": "You have no paper digests yet. Run `/papers subscribe` in a channel to get one there, or in a DM with me to get your own.",
@@ -415,10 +453,10 @@ MESSAGES: dict[str, dict[str, str]] = {
             "`/papers subscribe` every weekday at 09:00 ({zone}), in your language\n"
             "`/papers subscribe zh 8:30am tz:Asia/Shanghai KV缓存 OR speculative decoding` language, time, zone and a filter (search syntax)\n"
             "`/papers subscribe weekly mon 9am` when it comes: `daily`, `weekdays`, `weekly mon` or days such as `mon wed fri`\n"
-            "`/papers subscribe top:5 ...` how many of the most relevant papers open the digest (the rest go in its thread; 10 unless you say)\n"
+            "`/papers subscribe top:5 ...` how many highlights open the digest (the rest go in its thread; 10 unless you say)\n"
             "`/papers subscribe notify:empty ...` also post a short note on days without new papers (`notify:none` to stop)\n"
             "`/papers subscribe order:foryou ...` the order of the papers: `order:new` as they arrive, `order:foryou` by your saves (in a channel: by what it shared and saved), `order:popular` by the channel's reactions\n"
-            "Times: `9`, `9am`, `09:30`, `9.30`, `0930`, `21:30`, `9:30pm`, `早上8点`. Zones: `tz:Europe/Berlin`, `tz:UTC+8`, `tz:London`, `tz:北京`; without one, your Slack time zone.\n"
+            "Times: `9`, `9am`, `09:30`, `9.30`, `0930`, `21:30`, `9:30pm`, `noon`, `早上8点`. Zones: `tz:Europe/Berlin`, `tz:UTC+8`, `tz:London`, `tz:北京`; without one, your Slack time zone.\n"
             "Subscribing again here changes the subscription. `/papers subscriptions` lists them, "
             "`/papers unsubscribe [N]` stops one, `/papers digest [en|zh]` previews the next digest (only you see it).\n"
             "A new digest starts with the papers added from now on."
@@ -428,26 +466,22 @@ MESSAGES: dict[str, dict[str, str]] = {
             "`/papers subscribe` 每个工作日 09:00（{zone}）发送，语言与你相同\n"
             "`/papers subscribe zh 早上8点半 tz:北京 KV缓存 OR speculative decoding` 指定语言、时间、时区和筛选条件（与搜索语法相同）\n"
             "`/papers subscribe 每周一 9点` 指定发送的日子：`daily`（每天）、`weekdays`（工作日）、`每周一` 或 `周一 周三 周五`\n"
-            "`/papers subscribe top:5 ...` 日报开头列出最相关的几篇（其余在消息串中，默认 10 篇）\n"
+            "`/papers subscribe top:5 ...` 日报开头列出几篇精选（其余在消息串中，默认 10 篇）\n"
             "`/papers subscribe notify:empty ...` 没有新论文时也发一条简短提示（`notify:none` 取消）\n"
             "`/papers subscribe order:foryou ...` 论文的排序：`order:new` 按收录时间，`order:foryou` 按你的收藏（频道中按本频道的分享与收藏），`order:popular` 按频道成员的回应\n"
-            "时间写法：`9`、`9am`、`09:30`、`9.30`、`0930`、`21:30`、`9:30pm`、`早上8点`、`下午3点半`。时区：`tz:Asia/Shanghai`、`tz:UTC+8`、`tz:东京`、`tz:London`；不写则用你在 Slack 中设置的时区。\n"
+            "时间写法：`9`、`9am`、`09:30`、`9.30`、`0930`、`21:30`、`9:30pm`、`早上8点`、`上午9:30`、`下午3点半`、`中午`。时区：`tz:Asia/Shanghai`、`tz:UTC+8`、`tz:东京`、`tz:London`；不写则用你在 Slack 中设置的时区。\n"
             "在同一处再次订阅会修改原订阅。`/papers subscriptions` 列出订阅，"
             "`/papers unsubscribe [编号]` 取消订阅，`/papers digest [en|zh]` 预览下一期日报（仅你可见）。\n"
             "新订阅从此刻之后新增的论文开始收录。"
         ),
     },
-    "subscribe.help_hint": {
-        "en": "`/papers subscribe [en|zh] [daily|weekdays|weekly mon] [9am] [tz:ZONE] [top:N] [order:foryou] [notify:empty] [FILTER]` a paper digest here (in a DM: just for you); `/papers subscriptions` lists them, `/papers unsubscribe [N]` stops one, `/papers digest` previews the next; `/papers subscribe help` explains",
-        "zh": "`/papers subscribe [en|zh] [每天|工作日|每周一] [早上9点] [tz:时区] [top:N] [order:foryou] [notify:empty] [筛选条件]` 在这里订阅论文日报（在私信中订阅则只发给你）；`/papers subscriptions` 查看订阅，`/papers unsubscribe [编号]` 取消，`/papers digest` 预览下一期；`/papers subscribe help` 查看说明",
-    },
     "subscribe.created": {
-        "en": "Subscribed {place} to a paper digest {schedule} at *{time}* ({zone}), in {lang_name}{filter_note}. It holds the papers added from now on.",
-        "zh": "已为{place}订阅论文日报：{schedule} *{time}*（{zone}），{lang_name}{filter_note}。日报收录此后新增的论文。",
+        "en": "Subscribed {place} to a {digest} {schedule} at *{time}* ({zone}), in {lang_name}{filter_note}. It holds the papers added from now on.",
+        "zh": "已为{place}订阅{digest}：{schedule} *{time}*（{zone}），{lang_name}{filter_note}。从现在起新增的论文都会收录。",
     },
     "subscribe.updated": {
-        "en": "Updated the paper digest for {place}: {schedule} at *{time}* ({zone}), in {lang_name}{filter_note}.",
-        "zh": "已更新{place}的论文日报：{schedule} *{time}*（{zone}），{lang_name}{filter_note}。",
+        "en": "Updated the {digest} for {place}: {schedule} at *{time}* ({zone}), in {lang_name}{filter_note}.",
+        "zh": "已更新{place}的{digest}：{schedule} *{time}*（{zone}），{lang_name}{filter_note}。",
     },
     "subscribe.resumed": {
         "en": "The digest was paused ({reason}); it is running again.",
@@ -463,14 +497,19 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": ", for papers matching “{filter}” ({count} in the library matches today)",
         "zh": "，只收录匹配“{filter}”的论文（目前库中有 {count} 篇匹配）",
     },
-    "subscribe.filter_did_you_mean": {
-        "en": "⚠️ Digests match filters exactly as typed, and this one matches nothing. Did you mean `{suggestion}`? Subscribe again with it to get those papers.",
-        "zh": "⚠️ 日报按筛选条件的原样匹配，这个条件目前匹配不到任何论文。你是不是想输入 `{suggestion}`？用它重新订阅即可收到这些论文。",
+    "subscribe.ask_typo": {
+        "en": "⚠️ No paper in the library matches “{filter}” as typed, and digests take their filter literally, so I haven't subscribed {place} yet. Did you mean “{suggestion}”? ({count} papers match it today.)",
+        "zh": "⚠️ 库中没有论文与“{filter}”完全匹配；日报按筛选条件的原样匹配，所以还没有为{place}订阅。你是不是想输入“{suggestion}”？（目前有 {count} 篇论文匹配。）",
     },
-    "subscribe.filter_no_match": {
-        "en": "⚠️ No paper in the library matches this filter yet, so check its spelling if you expected some (search with it: `/papers {filter}`).",
-        "zh": "⚠️ 目前库中没有论文匹配这个筛选条件；如果你预期会有，请检查拼写（可先搜索试试：`/papers {filter}`）。",
+    "subscribe.ask_typo_one": {
+        "en": "⚠️ No paper in the library matches “{filter}” as typed, and digests take their filter literally, so I haven't subscribed {place} yet. Did you mean “{suggestion}”? (1 paper matches it today.)",
+        "zh": "⚠️ 库中没有论文与“{filter}”完全匹配；日报按筛选条件的原样匹配，所以还没有为{place}订阅。你是不是想输入“{suggestion}”？（目前有 1 篇论文匹配。）",
     },
+    "subscribe.ask_no_match": {
+        "en": "⚠️ No paper in the library matches “{filter}” yet, so this digest would stay empty until one arrives. I haven't subscribed {place}: subscribe anyway, or check the spelling first (`/papers {search}` searches with it).",
+        "zh": "⚠️ 目前库中没有论文匹配“{filter}”，在出现匹配的新论文之前，这份日报不会有内容。还没有为{place}订阅：可以仍然订阅，或先检查拼写（用 `/papers {search}` 搜索试试）。",
+    },
+    "subscribe.cancelled": {"en": "Cancelled; nothing was subscribed.", "zh": "已取消，没有订阅任何内容。"},
     "subscribe.notify_empty_note": {
         "en": "On days without new papers I'll post a short note.",
         "zh": "没有新论文的日子，我也会发一条简短提示。",
@@ -529,8 +568,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "subscribe.place_you": {"en": "you", "zh": "你"},
     "subscribe.place_your_dm": {"en": "your DM", "zh": "你的私信"},
     "subscribe.removed": {
-        "en": "Unsubscribed: no more paper digests for {place}.",
-        "zh": "已取消订阅：{place}不再收到论文日报。",
+        "en": "Unsubscribed: the {digest} for {place} has stopped.",
+        "zh": "已取消订阅：{place}不再收到{digest}。",
     },
     "subscribe.which": {
         "en": "There are {count} digests; say which one to stop: `/papers unsubscribe N`.",
@@ -735,6 +774,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "`/papers top` shows this week's popular papers here; `/papers top month` the last 30 days.",
         "zh": "`/papers top` 显示本频道本周热门论文；`/papers top month` 显示最近 30 天。",
     },
+    "library.top_bad_period": {
+        "en": "`/papers top` takes `week` (the default) or `month`, not `{value}`: try `/papers top month`.",
+        "zh": "`/papers top` 后面只能跟 `week`（默认，本周）或 `month`（最近 30 天），不能是 `{value}`：试试 `/papers top month`。",
+    },
     "library.top_shares": {"en": "shared {count} times", "zh": "分享 {count} 次"},
     "library.top_shares_one": {"en": "shared once", "zh": "分享 1 次"},
     "library.top_saves": {"en": "saved {count} times", "zh": "收藏 {count} 次"},
@@ -906,30 +949,55 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the team's default; add `tz:…` to choose another",
         "zh": "团队默认时区；可加 `tz:…` 另选",
     },
+    "zone.next_your_time": {"en": "{date} ({yours} your time)", "zh": "{date}（你的时间：{yours}）"},
     "subscribe.zone_note": {"en": "Time zone: {zone} ({why}).", "zh": "时区：{zone}（{why}）。"},
-    "subscribe.top_note": {
-        "en": "Each digest opens with the *{top}* most relevant papers; the rest follow in its thread.",
-        "zh": "每期日报先列出最相关的 *{top}* 篇，其余的在消息串中。",
+    "subscribe.top_note_filter": {
+        "en": "Each digest opens with the *{top}* papers most relevant to the filter; the rest follow in its thread.",
+        "zh": "每期先列出与筛选条件最相关的 *{top}* 篇，其余的在消息串中。",
+    },
+    "subscribe.top_note_saved": {
+        "en": "Each digest opens with the *{top}* papers most like what you saved; the rest follow in its thread.",
+        "zh": "每期先列出与你的收藏最相似的 *{top}* 篇，其余的在消息串中。",
+    },
+    "subscribe.top_note_channel": {
+        "en": "Each digest opens with the *{top}* papers closest to what this channel values; the rest follow in its thread.",
+        "zh": "每期先列出与本频道看重的论文最相近的 *{top}* 篇，其余的在消息串中。",
+    },
+    "subscribe.top_note_plain": {
+        "en": "Each digest opens with *{top}* highlights, main-track papers first; the rest follow in its thread.",
+        "zh": "每期先列出 *{top}* 篇精选（主会论文优先），其余的在消息串中。",
     },
     "subscribe.cannot_post": {
         "en": "⏸ I'm not in <#{channel_id}> yet, so I can't post this digest there. Invite me with `/invite @paperbot`; the digest stays paused until then and starts by itself once I'm in.",
         "zh": "⏸ 我还不在频道 <#{channel_id}> 中，无法在那里发送日报。请用 `/invite @paperbot` 邀请我；在此之前日报保持暂停，我加入后会自动开始。",
     },
     "subscribe.announce_created": {
-        "en": "📚 <@{user_id}> set up a paper digest for this channel: {schedule} at {time} ({zone}), in {lang_name}{filter}. `/papers subscriptions` shows it; `/papers unsubscribe` stops it.",
-        "zh": "📚 <@{user_id}> 为本频道订阅了论文日报：{schedule} {time}（{zone}），{lang_name}{filter}。`/papers subscriptions` 查看设置；`/papers unsubscribe` 取消订阅。",
+        "en": "📚 <@{user_id}> set up a {digest} for this channel: {schedule} at {time} ({zone}), in {lang_name}{filter}. `/papers subscriptions` shows it; `/papers unsubscribe` stops it.",
+        "zh": "📚 <@{user_id}> 为本频道订阅了{digest}：{schedule} {time}（{zone}），{lang_name}{filter}。`/papers subscriptions` 查看设置；`/papers unsubscribe` 取消订阅。",
     },
     "subscribe.announce_updated": {
-        "en": "📚 <@{user_id}> changed this channel's paper digest: {schedule} at {time} ({zone}), in {lang_name}{filter}.",
-        "zh": "📚 <@{user_id}> 修改了本频道的论文日报：{schedule} {time}（{zone}），{lang_name}{filter}。",
+        "en": "📚 <@{user_id}> changed this channel's {digest}: {schedule} at {time} ({zone}), in {lang_name}{filter}.",
+        "zh": "📚 <@{user_id}> 修改了本频道的{digest}：{schedule} {time}（{zone}），{lang_name}{filter}。",
+    },
+    "subscribe.announce_restored": {
+        "en": "📚 <@{user_id}> brought back this channel's {digest}: {schedule} at {time} ({zone}), as before.",
+        "zh": "📚 <@{user_id}> 恢复了本频道的{digest}：{schedule} {time}（{zone}），设置不变。",
+    },
+    "subscribe.restored": {
+        "en": "Restored the {digest} for {place}: {schedule} at *{time}* ({zone}), as before. It picks up where it left off.",
+        "zh": "已恢复{place}的{digest}：{schedule} *{time}*（{zone}），设置不变，从上次停下的地方继续。",
+    },
+    "subscribe.restore_none": {
+        "en": "There's nothing to restore: that digest is back already, or a new one was set up there since. `/papers subscriptions` shows what's running.",
+        "zh": "没有可恢复的日报：它已经恢复，或那里之后又订阅了新的日报。用 `/papers subscriptions` 查看当前的订阅。",
     },
     "subscribe.announce_removed": {
-        "en": "📚 <@{user_id}> stopped this channel's paper digest. `/papers subscribe` starts a new one.",
-        "zh": "📚 <@{user_id}> 取消了本频道的论文日报。可用 `/papers subscribe` 重新订阅。",
+        "en": "📚 <@{user_id}> stopped this channel's {digest}. `/papers subscribe` starts a new one.",
+        "zh": "📚 <@{user_id}> 取消了本频道的{digest}。可用 `/papers subscribe` 重新订阅。",
     },
     "subscribe.announce_joined": {
-        "en": "📚 Thanks for inviting me. The paper digest <@{user_id}> set up here is running: {schedule} at {time} ({zone}).",
-        "zh": "📚 感谢邀请。<@{user_id}> 为本频道设置的论文日报已开始：{schedule} {time}（{zone}）。",
+        "en": "📚 Thanks for inviting me. The {digest} <@{user_id}> set up here is running: {schedule} at {time} ({zone}).",
+        "zh": "📚 感谢邀请。<@{user_id}> 为本频道设置的{digest}已开始：{schedule} {time}（{zone}）。",
     },
     "subscribe.next_run": {"en": "Next digest: {next_run}.", "zh": "下一期：{next_run}。"},
     "subscribe.announce_filter": {"en": ", papers matching “{filter}”", "zh": "，只收录匹配“{filter}”的论文"},
@@ -1009,9 +1077,18 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": '用法：`/papers sources` 列出所有订阅源；`/papers sources add 网址|arxiv:cs.CL|arxiv:"检索词"` 添加，`/papers sources remove 订阅源` 删除，`/papers sources poll` 立即抓取。',
     },
     "sources.admins_only": {
-        "en": "Only paperbot's admins (PAPERBOT_ADMINS) can manage feeds. Ask one of them to add the feed you want.",
-        "zh": "只有 paperbot 管理员（PAPERBOT_ADMINS）可以管理订阅源。请联系管理员添加你需要的订阅源。",
+        "en": "Only paperbot's admins add, remove or poll feeds. {admins}",
+        "zh": "只有 paperbot 管理员可以添加、删除或抓取订阅源。{admins}",
     },
+    "sources.managed_by": {
+        "en": "Feeds are managed by {admins}; ask one of them to add the one you want.",
+        "zh": "订阅源由 {admins} 管理；需要添加订阅源请联系他们。",
+    },
+    "sources.no_admins": {
+        "en": "No one is a paperbot admin yet, so feeds can't be changed from Slack; ask whoever runs paperbot.",
+        "zh": "paperbot 还没有管理员，无法在 Slack 中更改订阅源；请联系 paperbot 的维护者。",
+    },
+    "sources.list_separator": {"en": ", ", "zh": "、"},
     "sources.bad_target": {
         "en": '`{target}` is not a feed I can read: give a listing URL (https://…), an arXiv category such as `arxiv:cs.CL`, or an arXiv search such as `arxiv:"speculative decoding"`.',
         "zh": '无法识别订阅源 `{target}`：请提供列表网址（https://…）、arXiv 分类（如 `arxiv:cs.CL`）或 arXiv 检索（如 `arxiv:"speculative decoding"`）。',

@@ -98,7 +98,7 @@ def test_subscribe_list_update_and_unsubscribe_in_a_channel(w, slack):
     assert status == 200
     text = ack_text(body)
     assert "Subscribed <#C200> to a paper digest every weekday at *09:00* (UTC), in English" in text
-    assert "Next digest: <!date^1796115600^{date_short_pretty} {time}|Tue 1 Dec 2026, 09:00 (UTC)>." in text
+    assert "Next digest: Tue 1 Dec 2026." in text  # the date in the digest's own zone, beside its time
     (sub,) = w.services.subscriptions.all()
     assert w.jobs.scheduler.get_job(f"digest:{sub.id}") is not None
 
@@ -116,10 +116,10 @@ def test_subscribe_list_update_and_unsubscribe_in_a_channel(w, slack):
     _, body = slack.command("subscriptions", user_id="U2", channel_id="C200")
     text = ack_text(body)
     assert "1. <#C200> · every weekday at *08:30* (Asia/Shanghai) · Chinese · filter “KV缓存 OR speculative decoding”" in text
-    assert "|Wed 2 Dec 2026, 08:30 (Asia/Shanghai)>" in text
+    assert "· next: Wed 2 Dec 2026\n" in text  # in the digest's zone, like its time (U2 has no Slack zone)
 
     _, body = slack.command("unsubscribe", user_id="U2", channel_id="C200")
-    assert "Unsubscribed: no more paper digests for <#C200>" in ack_text(body)
+    assert "Unsubscribed: the paper digest for <#C200> has stopped." in ack_text(body)
     assert w.services.subscriptions.all() == [] and w.jobs.scheduler.get_job(f"digest:{sub.id}") is None
     _, body = slack.command("subscriptions", user_id="U2", channel_id="C200")
     assert "No paper digests here yet" in ack_text(body)
@@ -382,14 +382,14 @@ def test_chinese_command_words_get_chinese_answers(w, slack, text, expected):
 
 
 def test_a_new_subscription_takes_the_language_it_was_typed_in(w, slack):
-    _, body = slack.command("订阅 KV缓存", user_id="U_ZH_SUB", channel_id="C1101")
+    _, body = slack.command("订阅 speculative decoding", user_id="U_ZH_SUB", channel_id="C1101")
     assert "已为" in ack_text(body)
     (sub,) = w.services.subscriptions.all()
     assert sub.lang == "zh"
     slack.command("subscribe speculative decoding", user_id="U_EN_SUB", channel_id="C1102")
     assert w.services.subscriptions.for_place("channel", "C1102").lang == "en"
     slack.command("lang en", user_id="U_ZH_SUB")
-    slack.command("订阅 KV缓存", user_id="U_ZH_SUB", channel_id="C1103")
+    slack.command("订阅 speculative decoding", user_id="U_ZH_SUB", channel_id="C1103")
     assert w.services.subscriptions.for_place("channel", "C1103").lang == "en"  # the saved language wins
 
 
@@ -408,11 +408,17 @@ def test_subscribe_knows_the_same_language_words_as_lang(w, slack, text, lang, h
     assert (sub.lang, sub.hour, sub.filter_text) == (lang, hour, "")
 
 
-def test_a_filter_that_matches_nothing_is_flagged_as_a_likely_typo(w, slack):
+def test_a_filter_that_matches_nothing_is_asked_about_before_anything_is_made(w, slack):
     _, body = slack.command("subscribe qwertyzzz_x", user_id="U_TYPO", channel_id="C1201")
     text = ack_text(body)
-    assert "Subscribed <#C1201>" in text
-    assert "No paper in the library matches this filter yet" in text and "`/papers qwertyzzz_x`" in text
+    assert "No paper in the library matches “qwertyzzzˍx” yet" in text and "`/papers qwertyzzz_x`" in text
+    assert w.services.subscriptions.all() == [] and announcements(w.fake) == []  # asked, not made, not announced
+    (anyway,) = button_values(body["blocks"], "papers_confirm_1")
+    slack.click("papers_confirm_1", anyway, user_id="U_TYPO", channel_id="C1201")
+    (answer,) = w.fake.wait_for("response")
+    assert answer.args["replace_original"] is True and "Subscribed <#C1201>" in all_text(answer.args["blocks"])
+    (sub,) = w.services.subscriptions.all()
+    assert sub.filter_text == "qwertyzzz_x" and len(announcements(w.fake)) == 1
     _, body = slack.command("subscribe speculative decoding", user_id="U_TYPO", channel_id="C1201")
     assert "No paper in the library matches" not in ack_text(body)
 
@@ -509,13 +515,19 @@ def test_a_chinese_upload_failure_is_told_in_chinese_throughout(w, slack):
     assert not any(word in reply.args["text"] for word in ("download URL", "ValueError", "no Slack"))
 
 
-def test_a_misspelled_filter_is_flagged_with_the_correction(w, slack):
-    _, body = slack.command("subscribe speculativ decodng", user_id="U1", channel_id="C202")
+def test_a_misspelled_filter_is_asked_about_with_one_click_to_use_the_correction(w, slack):
+    _, body = slack.command("subscribe weekly fri 8am speculativ decodng", user_id="U1", channel_id="C202")
     text = ack_text(body)
-    assert "matches nothing" in text
-    assert "Did you mean `speculative decoding`?" in text
-    _, body = slack.command("subscribe speculative decoding", user_id="U1", channel_id="C202")
-    assert "Did you mean" not in ack_text(body) and "No paper in the library" not in ack_text(body)
+    assert "Did you mean “speculative decoding”? (20 papers match it today.)" in text
+    assert w.services.subscriptions.all() == [] and announcements(w.fake) == []
+    (use,) = button_values(body["blocks"], "papers_confirm_1")
+    slack.click("papers_confirm_1", use, user_id="U1", channel_id="C202")
+    (answer,) = w.fake.wait_for("response")
+    assert "Subscribed <#C202> to a weekly paper digest every Friday at *08:00*" in all_text(answer.args["blocks"])
+    (sub,) = w.services.subscriptions.all()
+    assert (sub.filter_text, sub.days, sub.hour) == ("speculative decoding", "fri", 8)  # the rest of the line kept
+    (announcement,) = announcements(w.fake)
+    assert "“speculative decoding”" in announcement.args["text"] and "speculativ decodng" not in announcement.args["text"]
 
 
 # -- compact digests, people's zones and languages, channels without the bot (issue 11) ---------------
@@ -644,7 +656,7 @@ def test_when_slack_cannot_say_the_persons_zone_the_teams_default_is_used_and_sa
         ("9点钟", 9, 0, ""),
         ("中午12点", 12, 0, ""),
         ("下午 3 点 半", 15, 30, ""),
-        ("每天早上9点 KV缓存", 9, 0, "KV缓存"),
+        ("每天早上9点 缩放定律", 9, 0, "缩放定律"),
         ("at 9", 9, 0, ""),
         ("830am", 8, 30, ""),
         ("9:30 am", 9, 30, ""),
@@ -765,3 +777,57 @@ def test_ten_long_papers_make_ten_compact_rows_in_both_languages(w, slack):
         if lang == "zh":  # the notification's fallback text reads as Chinese: no space after ）, full-width marks
             assert head.args["text"].startswith("2026年12月1日（周二）论文日报：10 篇新论文"), head.args["text"]
             assert half_width_between_chinese(head.args["text"]) == []
+
+
+# -- Home's language, undo and next steps (issue 28, points 4, 17, 22) -------------------------------
+
+
+def test_app_home_follows_the_slack_locale_like_replies_do(w, slack):
+    w.fake.users["U_HOME_ZH"] = {"locale": "zh-CN"}
+    view = home_view(w, slack, "U_HOME_ZH")
+    text = all_text(view["blocks"])
+    assert "你还没有订阅论文日报" in text and "Subscriptions" not in text
+    picker = next(b for b in view["blocks"] if b.get("block_id") == "lang")
+    assert picker["text"]["text"] == "*论文显示语言*"
+    assert picker["accessory"]["placeholder"]["text"] == "中文（自动）"  # not the label again
+
+
+def test_a_subscription_line_says_the_next_run_in_the_readers_own_time_too(w, slack):
+    w.fake.users["U_NY_LINE"] = {"tz": "America/New_York", "locale": "en-US"}
+    slack.command("subscribe 9:00 tz:Asia/Shanghai", user_id="U_NY_LINE", channel_id="C_LINE")
+    _, body = slack.command("subscriptions", user_id="U_NY_LINE", channel_id="C_LINE")
+    text = ack_text(body)
+    # Its time in its zone, the date in that zone too, and the reader's own clock named as theirs.
+    assert "*09:00* (Asia/Shanghai)" in text and "next: Wed 2 Dec 2026 (<!date^" in text and "your time)" in text
+
+
+def test_unsubscribe_offers_an_undo_that_brings_the_same_digest_back(w, slack):
+    slack.command("subscribe weekly fri 8:15 zh", user_id="U_UNDO", channel_id="C_UNDO")
+    (sub,) = w.services.subscriptions.all()
+    _, body = slack.command("unsubscribe", user_id="U_UNDO", channel_id="C_UNDO")
+    assert w.services.subscriptions.all() == []
+    (undo,) = button_values(body["blocks"], "unsubscribe_undo")
+    slack.click("unsubscribe_undo", undo, user_id="U_SOMEONE", channel_id="C_UNDO")  # not theirs to undo
+    (answer,) = w.fake.wait_for("response")
+    assert "nothing to restore" in all_text(answer.args["blocks"]) and w.services.subscriptions.all() == []
+    slack.click("unsubscribe_undo", undo, user_id="U_UNDO", channel_id="C_UNDO")
+    answer = w.fake.wait_for("response", 2)[1]
+    assert answer.args["replace_original"] is True
+    assert "Restored the weekly paper digest for <#C_UNDO>: every Friday at *08:15*" in all_text(answer.args["blocks"])
+    (back,) = w.services.subscriptions.all()
+    assert (back.id, back.days, back.hour, back.minute, back.lang) == (sub.id, "fri", 8, 15, "zh")
+    assert w.jobs.scheduler.get_job(f"digest:{back.id}") is not None
+    assert "恢复了本频道的论文周报" in announcements(w.fake)[-1].args["text"]
+
+
+def test_a_new_subscription_offers_the_next_steps(w, slack):
+    _, body = slack.command("subscribe", user_id="U_NEXT", channel_id="C_NEXT")
+    steps = next(b for b in body["blocks"] if b.get("block_id") == "next_steps")
+    assert [e["text"]["text"] for e in steps["elements"]] == ["Preview the next digest", "Digest options"]
+    (preview,) = button_values(body["blocks"], "papers_command_1")
+    slack.click("papers_command_1", preview, user_id="U_NEXT", channel_id="C_NEXT")
+    (answer,) = w.fake.wait_for("response")
+    text = all_text(answer.args["blocks"])
+    assert answer.args["replace_original"] is False and "Preview of the next paper digest" in text
+    stop = next(b for b in answer.args["blocks"] if b.get("block_id") == "next_steps")["elements"][1]
+    assert stop["text"]["text"] == "Unsubscribe" and stop["confirm"]["title"]["text"] == "Stop this digest?"

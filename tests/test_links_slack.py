@@ -152,6 +152,8 @@ def test_details_hold_the_whole_abstract_and_the_links(w, slack, user_id, lang):
 def test_a_shared_card_carries_the_links(w, slack):
     _, body = slack.command("draft trees", user_id="U_SH9", channel_id="C_SH9")
     slack.click("paper_share", button_values(body["blocks"], "paper_share")[0], user_id="U_SH9", channel_id="C_SH9")
+    (preview,) = w.fake.wait_for("response")
+    slack.click("share_post", button_values(preview.args["blocks"], "share_post")[0], user_id="U_SH9", channel_id="C_SH9")
     (post,) = w.fake.wait_for("chat.postMessage")
     assert post.args["channel"] == "C_SH9"
     blocks = post.args["blocks"]
@@ -159,9 +161,17 @@ def test_a_shared_card_carries_the_links(w, slack):
     assert "Speculative decoding speeds up inference" in all_text(blocks)
 
 
-def test_only_admins_manage_feeds(w, slack):
+def test_anyone_sees_the_feeds_and_who_manages_them_but_only_admins_change_them(w, slack):
     _, body = slack.command("sources", user_id="U_NOT_ADMIN")
-    assert "Only paperbot's admins" in all_text(body["blocks"])
+    text = all_text(body["blocks"])
+    assert "Feeds" in text and f"Feeds are managed by <@{ADMIN}>; ask one of them" in text  # read-only, and whom to ask
+    assert "PAPERBOT_ADMINS" not in text
+    _, body = slack.command("sources add arxiv:cs.CL", user_id="U_NOT_ADMIN")
+    text = all_text(body["blocks"])
+    assert "Only paperbot's admins add, remove or poll feeds." in text and f"<@{ADMIN}>" in text and "PAPERBOT_ADMINS" not in text
+    _, body = slack.command("lang zh", user_id="U_NOT_ADMIN_ZH")
+    _, body = slack.command("sources", user_id="U_NOT_ADMIN_ZH")
+    assert f"订阅源由 <@{ADMIN}> 管理" in all_text(body["blocks"])
     _, body = slack.command("sources of error in grokking", user_id="U_NOT_ADMIN")
     assert "Only paperbot's admins" not in all_text(body["blocks"])  # not the command: a search
 

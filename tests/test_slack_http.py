@@ -160,24 +160,43 @@ def _first_paper_value(slack, query="ParisKV", user_id="U_BUTTONS"):
     return button_values(body["blocks"], "paper_share")[0]
 
 
-def test_share_posts_the_card_and_who_shared_it(slack, fake_slack):
+def share_and_post(slack, fake_slack, value: str, *, fail: str = "", **where) -> None:
+    """Click Share on a result, then Post on its preview (the one way a share goes out);
+    `fail`: the error chat.postMessage answers the Post with, once."""
+    slack.click("paper_share", value, **where)
+    (preview,) = fake_slack.wait_for("response")
+    assert not fake_slack.calls_to("chat.postMessage")  # nothing posted before Post
+    (post_value,) = button_values(preview.args["blocks"], "share_post")
+    fake_slack.reset()
+    if fail:
+        fake_slack.fail("chat.postMessage", fail)
+    slack.click("share_post", post_value, **where)
+
+
+def test_share_previews_then_posts_the_card_and_who_shared_it(slack, fake_slack):
     value = _first_paper_value(slack, user_id="U_SHARE")
     status, _ = slack.click("paper_share", value, user_id="U_SHARE", channel_id="C_SHARE")
     assert status == 200
+    (preview,) = fake_slack.wait_for("response")  # the same preview as `/papers share`: Post or Cancel
+    assert preview.args["replace_original"] is False and preview.args["response_type"] == "ephemeral"  # the results stay
+    assert "Post this paper in <#C_SHARE> for everyone?" in all_text(preview.args["blocks"])
+    assert [e["text"]["text"] for e in preview.args["blocks"][-1]["elements"]] == ["Post", "Cancel"]
+    assert not fake_slack.calls_to("chat.postMessage")
+    (post_value,) = button_values(preview.args["blocks"], "share_post")
+    slack.click("share_post", post_value, user_id="U_SHARE", channel_id="C_SHARE")
     (post,) = fake_slack.wait_for("chat.postMessage")
     assert post.args["channel"] == "C_SHARE"
     assert "<@U_SHARE> shared this paper" in all_text(post.args["blocks"])
     assert "ParisKV" in all_text(post.args["blocks"])
     assert check_blocks(post.args["blocks"]) == []
-    (told,) = fake_slack.wait_for("response")  # the clicker learns where it went
+    told = fake_slack.wait_for("response", 2)[1]  # the clicker learns where it went
     assert told.args["text"] == "Shared to <#C_SHARE>." and told.args["response_type"] == "ephemeral"
-    assert told.args["replace_original"] is False  # the results stay
+    assert told.args["replace_original"] is True  # in the preview's place
 
 
 def test_share_where_the_bot_is_not_in_the_channel_uses_the_response_url(slack, fake_slack):
-    fake_slack.fail("chat.postMessage", "not_in_channel")
     value = _first_paper_value(slack, user_id="U_SHARE2")
-    slack.click("paper_share", value, user_id="U_SHARE2", channel_id="C_PRIVATE")
+    share_and_post(slack, fake_slack, value, fail="not_in_channel", user_id="U_SHARE2", channel_id="C_PRIVATE")
     fallback, told = fake_slack.wait_for("response", 2)
     assert fallback.args["response_type"] == "in_channel" and told.args["text"] == "Shared to <#C_PRIVATE>."
     assert "<@U_SHARE2> shared this paper" in all_text(fallback.args["blocks"])
@@ -185,18 +204,16 @@ def test_share_where_the_bot_is_not_in_the_channel_uses_the_response_url(slack, 
 
 
 def test_share_into_an_archived_channel_explains_why(slack, fake_slack):
-    fake_slack.fail("chat.postMessage", "is_archived")
     value = _first_paper_value(slack, user_id="U_SHARE3")
-    slack.click("paper_share", value, user_id="U_SHARE3")
+    share_and_post(slack, fake_slack, value, fail="is_archived", user_id="U_SHARE3")
     (answer,) = fake_slack.wait_for("response")
     assert answer.args["response_type"] == "ephemeral"
     assert "archived" in answer.args["text"]
 
 
 def test_a_rate_limited_post_is_retried_after_retry_after(slack, fake_slack):
-    fake_slack.fail("chat.postMessage", "ratelimited")
     value = _first_paper_value(slack, user_id="U_RATE")
-    slack.click("paper_share", value, user_id="U_RATE")
+    share_and_post(slack, fake_slack, value, fail="ratelimited", user_id="U_RATE")
     posts = fake_slack.wait_for("chat.postMessage", 2, timeout=10)
     assert [p.status for p in posts] == [429, 200]
     (told,) = fake_slack.wait_for("response")
@@ -325,6 +342,8 @@ def test_no_secret_reaches_slack_or_the_user(slack, fake_slack):
 
     _, body = slack.command("speculative decoding", user_id="U_SECRET")
     slack.click("paper_share", button_values(body["blocks"], "paper_share")[0], user_id="U_SECRET")
+    (preview,) = fake_slack.wait_for("response")
+    slack.click("share_post", button_values(preview.args["blocks"], "share_post")[0], user_id="U_SECRET")
     fake_slack.wait_for("chat.postMessage")
     sent = json.dumps(body) + json.dumps([c.args for c in fake_slack.calls])
     assert BOT_TOKEN not in sent and SIGNING_SECRET not in sent
@@ -548,3 +567,54 @@ def test_chinese_details_write_the_other_name_in_full_width_brackets(slack, fake
     assert "西安交通大学（Xi'an Jiaotong University, Xi'an, China）" in text
     # Line by line: a card's English Comments may end in ")" above the Chinese button labels.
     assert [bad for line in text.split("\n") for bad in half_width_between_chinese(line)] == []
+
+
+# -- help, top, shares in a channel's language (issue 28, points 5, 12, 14, 16, 20) ----------------
+
+
+@pytest.mark.parametrize(("user_id", "lang"), [("U_HELP_SHORT_EN", "en"), ("U_HELP_SHORT_ZH", "zh")])
+def test_help_is_five_things_to_do_first_and_where_the_rest_is(slack, user_id, lang):
+    slack.command(f"lang {lang}", user_id=user_id)
+    _, body = slack.command("help", user_id=user_id, channel_id="C_HELP")
+    text = all_text(body["blocks"])
+    assert text.count("\n") + 1 <= 7 and len(text) <= 600  # was 21 lines and 2,466 characters
+    assert "`/papers help search` · `/papers help digests` · `/papers help library`" in text
+    assert {"en": "post it in this channel", "zh": "发到本频道"}[lang] in text
+    _, body = slack.command("help", user_id=user_id, channel_id="D_HELP")  # in a DM: no "this channel"
+    text = all_text(body["blocks"])
+    assert "this channel" not in text and "本频道" not in text
+    assert {"en": "in a channel: preview a paper", "zh": "在频道中使用"}[lang] in text
+    assert {"en": "just for you", "zh": "只发给你"}[lang] in text
+    for topic, expected in (("search", "affil:"), ("digests", "tz:"), ("library", "/papers saved")):
+        _, body = slack.command(f"help {topic}", user_id=user_id, channel_id="C_HELP")
+        assert expected in all_text(body["blocks"]), topic
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("top year", "`/papers top` takes `week` (the default) or `month`, not `year`"),
+        ("热门 今年", "`/papers top` 后面只能跟 `week`（默认，本周）或 `month`（最近 30 天），不能是 `今年`"),
+    ],
+)
+def test_top_with_a_period_it_doesnt_take_says_what_it_takes(slack, line, expected):
+    _, body = slack.command(line, user_id="U_TOP_YEAR", channel_id="C_TOP_YEAR")
+    assert expected in all_text(body["blocks"]) and not first_hit_ids(body["blocks"])
+
+
+def first_hit_ids(blocks: list[dict]) -> list[str]:
+    return [b["block_id"] for b in blocks if b.get("block_id", "").startswith("hit:")]
+
+
+def test_a_shared_card_follows_the_channels_digest_language(slack, fake_slack):
+    slack.command("subscribe zh", user_id="U_CH_ZH", channel_id="C_SHARE_ZH")  # the channel reads Chinese
+    fake_slack.reset()
+    _, body = slack.command("share ParisKV", user_id="U_SHARE_EN", channel_id="C_SHARE_ZH")
+    preview = all_text(body["blocks"])
+    assert "Post this paper in <#C_SHARE_ZH> for everyone?" in preview  # the sharer's words in English...
+    assert "面向长上下文LLM的快速且漂移鲁棒的KV缓存检索" in preview  # ...the card in the channel's language
+    (post_value,) = button_values(body["blocks"], "share_post")
+    slack.click("share_post", post_value, user_id="U_SHARE_EN", channel_id="C_SHARE_ZH")
+    (post,) = fake_slack.wait_for("chat.postMessage")
+    assert post.args["text"].startswith("<@U_SHARE_EN> 分享了这篇论文：ParisKV：")  # full-width colon
+    assert half_width_between_chinese(post.args["text"]) == []

@@ -64,6 +64,22 @@ class SubscribeRequest:
     filter_text: str = ""
     order: str | None = None  # "new" | "foryou" | "popular"
 
+    def line(self, *, filter_text: str | None = None) -> str:
+        """This request written back as a subscribe line that reads the same (for a button
+        that subscribes on the person's behalf), optionally with another filter."""
+        days = {EVERY_DAY: "daily", WEEKDAYS: "weekdays"}.get(self.days or "", self.days or "")
+        words = [
+            self.lang or "",
+            days,
+            f"{self.hour:02d}:{self.minute or 0:02d}" if self.hour is not None else "",
+            f"tz:{self.timezone}" if self.timezone else "",
+            f"top:{self.top}" if self.top else "",
+            f"order:{self.order}" if self.order else "",
+            {True: "notify:empty", False: "notify:none", None: ""}[self.notify_empty],
+            self.filter_text if filter_text is None else filter_text,
+        ]
+        return " ".join(w for w in words if w)
+
     @property
     def has_options(self) -> bool:
         values = (self.lang, self.hour, self.timezone, self.notify_empty, self.days, self.top, self.order)

@@ -27,7 +27,7 @@ import json
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from bot.clock import Clock, system_clock, to_iso
@@ -89,11 +89,19 @@ CREATE TABLE IF NOT EXISTS deliveries (
     finished_at     TEXT,
     UNIQUE (subscription_id, local_date)
 );
+CREATE TABLE IF NOT EXISTS removed_subscriptions (
+    subscription_id INTEGER PRIMARY KEY,
+    removed_by      TEXT NOT NULL,
+    removed_at      TEXT NOT NULL,
+    data            TEXT NOT NULL  -- the row and its deliveries, as JSON, for an undo
+);
 """
 
 DEFAULT_HOUR, DEFAULT_MINUTE = 9, 0
 DEFAULT_DAYS = WEEKDAYS  # weekends hold few new papers
 DEFAULT_TOP = 10
+REMOVED_KEPT = timedelta(days=7)
+"""How long a removed subscription can be restored (its Undo button)."""
 
 
 @dataclass
@@ -257,10 +265,61 @@ class SubscriptionStore:
     def all(self) -> list[Subscription]:
         return [_subscription(r) for r in self._rows("SELECT * FROM subscriptions ORDER BY id")]
 
-    def delete(self, sub_id: int) -> bool:
+    def delete(self, sub_id: int, *, removed_by: str = "") -> bool:
+        """Remove a subscription and its deliveries; with `removed_by`, keep a copy for `restore`.
+
+        The copy holds the deliveries too, so an undone unsubscribe keeps its cursor and
+        its claimed days (a day already posted is not posted again). Copies older than
+        REMOVED_KEPT are dropped here.
+        """
+        now = self._clock()
         with self.store.transaction() as db:
+            row = db.execute("SELECT * FROM subscriptions WHERE id = ?", (sub_id,)).fetchone()
+            if row is not None and removed_by:
+                deliveries = [dict(d) for d in db.execute("SELECT * FROM deliveries WHERE subscription_id = ?", (sub_id,))]
+                db.execute(
+                    "INSERT OR REPLACE INTO removed_subscriptions (subscription_id, removed_by, removed_at, data) VALUES (?, ?, ?, ?)",
+                    (sub_id, removed_by, to_iso(now), json.dumps({"subscription": dict(row), "deliveries": deliveries})),
+                )
+            db.execute("DELETE FROM removed_subscriptions WHERE removed_at < ?", (to_iso(now - REMOVED_KEPT),))
             db.execute("DELETE FROM deliveries WHERE subscription_id = ?", (sub_id,))
             return db.execute("DELETE FROM subscriptions WHERE id = ?", (sub_id,)).rowcount > 0
+
+    def restore(self, sub_id: int, user_id: str) -> Subscription | None:
+        """Undo `delete` for the person who removed it: the same settings, cursor and deliveries.
+
+        None when there is nothing to restore (never removed, someone else removed it,
+        restored already) or the place has a new subscription since.
+        """
+        with self.store.transaction() as db:
+            row = db.execute(
+                "SELECT data FROM removed_subscriptions WHERE subscription_id = ? AND removed_by = ?", (sub_id, user_id)
+            ).fetchone()
+            if row is None:
+                return None
+            data = json.loads(row[0])
+            old, deliveries = data["subscription"], data["deliveries"]
+            taken = db.execute(
+                "SELECT 1 FROM subscriptions WHERE kind = ? AND place_id = ?", (old["kind"], old["place_id"])
+            ).fetchone()
+            if taken is not None:
+                return None
+            if db.execute("SELECT 1 FROM subscriptions WHERE id = ?", (sub_id,)).fetchone() is not None:
+                old = {k: v for k, v in old.items() if k != "id"}  # the id went to another place's digest
+            columns = ", ".join(old)
+            cursor = db.execute(
+                f"INSERT INTO subscriptions ({columns}) VALUES ({', '.join('?' * len(old))})", tuple(old.values())
+            )
+            new_id = old.get("id", cursor.lastrowid)
+            for delivery in deliveries:
+                delivery = {k: v for k, v in delivery.items() if k != "id"} | {"subscription_id": new_id}
+                db.execute(
+                    f"INSERT OR IGNORE INTO deliveries ({', '.join(delivery)}) VALUES ({', '.join('?' * len(delivery))})",
+                    tuple(delivery.values()),
+                )
+            db.execute("DELETE FROM removed_subscriptions WHERE subscription_id = ?", (sub_id,))
+            restored = _subscription(db.execute("SELECT * FROM subscriptions WHERE id = ?", (new_id,)).fetchone())
+        return restored
 
     def set_ranking(self, sub_id: int, ranking: str) -> None:
         """Set the subscription's order (`order:` when subscribing); '' for the default."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.corpus import Corpus, RebuildProgress
-from bot.i18n import choose_lang, t
+from bot.i18n import choose_lang, normalize_lang, t
 from bot.models import Paper, SearchResult
 from bot.slack.render.blocks import Message, render_notice
 from bot.slack.render.mrkdwn import unescape_slack_text
@@ -21,6 +21,7 @@ from bot.store.database import is_storage_full
 if TYPE_CHECKING:  # the console imports this module, and needs no Slack SDK
     from slack_sdk import WebClient
 
+    from bot.services import Services
     from bot.slack.alerts import AdminAlerts
 
 
@@ -115,6 +116,16 @@ def failure_reply(
         told = alerts is not None and client is not None and alerts.storage_full(client)
         return notice("error.storage_full" if told else "error.storage_full_no_admin", lang)
     return error_reply(lang)
+
+
+def person_lang(services: Services, user_id: str, stored_lang: str | None, text: str = "") -> str:
+    """The one language rule: `/papers lang`, else the Slack locale (zh-* is Chinese), else
+    the language of what they typed. Replies, App Home and the cards made for a person all
+    follow it."""
+    if stored_lang:
+        return normalize_lang(stored_lang)
+    locale = services.directory.profile(user_id).locale or ""
+    return "zh" if locale.lower().startswith("zh") else choose_lang(None, text)
 
 
 def reader_lang(corpus: Corpus, user_id: str, text: str = "") -> str:

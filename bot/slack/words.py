@@ -5,7 +5,8 @@ unknown word is a query, not an error. Some command words are also ordinary word
 paper titles, so they are commands only when what follows fits:
 
     language / 语言            alone or before a language name (`/papers language models` searches)
-    top / 热门                 alone or before a period (`/papers top-k sampling` searches)
+    top / 热门                 alone or before a period, or a word meant as one (`/papers top year` is
+                               told what top takes; `/papers top-k sampling` searches)
     export / 导出              alone, before a format, or a word or two (a format mistyped)
     sources / feeds / 订阅源   alone or before an action (`/papers sources of bias` searches)
 
@@ -66,6 +67,11 @@ LIBRARY_COMMANDS = frozenset({Command.SAVE, Command.SAVED, Command.FORYOU, Comma
 
 PERIOD_WORDS = {"week": "week", "本周": "week", "周": "week", "month": "month", "本月": "month", "月": "month"}
 """What `/papers top` takes."""
+PERIOD_ATTEMPTS = frozenset(
+    {"year", "years", "yearly", "annual", "day", "days", "daily", "today", "all", "alltime", "all-time", "ever", "quarter",
+     "weekly", "monthly", "weeks", "months", "今年", "年", "本年", "全年", "年度", "今天", "今日", "全部", "所有", "季度", "每周", "每月"}
+)  # fmt: skip
+"""Periods `/papers top` doesn't take, but that are plainly meant as one: answered with what it takes, not searched."""
 SOURCES_ACTIONS = {
     "list": "list",
     "add": "add",
@@ -121,7 +127,7 @@ def _argument_fits(command: Command, rest: str) -> bool:
     if command is Command.LANG:
         return is_lang(rest)
     if command is Command.TOP:
-        return rest.lower() in PERIOD_WORDS
+        return rest.lower() in PERIOD_WORDS or rest.lower() in PERIOD_ATTEMPTS
     if command is Command.EXPORT:  # `export foo` is a format mistyped (usage), not a search for foo
         return normalize_format(rest.lower()) is not None or len(rest.split()) <= 2
     return rest.split()[0].lower() in SOURCES_ACTIONS  # Command.SOURCES

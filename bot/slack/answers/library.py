@@ -45,7 +45,10 @@ def answer_library_command(services: Services, user_id: str, channel_id: str, co
     if command is Command.TOP:
         if not channel_id:
             return notice("library.top_needs_channel", lang)
-        period = PERIOD_WORDS.get(rest.strip().lower(), "week")
+        asked = rest.strip().lower()
+        if asked and asked not in PERIOD_WORDS:  # `top year`: say what top takes
+            return notice("library.top_bad_period", lang, value=escape_code(truncate(rest.strip(), 40)))
+        period = PERIOD_WORDS.get(asked, "week")
         return Reply(render_top(services.library, channel_id, period, lang), lang=lang)
     return answer_export(services.library, user_id, rest, lang, clock=services.clock)
 

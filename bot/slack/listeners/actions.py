@@ -23,7 +23,7 @@ from bot.slack.client import error_code
 from bot.slack.delivery import publish_home, respond_privately, share_in_channel
 from bot.slack.render.blocks import render_notice
 from bot.slack.reply import Reply, failure_reply, is_dm
-from bot.slack.values import BUTTON_ACTIONS, LINK, MENU_ACTIONS, Action, ButtonValue, decode_value
+from bot.slack.values import BUTTON_ACTIONS, LINK, MENU_ACTIONS, NUMBERED, Action, ButtonValue, base_action, decode_value
 
 logger = logging.getLogger(__name__)
 
@@ -37,13 +37,13 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
         # button shows a warning.
         ack()
 
-    @app.action(re.compile("^(" + "|".join(sorted(BUTTON_ACTIONS)) + ")$"))
+    @app.action(re.compile("^(" + "|".join(sorted(BUTTON_ACTIONS)) + ")$|" + NUMBERED.pattern))
     def on_button(ack, body, action, client, respond, logger):
         ack()
         user_id = body["user"]["id"]
         channel_id = (body.get("channel") or {}).get("id", "")
         from_home = (body.get("view") or {}).get("type") == "home"
-        action_id = action["action_id"]
+        action_id = base_action(action["action_id"])
         value = decode_value(action.get("value"))
         container = body.get("container") or {}
         # A save from a card everyone in the channel sees (a share, a digest) is the channel's
@@ -52,7 +52,8 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
         try:
             reply = answer_action(
                 services, user_id, action_id, value, shareable=not from_home and not is_dm(channel_id),
-                card_channel_id=channel_id if public_card else "",
+                card_channel_id=channel_id if public_card else "", channel_id=channel_id,
+                channel_name=(body.get("channel") or {}).get("name", ""),
             )  # fmt: skip
         except Exception as error:  # a Save writes: a full disk is named, and the admins told
             logger.exception("button %s failed for user %s", action_id, user_id)
