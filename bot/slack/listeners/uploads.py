@@ -178,7 +178,7 @@ def register(app: App, services: Services, *, token: str, alerts: AdminAlerts | 
         return event.get("channel_type") == "im" and event.get("subtype") == "file_share" and not event.get("bot_id")
 
     @app.event("message", matchers=[lambda event: is_dm_file_share(event)])
-    def on_file_share(event, client, logger):
+    def on_file_share(event, client: WebClient, logger):
         try:
             handle_listing_upload(services, client, event, token=token, alerts=alerts)
         except Exception:
