@@ -34,6 +34,7 @@ def world(tmp_path_factory):
     settings = Settings(
         data_dir=tmp / "data", slack_bot_token=BOT_TOKEN, slack_signing_secret=SIGNING_SECRET,
         slack_api_base_url=fake.api_url.rstrip("/"), admins=frozenset({ADMIN}), timezone="UTC",
+        ack_budget_ms=10_000,  # these tests read answers from the ack; the late-answer path is tests/test_slow_answer.py's
     )  # fmt: skip
     clock = FakeClock(datetime(2026, 12, 1, 8, 0, tzinfo=UTC))
     services = slack_services(settings, corpus, clock=clock, scheduler=ManualScheduler(clock))
