@@ -1065,6 +1065,14 @@ MESSAGES: dict[str, dict[str, str]] = {
     "sources.error_arxiv_off": {"en": "arXiv is turned off ({detail})", "zh": "arXiv 已关闭（{detail}）"},
     "sources.error_stopped": {"en": "paperbot was shutting down ({detail})", "zh": "paperbot 正在关闭（{detail}）"},
     "sources.error_internal": {"en": "an internal error ({detail}); see the log", "zh": "内部错误（{detail}）；请查看日志"},
+    "sources.error_private": {
+        "en": "the feed's address {detail} is not a public one (loopback, a private network, link-local or another internal address), so paperbot does not fetch it; if it is an intranet feed you trust, allow its network with PAPERBOT_FEEDS_ALLOW_PRIVATE (e.g. 10.1.0.0/16, or on) in .env",
+        "zh": "订阅源地址 {detail} 不是公网地址（属于本机、内网、链路本地或其他内部地址），paperbot 不会抓取；如果这是你信任的内网订阅源，请在 .env 中用 PAPERBOT_FEEDS_ALLOW_PRIVATE 放行它所在的网段（例如 10.1.0.0/16，或设为 on）",
+    },
+    "sources.error_scheme": {
+        "en": "the feed redirected to {detail}, which is not an http:// or https:// address; paperbot fetches only those",
+        "zh": "订阅源重定向到了 {detail}，这不是 http:// 或 https:// 地址；paperbot 只抓取这两类地址",
+    },
     # -- search across languages, scripts, aliases and typos (issue 8) --
     "search.showing_for": {
         "en": "Showing results for “{suggestion}” · Search instead for “{query}”",

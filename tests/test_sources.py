@@ -14,7 +14,7 @@ import pytest
 from digest_support import FakeClock, ingest, listing_text, open_corpus
 from fake_arxiv import Entry, FakeArxiv, atom_feed
 
-from bot.config import Settings
+from bot.config import ALL_NETWORKS, Settings
 from bot.errors import SourceError
 from bot.feeds.arxiv import ArxivClient
 from bot.feeds.sources import SourceService, parse_target
@@ -48,7 +48,10 @@ def clock():
 
 
 def service(corpus, fake, clock, **kwargs) -> SourceService:
-    settings = Settings(data_dir=corpus.settings.data_dir, arxiv_api_url=fake.api_url, sources_interval_minutes=60)
+    settings = Settings(
+        data_dir=corpus.settings.data_dir, arxiv_api_url=fake.api_url, sources_interval_minutes=60,
+        feeds_allow_private=kwargs.pop("allow_private", ALL_NETWORKS),
+    )  # fmt: skip
     client = ArxivClient(fake.api_url, interval=0.0, retries=0, timeout=2)
     return SourceService(settings, corpus, clock=clock, arxiv_client=client, timeout=kwargs.pop("timeout", 2), **kwargs)
 
@@ -234,7 +237,8 @@ def test_never_two_polls_of_one_source_at_once(corpus, fake, clock):
 def test_cli_sources_add_list_poll_remove(tmp_path, fake):
     fake.pages["/feed.txt"] = (listing_text("CLI Feed（命令行）", 1, 2), '"e1"')
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "PAPERBOT_"))}
-    env.update(PAPERBOT_DATA_DIR=str(tmp_path / "data"), PAPERBOT_SEEDS_DIR=str(tmp_path / "none"), PAPERBOT_ARXIV="off")
+    env.update(PAPERBOT_DATA_DIR=str(tmp_path / "data"), PAPERBOT_SEEDS_DIR=str(tmp_path / "none"), PAPERBOT_ARXIV="off",
+               PAPERBOT_FEEDS_ALLOW_PRIVATE="on")  # fmt: skip
 
     def run(*args):
         return subprocess.run(

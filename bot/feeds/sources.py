@@ -110,12 +110,17 @@ class Source:
         spec = self.target.removeprefix("arxiv:")
         return f"cat:{spec}" if _CATEGORY.match(spec) else f'all:"{spec.strip(chr(34))}"'
 
-    def error_text(self, lang: str) -> str:
-        """Why the last poll failed, in `lang` ("" when it succeeded)."""
+    def error_text(self, lang: str, *, quote: Callable[[str], str] = str) -> str:
+        """Why the last poll failed, in `lang` ("" when it succeeded).
+
+        The detail is often the feed server's own text (its Content-Type, where it
+        redirected, arXiv's error message): `quote` makes it safe where it is shown
+        (Slack's renderers pass one that shows it as inert code).
+        """
         if not self.last_error:
             return ""
         key = ERROR_TEXTS.get(self.last_error, "sources.error_internal")
-        return t(key, lang, detail=self.last_error_detail or "?")
+        return t(key, lang, detail=quote(self.last_error_detail or "?"))
 
     def to_dict(self) -> dict:
         data = asdict(self)
@@ -132,8 +137,10 @@ ERROR_TEXTS = {
     "internal": "sources.error_internal",
     "listing": "sources.error_listing",
     "network": "sources.error_network",
+    "private": "sources.error_private",
     "rate_limited": "sources.error_rate_limited",
     "redirects": "sources.error_redirects",
+    "scheme": "sources.error_scheme",
     "stopped": "sources.error_stopped",
     "timeout": "sources.error_timeout",
     "too_large": "sources.error_too_large",
@@ -380,7 +387,8 @@ class SourceService:
     def _poll_listing(self, source: Source) -> tuple[int, bool, str, str]:
         try:
             response = fetch(source.target, etag=source.etag, last_modified=source.last_modified, timeout=self.timeout,
-                             max_bytes=self.max_bytes, accept="text/plain")  # fmt: skip
+                             max_bytes=self.max_bytes, accept="text/plain",
+                             allow_private=self.settings.feeds_allow_private)  # fmt: skip
         except FetchError as error:
             raise _PollFailed(error.kind, error.detail, error.retry_after) from None
         if response.status == 304:
@@ -454,13 +462,17 @@ class _PollFailed(PaperbotError):
         self.retry_after = retry_after
 
 
-def format_source_line(source: Source, lang: str) -> str:
-    """One source for `sources list` and App Home: target, last poll/success/error, papers added."""
+def format_source_line(source: Source, lang: str, *, code: Callable[[str], str] = str, quote: Callable[[str], str] = str) -> str:
+    """One source for `sources list` and App Home: target, last poll/success/error, papers added.
+
+    `code` makes the target safe inside the row's backticks, `quote` the server's text in
+    the error (see Source.error_text); plain text for the CLI by default.
+    """
     return t(
         "sources.row", lang,
-        source=source.target,
+        source=code(source.target),
         poll=source.last_poll or t("sources.never", lang),
         success=source.last_success or t("sources.never", lang),
         count=source.papers_added,
-        error=source.error_text(lang) or t("sources.no_error", lang),
+        error=source.error_text(lang, quote=quote) or t("sources.no_error", lang),
     )  # fmt: skip
