@@ -532,6 +532,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "`{name}`{feed}: *{new}* new, {updated} updated, {unchanged} unchanged, {rejected} rejected.",
         "zh": "`{name}`{feed}：新增 *{new}* 篇，更新 {updated} 篇，未变 {unchanged} 篇，拒收 {rejected} 条。",
     },
+    "inbox.refused_symlink": {
+        "en": "refused unread: it is a symbolic link; put the listing file itself in the inbox, not a link to it",
+        "zh": "未读取即拒收：这是符号链接；请把列表文件本身放进收件箱，而不是指向它的链接",
+    },
+    "inbox.refused_special": {
+        "en": "refused unread: it is not a regular file (a named pipe, socket or device); put a listing file in the inbox",
+        "zh": "未读取即拒收：这不是普通文件（而是命名管道、套接字或设备）；请把列表文件放进收件箱",
+    },
     "inbox.rejected_header": {"en": "Rejected records (file:line: reason):", "zh": "被拒收的记录（`文件:行号`：原因）："},
     "inbox.rejected_more": {"en": "…and {count} more.", "zh": "……另有 {count} 条。"},
     "inbox.nothing_added": {
