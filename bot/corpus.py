@@ -245,6 +245,10 @@ class Corpus:
             self._sync_index()
         return report
 
+    def index_stored(self, report: IngestReport) -> IngestReport:
+        """A listing was stored by other means (a feed's, by a child process): bring the index up to date."""
+        return self._stored(report, True)
+
     def ingest_paths(self, paths: Iterable[str | Path], progress: Progress | None = None) -> list[IngestReport]:
         """Ingest files and folders, one transaction per file; the index is synced once.
 

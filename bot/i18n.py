@@ -1033,6 +1033,14 @@ MESSAGES: dict[str, dict[str, str]] = {
     "sources.no_error": {"en": "no errors", "zh": "无错误"},
     "sources.poll_done": {"en": "`{source}`: {count} new papers.", "zh": "`{source}`：新增 {count} 篇论文。"},
     "sources.poll_done_one": {"en": "`{source}`: 1 new paper.", "zh": "`{source}`：新增 1 篇论文。"},
+    "sources.poll_held_back": {
+        "en": "{count} more new papers wait for the next poll (at most {cap} per poll: PAPERBOT_FEEDS_MAX_NEW_PER_POLL).",
+        "zh": "另有 {count} 篇新论文留待下次抓取（每次最多 {cap} 篇：PAPERBOT_FEEDS_MAX_NEW_PER_POLL）。",
+    },
+    "sources.row_held_back": {
+        "en": "{count} more new papers waiting for the next poll (PAPERBOT_FEEDS_MAX_NEW_PER_POLL)",
+        "zh": "另有 {count} 篇新论文等待下次抓取（PAPERBOT_FEEDS_MAX_NEW_PER_POLL）",
+    },
     "sources.poll_unchanged": {"en": "`{source}`: unchanged since the last poll.", "zh": "`{source}`：自上次抓取以来没有变化。"},
     "sources.poll_failed": {"en": "`{source}` failed: {reason}", "zh": "`{source}` 抓取失败：{reason}"},
     "sources.poll_skipped_busy": {

@@ -17,7 +17,7 @@ from fake_arxiv import Entry, FakeArxiv, atom_feed
 from bot.config import ALL_NETWORKS, Settings
 from bot.errors import SourceError
 from bot.feeds.arxiv import ArxivClient
-from bot.feeds.sources import SourceService, parse_target
+from bot.feeds.sources import SourceService, format_source_line, parse_target
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 START = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
@@ -50,7 +50,7 @@ def clock():
 def service(corpus, fake, clock, **kwargs) -> SourceService:
     settings = Settings(
         data_dir=corpus.settings.data_dir, arxiv_api_url=fake.api_url, sources_interval_minutes=60,
-        feeds_allow_private=kwargs.pop("allow_private", ALL_NETWORKS),
+        feeds_allow_private=kwargs.pop("allow_private", ALL_NETWORKS), feeds_max_new_per_poll=kwargs.pop("cap", 2000),
     )  # fmt: skip
     client = ArxivClient(fake.api_url, interval=0.0, retries=0, timeout=2)
     return SourceService(settings, corpus, clock=clock, arxiv_client=client, timeout=kwargs.pop("timeout", 2), **kwargs)
@@ -272,3 +272,48 @@ def test_an_arxiv_entry_with_a_stored_title_but_other_authors_is_another_paper(c
     assert listed.authors == ["Ann Lee", "Bo Wu"] and listed.arxiv is None  # untouched
     (other,) = [p for p in papers if not p.title_zh]
     assert other.authors == ["Zed Qi", "Xu Yan"] and other.arxiv.arxiv_id == "2611.00077"
+
+
+def test_one_poll_adds_at_most_the_cap_and_the_rest_wait_for_the_next(corpus, fake, clock):
+    """A flooding feed: 12 new papers, 5 a poll; a paper already stored is updated within the cap's room."""
+    fake.pages["/flood.txt"] = (listing_text("Flood（洪水）", 1, 12), '"f1"')
+    feeds = service(corpus, fake, clock, cap=5)
+    feeds.add(fake.url + "/flood.txt", added_by="U1")
+    first = feeds.poll_all()[0]
+    assert (first.added, first.held_back, corpus.store.state()[0]) == (5, 7, 5)
+    assert "7 more new papers wait for the next poll (at most 5 per poll" in first.line("en")
+    assert "另有 7 篇新论文留待下次抓取" in first.line("zh")
+    (source,) = feeds.list_sources()
+    assert source.held_back == 7 and source.etag == ""  # no ETag kept: the next poll gets it all again
+    assert "7 more new papers waiting for the next poll" in format_source_line(source, "en")
+    assert [(r.added, r.held_back) for r in (feeds.poll_all(force=True)[0], feeds.poll_all(force=True)[0])] == [(5, 2), (2, 0)]
+    assert not any(r.headers.get("If-None-Match") for r in fake.requests)
+    (source,) = feeds.list_sources()
+    assert (source.papers_added, source.held_back, source.etag) == (12, 0, '"f1"')
+    assert feeds.poll_all(force=True)[0].unchanged  # now the ETag is kept
+    titles = sorted(int(p.title_en.split()[4].rstrip(":")) for p in corpus.store.iter_papers())
+    assert titles == list(range(1, 13))  # in the listing's order, none lost
+
+
+def test_a_large_feed_listing_is_parsed_by_a_child_process(corpus, fake, clock, monkeypatch):
+    """Point 2 of issue 29: parsing a large listing holds the interpreter; the server's must stay free."""
+    import bot.feeds.listings
+    from bot.ingest.intake import CHILD_BYTES
+
+    text = listing_text("Big（大）", 1, 600)
+    assert len(text.encode()) >= CHILD_BYTES
+    fake.pages["/big.txt"] = (text, "")
+    parsed_here, children = [], []
+    real_parse, real_child = bot.feeds.listings.parse_text, bot.feeds.listings.run_in_child
+    monkeypatch.setattr(bot.feeds.listings, "parse_text", lambda *a: parsed_here.append(a[1]) or real_parse(*a))
+    monkeypatch.setattr(
+        bot.feeds.listings, "run_in_child", lambda target, *a, **k: children.append(target) or real_child(target, *a, **k)
+    )
+    feeds = service(corpus, fake, clock)
+    feeds.add(fake.url + "/big.txt", added_by="U1")
+    (result,) = feeds.poll_all()
+    assert (result.added, result.error) == (600, "") and parsed_here == []
+    assert children == ["bot.feeds.listings:store_in_child"]
+    assert corpus.search('"Sparse Attention Study Number 577"').total >= 1  # indexed once the poll returns
+    rows = corpus.store.read("SELECT COUNT(*), SUM(brought) FROM source_papers WHERE source = ?", (fake.url + "/big.txt",))
+    assert tuple(rows[0]) == (600, 600)

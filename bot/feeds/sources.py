@@ -34,15 +34,10 @@ from bot.corpus import Corpus
 from bot.errors import ArxivError, FetchError, PaperbotError, SourceError
 from bot.feeds.arxiv import ArxivClient, authors_overlap, normalize_title, plain_title
 from bot.feeds.fetch import DEFAULT_MAX_BYTES, fetch
+from bot.feeds.listings import SCHEMA as SOURCE_PAPERS
+from bot.feeds.listings import record_source_papers, store_fetched
 from bot.i18n import t
-from bot.ingest.listing import (
-    decode_listing,
-    find_urls,
-    find_venue,
-    paper_id,
-    parse_text,
-    venue_label,
-)
+from bot.ingest.listing import find_urls, find_venue, paper_id, venue_label
 from bot.models import ArxivRecord, Listing, Paper
 from bot.store.database import Store, apply_schema
 
@@ -69,7 +64,9 @@ CREATE TABLE IF NOT EXISTS sources (
 );
 """
 
-COLUMNS: dict[str, dict[str, str]] = {}
+COLUMNS: dict[str, dict[str, str]] = {
+    "sources": {"held_back": "INTEGER NOT NULL DEFAULT 0"},  # new papers the last poll left for the next (the cap)
+}
 """Columns added to `sources` after it first shipped (see bot.store.database.ensure_columns)."""
 
 LISTING_TIMEOUT = 30.0
@@ -98,6 +95,7 @@ class Source:
     retry_at: str = ""
     notified: bool = False
     papers_added: int = 0
+    held_back: int = 0
 
     @property
     def feed_name(self) -> str:
@@ -158,6 +156,8 @@ class PollResult:
     unchanged: bool = False
     skipped: str = ""  # "busy" (another poll holds it) or "waiting" (backing off)
     error: str = ""  # an error kind
+    held_back: int = 0  # new papers over the per-poll cap, left for the next poll
+    cap: int = 0  # that cap
 
     def line(self, lang: str) -> str:
         """One line for the CLI and Slack: what this poll did."""
@@ -167,11 +167,14 @@ class PollResult:
             return t("sources.poll_failed", lang, source=self.source.target, reason=self.source.error_text(lang))
         if self.unchanged:
             return t("sources.poll_unchanged", lang, source=self.source.target)
-        return t("sources.poll_done", lang, source=self.source.target, count=self.added)
+        line = t("sources.poll_done", lang, source=self.source.target, count=self.added)
+        if self.held_back:
+            line += " " + t("sources.poll_held_back", lang, count=self.held_back, cap=f"{self.cap:,}")
+        return line
 
     def to_dict(self) -> dict:
         return {"source": self.source.target, "added": self.added, "unchanged": self.unchanged, "skipped": self.skipped,
-                "error": self.error, "error_text": self.source.error_text("en")}  # fmt: skip
+                "error": self.error, "error_text": self.source.error_text("en"), "held_back": self.held_back}  # fmt: skip
 
 
 def parse_target(text: str) -> tuple[str, str]:
@@ -200,6 +203,7 @@ class SourceStore:
         self.store = store
         with store.transaction() as db:
             apply_schema(db, SCHEMA, COLUMNS)
+            apply_schema(db, SOURCE_PAPERS)
 
     def all(self) -> list[Source]:
         return [_source(r) for r in self.store.read("SELECT * FROM sources ORDER BY id")]
@@ -242,6 +246,7 @@ def _source(row) -> Source:
     names = row.keys()  # a sqlite3.Row iterates over its values, not its names
     data = {k: row[k] for k in names if k != "polling_until"}
     data["notified"] = bool(data["notified"])
+    data["held_back"] = int(data.get("held_back") or 0)
     return Source(**data)
 
 
@@ -292,6 +297,7 @@ class SourceService:
         self.timeout = timeout
         self.max_bytes = max_bytes
         self.interval = timedelta(minutes=settings.sources_interval_minutes)
+        self.cap = settings.feeds_max_new_per_poll
         self._lock = threading.Lock()
 
     def list_sources(self) -> list[Source]:
@@ -344,11 +350,12 @@ class SourceService:
             return PollResult(source, skipped="waiting")
         if not self.sources.lease(source.id, now):
             return PollResult(source, skipped="busy")
+        held_back = 0
         try:
             if source.kind == "arxiv":
                 added, unchanged, etag, modified = self._poll_arxiv(source), False, "", ""
             else:
-                added, unchanged, etag, modified = self._poll_listing(source)
+                added, unchanged, etag, modified, held_back = self._poll_listing(source)
         except _PollFailed as failure:
             return self._failed(source, failure, now)
         except Exception as error:  # a bug must not leave the lease held or kill the scheduler
@@ -357,11 +364,13 @@ class SourceService:
         done = to_iso(self.clock())
         self.sources.finish(
             source.id, last_poll=done, last_success=done, last_error="", last_error_detail="", failures=0, retry_at="",
-            notified=0, papers_added=source.papers_added + added, etag=etag or source.etag,
-            last_modified=modified or source.last_modified,
+            notified=0, papers_added=source.papers_added + added, etag=etag, last_modified=modified, held_back=held_back,
         )  # fmt: skip
         fresh = self.sources.get(source.target) or source
-        return PollResult(fresh, added=added, unchanged=unchanged)
+        if held_back:
+            logger.warning("source %s: %d new papers added, %d more wait for the next poll (PAPERBOT_FEEDS_MAX_NEW_PER_POLL=%d)",
+                           source.target, added, held_back, self.cap)  # fmt: skip
+        return PollResult(fresh, added=added, unchanged=unchanged, held_back=held_back, cap=self.cap)
 
     def _failed(self, source: Source, failure: _PollFailed, now: datetime) -> PollResult:
         failures = source.failures + 1
@@ -384,7 +393,12 @@ class SourceService:
 
     # -- the two kinds --------------------------------------------------------------------
 
-    def _poll_listing(self, source: Source) -> tuple[int, bool, str, str]:
+    def _poll_listing(self, source: Source) -> tuple[int, bool, str, str, int]:
+        """Fetch and store a listing: (added, unchanged, ETag, Last-Modified, held back).
+
+        A poll that hit the cap keeps no ETag or Last-Modified: the next one must get the
+        whole listing again (a 304 would leave the rest waiting for good).
+        """
         try:
             response = fetch(source.target, etag=source.etag, last_modified=source.last_modified, timeout=self.timeout,
                              max_bytes=self.max_bytes, accept="text/plain",
@@ -392,20 +406,18 @@ class SourceService:
         except FetchError as error:
             raise _PollFailed(error.kind, error.detail, error.retry_after) from None
         if response.status == 304:
-            return 0, True, response.etag, response.last_modified
+            return 0, True, response.etag, response.last_modified, source.held_back
         if "html" in response.content_type.lower() or _HTML.match(response.body[:1024]):
             raise _PollFailed("html", response.content_type or "text/html")
-        text, problem = decode_listing(source.target, response.body)
-        if problem is not None:
-            raise _PollFailed("listing", problem.reason)
-        listing = parse_text(text or "", source.target)
-        if not listing.records:
-            reason = listing.errors[0].reason if listing.errors else "no records"
-            raise _PollFailed("listing", reason)
-        report = self.corpus.ingest_listing(listing)
+        intake = store_fetched(self.corpus, source.target, response.body, self.cap)
+        if intake.problem:
+            raise _PollFailed("listing", intake.problem)
+        report = intake.report
         if report.errors:
             logger.warning("source %s: %d record(s) rejected, first: %s", source.target, report.rejected, report.errors[0])
-        return report.new, False, response.etag, response.last_modified
+        if intake.held_back:
+            return report.new, False, "", "", intake.held_back
+        return report.new, False, response.etag, response.last_modified, 0
 
     def _poll_arxiv(self, source: Source) -> int:
         if not self.settings.arxiv_enabled:
@@ -414,10 +426,11 @@ class SourceService:
             page = self.arxiv.query(search_query=source.arxiv_query, max_results=ARXIV_FEED_RESULTS, sort_by="submittedDate")
         except ArxivError as error:
             raise _PollFailed(error.kind, error.detail, error.retry_after) from None
-        return self.store_arxiv_papers(page.entries, source.feed_name)
+        return self.store_arxiv_papers(page.entries, source.feed_name, source=source.target)
 
-    def store_arxiv_papers(self, records: list[ArxivRecord], feed: str) -> int:
-        """Store arXiv entries as papers of `feed`, merged with the papers already stored."""
+    def store_arxiv_papers(self, records: list[ArxivRecord], feed: str, *, source: str = "") -> int:
+        """Store arXiv entries as papers of `feed`, merged with the papers already stored;
+        remembered as listed by `source` (its target), when given."""
         store = self.corpus.store
         now = to_iso(self.clock())
         new_papers: list[Paper] = []
@@ -439,6 +452,8 @@ class SourceService:
             added = report.new
         if known:
             store.add_feed(list(known), feed)
+        if source:
+            record_source_papers(store, source, [*known, *(p.id for p in new_papers)], [p.id for p in new_papers])
         self.corpus.save_arxiv({**{p.id: p.arxiv for p in new_papers}, **known}, now)
         self.corpus.ensure_index()
         return added
@@ -475,4 +490,4 @@ def format_source_line(source: Source, lang: str, *, code: Callable[[str], str] 
         success=source.last_success or t("sources.never", lang),
         count=source.papers_added,
         error=source.error_text(lang, quote=quote) or t("sources.no_error", lang),
-    )  # fmt: skip
+    ) + (" · " + t("sources.row_held_back", lang, count=source.held_back) if source.held_back else "")  # fmt: skip

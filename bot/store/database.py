@@ -363,6 +363,15 @@ class Store:
             ).rowcount
         return added
 
+    def known_ids(self, ids: list[str]) -> set[str]:
+        """Which of these paper ids are stored."""
+        known: set[str] = set()
+        for start in range(0, len(ids), 500):  # SQLite caps the number of bound variables
+            chunk = ids[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            known.update(row[0] for row in self.read(f"SELECT id FROM papers WHERE id IN ({marks})", tuple(chunk)))
+        return known
+
     def get(self, paper_id: str) -> Paper | None:
         papers = self.get_many([paper_id])
         return papers[0] if papers else None
