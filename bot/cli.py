@@ -380,6 +380,7 @@ def digest_payload(
     return {
         "papers": digest.count,
         "held_back": digest.held_back,
+        "left_out": digest.left_out,
         "messages": [{"text": m.text, "blocks": m.blocks} for m in messages],
     }
 

@@ -332,6 +332,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{count} more new paper didn't fit today; it leads the next digest.",
         "zh": "另有 {count} 篇新论文今天放不下，将在下一期日报中优先发送。",
     },
+    "digest.left_out": {
+        "en": "{count} more new papers from {feed} are not in this digest: one feed fills at most {most} of a digest. They are in the library; `/papers feed:…` finds them.",
+        "zh": "另有 {count} 篇来自 {feed} 的新论文未收入本期日报：每期日报中同一来源最多 {most} 篇。这些论文仍在库中，可用 `/papers feed:…` 查找。",
+    },
     "digest.footer": {
         "en": "`/papers subscriptions` shows this digest's settings · `/papers unsubscribe` stops it",
         "zh": "`/papers subscriptions` 查看日报设置 · `/papers unsubscribe` 取消订阅",
