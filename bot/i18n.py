@@ -984,8 +984,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "card.label_abstract": {"en": "Abstract (arXiv)", "zh": "英文摘要（arXiv）"},
     "card.arxiv_published": {"en": "first submitted {date}", "zh": "首次提交于 {date}"},
     "sources.usage": {
-        "en": 'Usage: `/papers sources` lists the feeds; `/papers sources add URL|arxiv:cs.CL|arxiv:"a query"`, `/papers sources remove SOURCE`, `/papers sources poll` polls them now.',
-        "zh": '用法：`/papers sources` 列出所有订阅源；`/papers sources add 网址|arxiv:cs.CL|arxiv:"检索词"` 添加，`/papers sources remove 订阅源` 删除，`/papers sources poll` 立即抓取。',
+        "en": 'Usage: `/papers sources` lists the feeds; `/papers sources add URL|arxiv:cs.CL|arxiv:"a query"`, `/papers sources remove SOURCE`, `/papers sources poll` polls them now; `/papers sources remove-papers SOURCE` removes the papers only that source brought (it asks you to confirm first).',
+        "zh": '用法：`/papers sources` 列出所有订阅源；`/papers sources add 网址|arxiv:cs.CL|arxiv:"检索词"` 添加，`/papers sources remove 订阅源` 删除，`/papers sources poll` 立即抓取；`/papers sources remove-papers 订阅源` 移除仅由该订阅源带来的论文（执行前会请你确认）。',
     },
     "sources.admins_only": {
         "en": "Only paperbot's admins (PAPERBOT_ADMINS) can manage feeds. Ask one of them to add the feed you want.",
@@ -1013,6 +1013,44 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "已删除 `{source}`。它带来的论文仍会保留。",
     },
     "sources.title": {"en": "Feeds", "zh": "订阅源"},
+    "sources.remove_papers_preview": {
+        "en": "Removing the papers of `{source}` takes away {count} papers that only it brought, and the source itself, so its next poll can't bring them back.",
+        "zh": "删除 `{source}` 的论文将移除仅由它带来的 {count} 篇论文，并一并删除该订阅源，以免下次抓取又把它们带回来。",
+    },
+    "sources.remove_papers_preview_one": {
+        "en": "Removing the papers of `{source}` takes away 1 paper that only it brought, and the source itself, so its next poll can't bring it back.",
+        "zh": "删除 `{source}` 的论文将移除仅由它带来的 1 篇论文，并一并删除该订阅源，以免下次抓取又把它带回来。",
+    },
+    "sources.remove_papers_nothing": {
+        "en": "`{source}` brought no papers that only it has: there is nothing of its to remove.",
+        "zh": "`{source}` 没有带来只属于它的论文：没有可移除的内容。",
+    },
+    "sources.remove_papers_confirm": {
+        "en": "Nothing is removed yet. To go ahead: `/papers sources remove-papers {source} confirm`",
+        "zh": "目前尚未移除任何内容。确认执行：`/papers sources remove-papers {source} confirm`",
+    },
+    "sources.papers_removed": {
+        "en": "Removed {count} papers that only `{source}` brought.",
+        "zh": "已移除仅由 `{source}` 带来的 {count} 篇论文。",
+    },
+    "sources.papers_removed_one": {
+        "en": "Removed 1 paper that only `{source}` brought.",
+        "zh": "已移除仅由 `{source}` 带来的 1 篇论文。",
+    },
+    "sources.remove_papers_kept": {"en": "Kept: {kept}.", "zh": "保留：{kept}。"},
+    "sources.remove_papers_and": {"en": "; ", "zh": "；"},
+    "sources.remove_papers_kept_listed": {
+        "en": "{count} that another feed or a listing file also brought",
+        "zh": "{count} 篇其他订阅源或列表文件也收录的论文",
+    },
+    "sources.remove_papers_kept_people": {
+        "en": "{count} that someone saved or shared",
+        "zh": "{count} 篇有人收藏或分享过的论文",
+    },
+    "sources.remove_papers_source_gone": {
+        "en": "`{source}` is no longer a source.",
+        "zh": "`{source}` 已不再是订阅源。",
+    },
     "sources.polling": {
         "en": "Polling {count} feeds now; `/papers sources` shows how it went.",
         "zh": "正在抓取 {count} 个订阅源；稍后用 `/papers sources` 查看结果。",

@@ -9,7 +9,7 @@ import time
 from datetime import UTC, datetime
 
 import pytest
-from digest_support import FakeClock, ingest, open_corpus
+from digest_support import FakeClock, ingest, listing_text, open_corpus
 from fake_arxiv import Entry, FakeArxiv
 from fake_slack import FakeSlack
 from slack_helpers import BOT_TOKEN, SIGNING_SECRET, SlackSender, all_text, button_values
@@ -237,6 +237,24 @@ def test_a_feed_servers_text_reaches_admins_as_inert_text(w, slack):
             assert "*bold* ˋtickˋ`" in text, where  # inside code: no formatting, no stray backtick to close it
     finally:
         w.services.sources.remove(url)
+
+
+def test_an_admin_removes_a_feeds_papers_after_confirming(w, slack):
+    url = w.arxiv.url + "/cleanup.txt"
+    w.arxiv.pages["/cleanup.txt"] = (listing_text("Cleanup（清理）", 1, 2, topic="Internal Memo"), "")
+    w.services.sources.add(url, added_by=ADMIN)
+    assert w.services.sources.poll_all([url], force=True)[0].added == 2
+    before = w.corpus.store.state()[0]
+    _, body = slack.command(f"sources remove-papers <{url}>", user_id=ADMIN)
+    text = all_text(body["blocks"])
+    assert f"Removing the papers of `{url}` takes away 2 papers that only it brought" in text
+    assert f"Nothing is removed yet. To go ahead: `/papers sources remove-papers {url} confirm`" in text
+    assert w.corpus.store.state()[0] == before
+    _, body = slack.command(f"sources remove-papers {url}", user_id="U_NOT_ADMIN")
+    assert "Only paperbot's admins" in all_text(body["blocks"])
+    _, body = slack.command(f"sources remove-papers {url} confirm", user_id=ADMIN)
+    assert f"Removed 2 papers that only `{url}` brought. `{url}` is no longer a source." in all_text(body["blocks"])
+    assert w.corpus.store.state()[0] == before - 2 and w.corpus.search('"Internal Memo Study Number 1"').total == 0
 
 
 def test_serve_enriches_new_papers_in_the_background(w, slack):

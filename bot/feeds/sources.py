@@ -21,6 +21,7 @@ failure of a run of failures is reported once through `on_failing` (admins' DMs)
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import threading
@@ -177,6 +178,50 @@ class PollResult:
                 "error": self.error, "error_text": self.source.error_text("en"), "held_back": self.held_back}  # fmt: skip
 
 
+@dataclass
+class Removal:
+    """What removing a source's papers takes away, and what it keeps and why."""
+
+    target: str
+    paper_ids: list[str]  # brought by this source alone: these go
+    kept_listed: int = 0  # another source, another feed or a listing file also brought them
+    kept_people: int = 0  # someone saved or shared them
+    source_exists: bool = True  # the source itself is removed too, so its next poll can't bring them back
+    removed: int = 0  # once done: how many went
+
+    @property
+    def count(self) -> int:
+        return len(self.paper_ids)
+
+    def line(self, lang: str, *, done: bool, code: Callable[[str], str] = str) -> str:
+        """What it would do (`done` False: how to go ahead) or did, for the CLI and Slack."""
+        if done:
+            text = t("sources.papers_removed", lang, source=code(self.target), count=self.removed)
+        elif self.count:
+            text = t("sources.remove_papers_preview", lang, source=code(self.target), count=self.count)
+        else:
+            text = t("sources.remove_papers_nothing", lang, source=code(self.target))
+        kept = []
+        if self.kept_listed:
+            kept.append(t("sources.remove_papers_kept_listed", lang, count=self.kept_listed))
+        if self.kept_people:
+            kept.append(t("sources.remove_papers_kept_people", lang, count=self.kept_people))
+        if kept:
+            text += " " + t("sources.remove_papers_kept", lang, kept=t("sources.remove_papers_and", lang).join(kept))
+        if done and self.source_exists:
+            text += " " + t("sources.remove_papers_source_gone", lang, source=code(self.target))
+        return text
+
+    def to_dict(self) -> dict:
+        return {"source": self.target, "papers": self.count, "removed": self.removed, "kept_listed": self.kept_listed,
+                "kept_people": self.kept_people, "source_removed": self.source_exists}  # fmt: skip
+
+
+def feed_name_of(target: str) -> str:
+    """The feed name a source's papers are listed under when it is arXiv's (Source.feed_name)."""
+    return "arXiv " + target.removeprefix("arxiv:") if target.startswith("arxiv:") else ""
+
+
 def parse_target(text: str) -> tuple[str, str]:
     """Read what someone typed as a source: (kind, canonical target); SourceError if neither."""
     text = " ".join((text or "").split()).strip("<>")  # Slack wraps links in <...>
@@ -283,6 +328,7 @@ class SourceService:
         clock: Clock = system_clock,
         arxiv_client: ArxivClient | None = None,
         on_failing: Callable[[Source], None] | None = None,
+        kept_by_people: Callable[[list[str]], set[str]] | None = None,
         timeout: float = LISTING_TIMEOUT,
         max_bytes: int = LISTING_MAX_BYTES,
     ):
@@ -294,6 +340,8 @@ class SourceService:
             settings.arxiv_api_url, interval=settings.arxiv_interval_seconds, backoff=settings.arxiv_backoff_seconds, retries=1
         )
         self.on_failing = on_failing
+        # Which papers someone saved or shared (the library's; bot/services.py wires it): never removed.
+        self.kept_by_people = kept_by_people or (lambda ids: set())
         self.timeout = timeout
         self.max_bytes = max_bytes
         self.interval = timedelta(minutes=settings.sources_interval_minutes)
@@ -324,6 +372,91 @@ class SourceService:
             raise SourceError("sources.unknown", source=target[:200])
         self.sources.remove(source.target)
         return source
+
+    def _known_target(self, text: str) -> str:
+        """A source's target as typed or as parse_target reads it: one that exists, or one whose papers are remembered."""
+        candidates = [text.strip()]
+        with contextlib.suppress(SourceError):  # not a target as typed: maybe an exact one still
+            candidates.append(parse_target(text)[1])
+        for target in candidates:
+            if self.sources.get(target) is not None or self.corpus.store.read(
+                "SELECT 1 FROM source_papers WHERE source = ? LIMIT 1", (target,)
+            ):
+                return target
+        raise SourceError("sources.unknown", source=text.strip()[:200])
+
+    def plan_removal(self, text: str) -> Removal:
+        """What `remove_papers(text)` would remove: the papers this source alone brought.
+
+        A paper stays when another source listed it, when it has a feed this source never
+        used, when a listing file (inbox, upload, CLI) with one of this source's feed names
+        was stored since the paper arrived (it may have listed it too), or when someone
+        saved or shared it. Only papers this source stored first are candidates at all.
+        """
+        target = self._known_target(text)
+        store = self.corpus.store
+        rows = store.read(
+            "SELECT p.id, p.first_seen FROM source_papers s JOIN papers p ON p.id = s.paper_id WHERE s.source = ? AND s.brought = 1",
+            (target,),
+        )
+        first_seen = {row[0]: row[1] for row in rows}  # paper id -> when it was first stored
+        others = {
+            row[0]
+            for row in store.read(
+                "SELECT DISTINCT o.paper_id FROM source_papers o JOIN source_papers s ON s.paper_id = o.paper_id "
+                "WHERE s.source = ? AND s.brought = 1 AND o.source != ?",
+                (target, target),
+            )
+        }
+        own_feeds = {row[0] for row in store.read("SELECT DISTINCT feed FROM ingests WHERE path = ?", (target,))}
+        own_feeds.discard("")
+        if feed_name_of(target):
+            own_feeds.add(feed_name_of(target))
+        feeds: dict[str, set[str]] = {}
+        for pid, feed in store.read(
+            "SELECT f.paper_id, f.feed FROM paper_feeds f JOIN source_papers s ON s.paper_id = f.paper_id "
+            "WHERE s.source = ? AND s.brought = 1",
+            (target,),
+        ):
+            feeds.setdefault(pid, set()).add(feed)
+        # Listing files that used one of this source's feed names: their latest time, by feed.
+        source_paths = {row[0] for row in store.read("SELECT DISTINCT source FROM source_papers")}
+        source_paths |= {s.target for s in self.sources.all()}
+        source_paths |= {feed_name_of(path) for path in source_paths if feed_name_of(path)}
+        listed_at: dict[str, str] = {}
+        for feed in own_feeds:
+            for path, at in store.read("SELECT path, MAX(at) FROM ingests WHERE feed = ? GROUP BY path", (feed,)):
+                if path not in source_paths and at > listed_at.get(feed, ""):
+                    listed_at[feed] = at
+        alone, listed = [], 0
+        for pid, seen in first_seen.items():
+            paper_feeds = feeds.get(pid, set())
+            if pid in others or not paper_feeds <= own_feeds or any(listed_at.get(feed, "") >= seen for feed in paper_feeds):
+                listed += 1
+            else:
+                alone.append(pid)
+        people = self.kept_by_people(alone)
+        return Removal(
+            target=target,
+            paper_ids=[pid for pid in alone if pid not in people],
+            kept_listed=listed,
+            kept_people=len(people),
+            source_exists=self.sources.get(target) is not None,
+        )
+
+    def remove_papers(self, text: str) -> Removal:
+        """Remove the papers this source alone brought (plan_removal), and the source itself."""
+        removal = self.plan_removal(text)
+        if removal.source_exists:
+            self.sources.remove(removal.target)  # first: a poll now can't bring them back
+        removal.removed = self.corpus.remove_papers(removal.paper_ids)
+        with self.corpus.store.transaction() as db:  # what is remembered of papers no longer stored
+            for start in range(0, removal.count, 500):
+                chunk = removal.paper_ids[start : start + 500]
+                db.execute(f"DELETE FROM source_papers WHERE paper_id IN ({', '.join('?' for _ in chunk)})", chunk)
+        logger.warning("removed %d papers that only %s brought (kept %d listed elsewhere, %d saved or shared)",
+                       removal.removed, removal.target, removal.kept_listed, removal.kept_people)  # fmt: skip
+        return removal
 
     def poll_all(self, targets: list[str] | None = None, *, force: bool = False) -> list[PollResult]:
         """Poll every source (or those named); `force` ignores a backoff's waiting time."""
