@@ -561,7 +561,10 @@ def test_a_misspelled_filter_is_flagged_with_the_correction(w, slack):
 @pytest.mark.parametrize("count", [10, 97, 500])
 def test_a_digest_opens_with_its_highlights_and_threads_the_rest_within_block_kit_limits(w, slack, count):
     slack.command("subscribe daily", user_id=f"U_N{count}", channel_id=f"C_N{count}")
-    ingest(w.corpus, w.tmp, f"n{count}.txt", listing_text("ICML Feed（ICML订阅）", 10_000 * count, count))
+    # Two feeds: one fills at most half a digest (bot/digests/compose.py MAX_PER_FEED).
+    half = count // 2
+    ingest(w.corpus, w.tmp, f"n{count}.txt", listing_text("ICML Feed（ICML订阅）", 10_000 * count, half))
+    ingest(w.corpus, w.tmp, f"m{count}.txt", listing_text("NeurIPS Feed", 10_000 * count + half, count - half))
     run_at(w, 2026, 12, 1, 9, 0)
     calls = posts(w.fake)
     head, replies = calls[0], calls[1:]

@@ -23,14 +23,17 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.child import run_in_child
-from bot.corpus import Corpus
 from bot.errors import ChildFailed
 from bot.ingest.intake import CHILD_BYTES, store_listing
 from bot.ingest.listing import decode_listing, parse_text
 from bot.models import IngestReport, Listing
 from bot.store.database import Store
+
+if TYPE_CHECKING:  # the child process imports this module: not the index, Whoosh and the analysers
+    from bot.corpus import Corpus
 
 logger = logging.getLogger(__name__)
 
