@@ -618,3 +618,15 @@ def test_a_shared_card_follows_the_channels_digest_language(slack, fake_slack):
     (post,) = fake_slack.wait_for("chat.postMessage")
     assert post.args["text"].startswith("<@U_SHARE_EN> 分享了这篇论文：ParisKV：")  # full-width colon
     assert half_width_between_chinese(post.args["text"]) == []
+
+
+@pytest.mark.parametrize(
+    ("user_id", "lang", "name"), [("U_AFFIL_EN", "en", "Harvard University"), ("U_AFFIL_ZH", "zh", "哈佛大学")]
+)
+def test_an_affiliation_search_shows_the_matched_affiliation_once_and_first(slack, user_id, lang, name):
+    slack.command(f"lang {lang}", user_id=user_id)
+    _, body = slack.command("affil:哈佛", user_id=user_id)
+    hit = first_hit_text(body["blocks"])
+    assert hit.count(name) == 1, hit  # in the meta line, not quoted again beneath
+    meta = next(line for line in hit.split("\n") if name in line)
+    assert meta.split(" · ")[1].startswith(name), meta  # the matched one leads the affiliations
