@@ -171,12 +171,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "I found no papers like “{title}”.",
         "zh": "没有找到与“{title}”相似的论文。",
     },
-    "search.arxiv_missing": {"en": "arXiv `{value}` isn't in the library", "zh": "库中没有 arXiv `{value}`"},
+    "search.arxiv_missing": {"en": "arXiv `{value}` isn't in the library", "zh": "库中没有 arXiv 编号为 `{value}` 的论文"},
     "search.doi_missing": {"en": "No paper in the library has the DOI `{value}`", "zh": "库中没有 DOI 为 `{value}` 的论文"},
     "search.url_missing": {"en": "No paper in the library links to `{value}`", "zh": "库中没有链接到 `{value}` 的论文"},
     "search.identifier_missing": {
         "en": "{missing}: paperbot has the papers of its listings and feeds. Search for the paper's title to find papers like it.",
-        "zh": "{missing}：paperbot 只收录其论文列表和订阅源中的论文。可以搜索这篇论文的标题，找找相关的论文。",
+        "zh": "{missing}：paperbot 只收录论文列表和订阅源中的论文。可以搜索这篇论文的标题，看看有没有相关的论文。",
     },
     "search.identifier_mentioned": {
         "en": "{missing}; these papers mention it.",
@@ -788,7 +788,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "library.top_bad_period": {
         "en": "`/papers top` takes `week` (the default) or `month`, not `{value}`: try `/papers top month`.",
-        "zh": "`/papers top` 后面只能跟 `week`（默认，本周）或 `month`（最近 30 天），不能是 `{value}`：试试 `/papers top month`。",
+        "zh": "`/papers top` 后面只能跟 `week`（默认，本周）或 `month`（最近 30 天），不能是 `{value}`。试试 `/papers top month`。",
     },
     "library.top_shares": {"en": "shared {count} times", "zh": "分享 {count} 次"},
     "library.top_shares_one": {"en": "shared once", "zh": "分享 1 次"},
@@ -917,7 +917,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "subscribe.time_needs_hour": {
         "en": "“{value}” doesn't say which hour. Write it with one, such as `9am`, `21:30` or `noon`.",
-        "zh": "“{value}”没有说是几点。请写上钟点，如 `上午9点`、`21:30` 或 `中午`。",
+        "zh": "“{value}”没有说是几点。请写明时间，如 `上午9点`、`21:30` 或 `中午`。",
     },
     "subscribe.two_times": {
         "en": "That line has two times, {first} and “{second}”; a digest runs once a day. Keep one and subscribe again.",
@@ -1001,7 +1001,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "subscribe.restore_none": {
         "en": "There's nothing to restore: that digest is back already, or a new one was set up there since. `/papers subscriptions` shows what's running.",
-        "zh": "没有可恢复的日报：它已经恢复，或那里之后又订阅了新的日报。用 `/papers subscriptions` 查看当前的订阅。",
+        "zh": "没有可恢复的日报：它可能已经恢复，或者之后那里又订阅了新的日报。用 `/papers subscriptions` 查看当前的订阅。",
     },
     "subscribe.announce_removed": {
         "en": "📚 <@{user_id}> stopped this channel's {digest}. `/papers subscribe` starts a new one.",

@@ -541,7 +541,7 @@ def test_a_pasted_id_link_or_doi_finds_that_paper_or_says_it_is_not_there(slack,
     assert "No paper in the library has the DOI `10.1145/0000000.1111111`" in all_text(body["blocks"])
     _, body = slack.command("lang zh", user_id="U_PASTE_ZH")
     _, body = slack.command("https://arxiv.org/abs/2401.00001", user_id="U_PASTE_ZH")
-    assert "库中没有 arXiv `2401.00001`：" in all_text(body["blocks"]) and hit_ids(body["blocks"]) == []
+    assert "库中没有 arXiv 编号为 `2401.00001` 的论文：" in all_text(body["blocks"]) and hit_ids(body["blocks"]) == []
 
 
 def test_a_question_word_alone_matches_no_paper(slack):
