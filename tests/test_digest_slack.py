@@ -707,7 +707,7 @@ def test_when_slack_cannot_say_the_persons_zone_the_teams_default_is_used_and_sa
     ],
 )
 def test_a_time_typed_as_people_type_it_is_the_digests_time_not_its_filter(w, slack, line, hour, minute, filter_text):
-    channel = f"C_T{abs(hash(line)) % 10**6}"
+    channel = "C_T" + line.encode().hex()[:16]  # one channel a phrase
     _, body = slack.command(f"subscribe {line}", user_id="U_TIME", channel_id=channel)
     text = ack_text(body)
     assert f"*{hour:02d}:{minute:02d}*" in text
@@ -871,3 +871,24 @@ def test_a_new_subscription_offers_the_next_steps(w, slack):
     assert answer.args["replace_original"] is False and "Preview of the next paper digest" in text
     stop = next(b for b in answer.args["blocks"] if b.get("block_id") == "next_steps")["elements"][1]
     assert stop["text"]["text"] == "Unsubscribe" and stop["confirm"]["title"]["text"] == "Stop this digest?"
+
+
+def test_chinese_composed_messages_use_full_width_punctuation_throughout(w, slack):
+    """Issue 28's punctuation check, on what people are sent (fields filled in, fallbacks,
+    announcements, a posted digest), not only on the strings of bot/i18n.py."""
+    w.fake.users["U_PUNCT"] = {"locale": "zh-CN", "tz": "America/New_York"}
+    sent = []
+    for line in ("订阅 每周五 上午9:30 缩放定律", "订阅列表", "digest", "help", "help digests", "sources", "订阅 qwertyzzz"):
+        _, body = slack.command(line, user_id="U_PUNCT", channel_id="C_PUNCT")
+        sent += [body.get("text", ""), all_text(body.get("blocks") or [])]
+    ingest(w.corpus, w.tmp, "punct.txt", listing_text("ICML（国际机器学习大会）", 8000, 12))
+    run_at(w, 2026, 12, 4, 9, 30)  # a Friday, in the digest's zone (UTC here)
+    for call in w.fake.calls_to("chat.postMessage"):  # the announcement and the digest with its thread
+        sent += [call.args.get("text", ""), all_text(call.args.get("blocks") or [])]
+    _, body = slack.command("取消订阅", user_id="U_PUNCT", channel_id="C_PUNCT")
+    sent += [body["text"], all_text(body["blocks"])]
+    assert any("论文周报" in text for text in sent)  # the digest was posted and the answers were Chinese
+    bad = [(bad, line) for text in sent for line in text.split("\n") for bad in half_width_between_chinese(line)]
+    assert bad == []
+    # Nor a space after a full-width bracket before Chinese text ("（周五） 论文日报").
+    assert [line for text in sent for line in text.split("\n") if re.search(r"[）」』】]\s+[\u4e00-\u9fff]", line)] == []
