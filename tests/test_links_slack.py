@@ -294,3 +294,13 @@ def test_code_on_github_io_is_labelled_code_when_the_paper_says_so(w, slack):
         ("Code", "https://glacier.github.io/emulator"),  # "the code at", though github.io hosts pages
         ("Project", "https://glacier-lab.github.io"),
     ]
+
+
+@pytest.mark.parametrize(
+    "pasted", ["https://arxiv.org/abs/2611.00001v1", "arXiv:2611.00001", "https://arxiv.org/pdf/2611.00001.pdf"]
+)
+def test_a_pasted_arxiv_link_or_id_finds_that_paper(w, slack, pasted):
+    _, body = slack.command(pasted, user_id="U_PASTE_ARXIV")
+    hits = [b for b in body["blocks"] if b.get("block_id", "").startswith("hit:")]
+    assert len(hits) == 1 and "Speculative Decoding with Draft Trees" in hits[0]["text"]["text"]
+    assert "*1* paper" in body["blocks"][0]["text"]["text"]
