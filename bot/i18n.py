@@ -381,11 +381,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "digest.group_other": {"en": "Other", "zh": "其他"},
     "digest.held_back": {
         "en": "{count} more new papers didn't fit today; they lead the next digest.",
-        "zh": "另有 {count} 篇新论文今天放不下，将在下一期日报中优先发送。",
+        "zh": "另有 {count} 篇新论文今天放不下，将在下一期中优先发送。",
     },
     "digest.held_back_one": {
         "en": "{count} more new paper didn't fit today; it leads the next digest.",
-        "zh": "另有 {count} 篇新论文今天放不下，将在下一期日报中优先发送。",
+        "zh": "另有 {count} 篇新论文今天放不下，将在下一期中优先发送。",
     },
     "digest.left_out": {
         "en": "{count} more new papers from {feed} are not in this digest: one feed fills at most {most} of a digest. They are in the library; `/papers feed:…` finds them.",
@@ -397,7 +397,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "digest.empty": {
         "en": "📭 No new papers since the last digest{filter_note}.",
-        "zh": "📭 自上期日报以来没有新论文{filter_note}。",
+        "zh": "📭 自上一期以来没有新论文{filter_note}。",
     },
     "digest.empty_filter_note": {"en": " matching “{filter}”", "zh": "（筛选“{filter}”）"},
     "digest.preview_more": {
@@ -406,7 +406,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "digest.preview_none": {
         "en": "Nothing new yet for the next digest, due {when}. Papers added before then will be in it.",
-        "zh": "下一期日报将于 {when} 发送，目前还没有新论文；在此之前新增的论文都会收录其中。",
+        "zh": "下一期将于 {when} 发送，目前还没有新论文；在此之前新增的论文都会收录其中。",
     },
     "digest.preview_paused": {
         "en": "⏸ This digest is paused: {reason}. Nothing is posted until it is resumed. {fix}",

@@ -515,7 +515,7 @@ def test_preview_of_a_paused_digest_says_it_is_paused_and_how_to_resume(w, slack
             "en",
             "Nothing new yet for the next digest, due <!date^1796128200^{date_short_pretty} {time}|Tue 1 Dec 2026, 20:30 (Asia/Shanghai)>.",
         ),
-        ("zh", "下一期日报将于 <!date^1796128200^{date_short_pretty} {time}|2026年12月1日（周二）20:30（北京时间）> 发送"),
+        ("zh", "下一期将于 <!date^1796128200^{date_short_pretty} {time}|2026年12月1日（周二）20:30（北京时间）> 发送"),
     ],
 )
 def test_preview_with_nothing_new_reads_without_nested_parentheses(w, slack, lang, expected):
@@ -882,7 +882,9 @@ def test_chinese_composed_messages_use_full_width_punctuation_throughout(w, slac
         _, body = slack.command(line, user_id="U_PUNCT", channel_id="C_PUNCT")
         sent += [body.get("text", ""), all_text(body.get("blocks") or [])]
     ingest(w.corpus, w.tmp, "punct.txt", listing_text("ICML（国际机器学习大会）", 8000, 12))
-    run_at(w, 2026, 12, 4, 9, 30)  # a Friday, in the digest's zone (UTC here)
+    run_at(w, 2026, 12, 4, 14, 30)  # Friday 09:30 in New York, the digest's zone (its creator's)
+    digest = [c for c in posts(w.fake) if c.args["channel"] == "C_PUNCT"]
+    assert digest and digest[0].args["text"].startswith("2026年12月4日（周五）论文周报：12 篇新论文")
     for call in w.fake.calls_to("chat.postMessage"):  # the announcement and the digest with its thread
         sent += [call.args.get("text", ""), all_text(call.args.get("blocks") or [])]
     _, body = slack.command("取消订阅", user_id="U_PUNCT", channel_id="C_PUNCT")
