@@ -502,17 +502,19 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "，只收录匹配“{filter}”的论文（目前库中有 {count} 篇匹配）",
     },
     "subscribe.ask_typo": {
-        "en": "⚠️ No paper in the library matches “{filter}” as typed, and digests take their filter literally, so I haven't subscribed {place} yet. Did you mean “{suggestion}”? ({count} papers match it today.)",
-        "zh": "⚠️ 库中没有论文与“{filter}”完全匹配；日报按筛选条件的原样匹配，所以还没有为{place}订阅。你是不是想输入“{suggestion}”？（目前有 {count} 篇论文匹配。）",
+        "en": "⚠️ No paper in the library matches “{filter}” as typed, and digests take their filter literally, so {not_done} yet. Did you mean “{suggestion}”? ({count} papers match it today.)",
+        "zh": "⚠️ 库中没有论文与“{filter}”完全匹配；日报按筛选条件的原样匹配，所以{not_done}。你是不是想输入“{suggestion}”？（目前有 {count} 篇论文匹配。）",
     },
     "subscribe.ask_typo_one": {
-        "en": "⚠️ No paper in the library matches “{filter}” as typed, and digests take their filter literally, so I haven't subscribed {place} yet. Did you mean “{suggestion}”? (1 paper matches it today.)",
-        "zh": "⚠️ 库中没有论文与“{filter}”完全匹配；日报按筛选条件的原样匹配，所以还没有为{place}订阅。你是不是想输入“{suggestion}”？（目前有 1 篇论文匹配。）",
+        "en": "⚠️ No paper in the library matches “{filter}” as typed, and digests take their filter literally, so {not_done} yet. Did you mean “{suggestion}”? (1 paper matches it today.)",
+        "zh": "⚠️ 库中没有论文与“{filter}”完全匹配；日报按筛选条件的原样匹配，所以{not_done}。你是不是想输入“{suggestion}”？（目前有 1 篇论文匹配。）",
     },
     "subscribe.ask_no_match": {
-        "en": "⚠️ No paper in the library matches “{filter}” yet, so this digest would stay empty until one arrives. I haven't subscribed {place}: subscribe anyway, or check the spelling first (`/papers {search}` searches with it).",
-        "zh": "⚠️ 目前库中没有论文匹配“{filter}”，在出现匹配的新论文之前，这份日报不会有内容。还没有为{place}订阅：可以仍然订阅，或先检查拼写（用 `/papers {search}` 搜索试试）。",
+        "en": "⚠️ No paper in the library matches “{filter}” yet, so this digest would stay empty until one arrives, and {not_done}: subscribe anyway, or check the spelling first (`/papers {search}` searches with it).",
+        "zh": "⚠️ 目前库中没有论文匹配“{filter}”，在出现匹配的新论文之前，这份日报不会有内容，所以{not_done}：可以仍然订阅，或先检查拼写（用 `/papers {search}` 搜索试试）。",
     },
+    "subscribe.not_subscribed_yet": {"en": "I haven't subscribed {place}", "zh": "还没有为{place}订阅"},
+    "subscribe.not_changed_yet": {"en": "I haven't changed the digest for {place}", "zh": "还没有修改{place}的日报"},
     "subscribe.cancelled": {"en": "Cancelled; nothing was subscribed.", "zh": "已取消，没有订阅任何内容。"},
     "subscribe.notify_empty_note": {
         "en": "On days without new papers I'll post a short note.",

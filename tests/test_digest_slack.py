@@ -890,6 +890,8 @@ def test_chinese_composed_messages_use_full_width_punctuation_throughout(w, slac
     _, body = slack.command("取消订阅", user_id="U_PUNCT", channel_id="C_PUNCT")
     sent += [body["text"], all_text(body["blocks"])]
     assert any("论文周报" in text for text in sent)  # the digest was posted and the answers were Chinese
+    # The typo'd filter was asked about, and the digest already there said to be unchanged, not "not subscribed".
+    assert any("所以还没有修改频道 <#C_PUNCT> 的日报：可以仍然订阅" in text for text in sent)
     bad = [(bad, line) for text in sent for line in text.split("\n") for bad in half_width_between_chinese(line)]
     assert bad == []
     # Nor a space after a full-width bracket before Chinese text ("（周五） 论文日报").

@@ -174,7 +174,8 @@ def answer_subscribe(
                 if kind == "channel"
                 else t("subscribe.place_dm", reader)
             )
-            return ask_about_filter(services, request, suggestion, place, reader)
+            not_done = t("subscribe.not_changed_yet" if existing else "subscribe.not_subscribed_yet", reader, place=place)
+            return ask_about_filter(services, request, suggestion, not_done, reader)
     blocked = services.directory.cannot_post(place_id) if kind == "channel" else ""
     sub, created = services.subscriptions.save(
         kind=kind, place_id=place_id, user_id=user_id, lang=sub_lang, hour=hour, minute=minute,
@@ -257,7 +258,7 @@ def command_button(label: str, line: str, lang: str, number: int, *, style: str 
     return button(label, numbered_id(Action.COMMAND, number), ButtonValue(query=line, lang=lang), style=style)
 
 
-def ask_about_filter(services: Services, request: SubscribeRequest, suggestion: str | None, place: str, lang: str) -> Reply:
+def ask_about_filter(services: Services, request: SubscribeRequest, suggestion: str | None, not_done: str, lang: str) -> Reply:
     """A filter that matches nothing as typed: ask before subscribing, offering the correction.
 
     Digests take filters literally, so a typo would make a digest that never posts; the
@@ -275,7 +276,12 @@ def ask_about_filter(services: Services, request: SubscribeRequest, suggestion: 
         keep_label = t("button.keep_filter", lang, filter=truncate(request.filter_text, 30))
         keep = button(keep_label, numbered_id(Action.CONFIRM, 2), value.but(query=f"subscribe {request.line()}", exact=True))
         text = t(
-            "subscribe.ask_typo", lang, filter=typed, suggestion=escape(truncate(suggestion, 200)), count=fixed_count, place=place
+            "subscribe.ask_typo",
+            lang,
+            filter=typed,
+            suggestion=escape(truncate(suggestion, 200)),
+            count=fixed_count,
+            not_done=not_done,
         )
         use = button(
             t("button.use_filter", lang, filter=truncate(suggestion, 30)),
@@ -286,7 +292,11 @@ def ask_about_filter(services: Services, request: SubscribeRequest, suggestion: 
         elements = [use, keep, cancel]
     else:
         text = t(
-            "subscribe.ask_no_match", lang, filter=typed, place=place, search=escape_code(truncate(request.filter_text, 200))
+            "subscribe.ask_no_match",
+            lang,
+            filter=typed,
+            not_done=not_done,
+            search=escape_code(truncate(request.filter_text, 200)),
         )
         anyway = button(
             t("button.subscribe_anyway", lang),
