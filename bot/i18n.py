@@ -1001,6 +1001,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Restored the {digest} for {place}: {schedule} at *{time}* ({zone}), as before. It picks up where it left off.",
         "zh": "已恢复{place}的{digest}：{schedule} *{time}*（{zone}），设置不变，从上次停下的地方继续。",
     },
+    "subscribe.restore_not_yours": {
+        "en": "Only the person who stopped this digest can undo that. `/papers subscribe` here sets up a new one.",
+        "zh": "只有取消这份日报的人才能撤销。可以用 `/papers subscribe` 在这里重新订阅。",
+    },
     "subscribe.restore_none": {
         "en": "There's nothing to restore: that digest is back already, or a new one was set up there since. `/papers subscriptions` shows what's running.",
         "zh": "没有可恢复的日报：它可能已经恢复，或者之后那里又订阅了新的日报。用 `/papers subscriptions` 查看当前的订阅。",

@@ -849,7 +849,8 @@ def test_unsubscribe_offers_an_undo_that_brings_the_same_digest_back(w, slack):
     (undo,) = button_values(body["blocks"], "unsubscribe_undo")
     slack.click("unsubscribe_undo", undo, user_id="U_SOMEONE", channel_id="C_UNDO")  # not theirs to undo
     (answer,) = w.fake.wait_for("response")
-    assert "nothing to restore" in all_text(answer.args["blocks"]) and w.services.subscriptions.all() == []
+    assert "Only the person who stopped this digest can undo that." in all_text(answer.args["blocks"])
+    assert w.services.subscriptions.all() == []
     slack.click("unsubscribe_undo", undo, user_id="U_UNDO", channel_id="C_UNDO")
     answer = w.fake.wait_for("response", 2)[1]
     assert answer.args["replace_original"] is True
@@ -858,6 +859,9 @@ def test_unsubscribe_offers_an_undo_that_brings_the_same_digest_back(w, slack):
     assert (back.id, back.days, back.hour, back.minute, back.lang) == (sub.id, "fri", 8, 15, "zh")
     assert w.jobs.scheduler.get_job(f"digest:{back.id}") is not None
     assert "恢复了本频道的论文周报" in announcements(w.fake)[-1].args["text"]
+    slack.click("unsubscribe_undo", undo, user_id="U_UNDO", channel_id="C_UNDO")  # twice: nothing more to restore
+    assert "nothing to restore" in all_text(w.fake.wait_for("response", 3)[2].args["blocks"])
+    assert len(w.services.subscriptions.all()) == 1
 
 
 def test_a_new_subscription_offers_the_next_steps(w, slack):

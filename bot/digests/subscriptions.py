@@ -285,6 +285,11 @@ class SubscriptionStore:
             db.execute("DELETE FROM deliveries WHERE subscription_id = ?", (sub_id,))
             return db.execute("DELETE FROM subscriptions WHERE id = ?", (sub_id,)).rowcount > 0
 
+    def removed_by(self, sub_id: int) -> str | None:
+        """Who removed the subscription `sub_id`, while it can still be restored; else None."""
+        rows = self._rows("SELECT removed_by FROM removed_subscriptions WHERE subscription_id = ?", (sub_id,))
+        return rows[0][0] if rows else None
+
     def restore(self, sub_id: int, user_id: str) -> Subscription | None:
         """Undo `delete` for the person who removed it: the same settings, cursor and deliveries.
 

@@ -410,7 +410,8 @@ def answer_restore(services: Services, user_id: str, sub_id: str, lang: str) -> 
     """The Undo of `/papers unsubscribe`: the same digest again, settings, cursor and all."""
     sub = services.subscriptions.restore(int(sub_id), user_id) if sub_id.isdigit() else None
     if sub is None:
-        return notice("subscribe.restore_none", lang)
+        remover = services.subscriptions.removed_by(int(sub_id)) if sub_id.isdigit() else None
+        return notice("subscribe.restore_not_yours" if remover and remover != user_id else "subscribe.restore_none", lang)
     services.reschedule(sub.id)
     if sub.is_active:
         announce(services, sub, "subscribe.announce_restored", user_id)
