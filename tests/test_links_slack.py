@@ -53,7 +53,7 @@ def world(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("links-slack")
     arxiv = FakeArxiv()
     arxiv.add(Entry("2611.00001", "Speculative Decoding with Draft Trees", ["Ann Lee", "Bo Wu"], abstract=ABSTRACT,
-                    categories=["cs.CL", "cs.LG"]))  # fmt: skip
+                    categories=["cs.CL", "cs.LG"], doi="10.18653/v1/2026.acl-long.42"))  # fmt: skip
     fake = FakeSlack().start()
     corpus = open_corpus(tmp / "data")
     ingest(corpus, tmp, "links.txt", LISTING)
@@ -297,9 +297,16 @@ def test_code_on_github_io_is_labelled_code_when_the_paper_says_so(w, slack):
 
 
 @pytest.mark.parametrize(
-    "pasted", ["https://arxiv.org/abs/2611.00001v1", "arXiv:2611.00001", "https://arxiv.org/pdf/2611.00001.pdf"]
+    "pasted",
+    [
+        "https://arxiv.org/abs/2611.00001v1",
+        "arXiv:2611.00001",
+        "https://arxiv.org/pdf/2611.00001.pdf",
+        "https://doi.org/10.18653/v1/2026.ACL-long.42",  # DOIs are case-insensitive
+        "doi:10.18653/v1/2026.acl-long.42",
+    ],
 )
-def test_a_pasted_arxiv_link_or_id_finds_that_paper(w, slack, pasted):
+def test_a_pasted_arxiv_link_id_or_doi_finds_that_paper(w, slack, pasted):
     _, body = slack.command(pasted, user_id="U_PASTE_ARXIV")
     hits = [b for b in body["blocks"] if b.get("block_id", "").startswith("hit:")]
     assert len(hits) == 1 and "Speculative Decoding with Draft Trees" in hits[0]["text"]["text"]
