@@ -774,6 +774,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Offline, so no DM: the file is at `{path}`.",
         "zh": "当前离线，无法私信发送：文件已保存到 `{path}`。",
     },
+    "library.export_ai_summary": {
+        "en": "AI summary by paperbot, not the authors' abstract: {summary}",
+        "zh": "paperbot 生成的 AI 总结（并非作者摘要）：{summary}",
+    },
     "library.export_write_failed": {
         "en": "Offline, so no DM, and the file could not be written: {error}",
         "zh": "当前离线，无法私信发送，文件也未能写入：{error}",
