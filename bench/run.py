@@ -187,7 +187,8 @@ def worker_serve(engine: str, data: Path, repeat: int) -> dict:
 
 
 class _FakeWebApi:
-    """Answer every Slack Web API call with ok (Bolt calls auth.test once, lazily)."""
+    """Answer every Slack Web API call with ok (Bolt calls auth.test once, lazily; users.info
+    says who the reader is, as paperbot asks it for a person's language when they set none)."""
 
     def __init__(self):
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -196,18 +197,22 @@ class _FakeWebApi:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):  # noqa: N802
                 self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                body = json.dumps(
-                    {
-                        "ok": True,
-                        "url": "https://bench.slack.com/",
-                        "team": "bench",
-                        "user": "paperbot",
-                        "team_id": "T0BENCH",
-                        "user_id": "U0BOT",
-                        "bot_id": "B0BOT",
-                        "is_enterprise_install": False,
-                    }
-                ).encode()
+                if self.path.endswith("/users.info"):
+                    reader = {"id": "U0READER", "tz": "UTC", "locale": "en-US", "is_bot": False}
+                    body = json.dumps({"ok": True, "user": reader}).encode()
+                else:
+                    body = json.dumps(
+                        {
+                            "ok": True,
+                            "url": "https://bench.slack.com/",
+                            "team": "bench",
+                            "user": "paperbot",
+                            "team_id": "T0BENCH",
+                            "user_id": "U0BOT",
+                            "bot_id": "B0BOT",
+                            "is_enterprise_install": False,
+                        }
+                    ).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))

@@ -340,3 +340,37 @@ def test_build_client_points_every_call_at_the_base_url(slack_settings, fake_sla
     assert client.base_url == slack_settings.slack_api_base_url + "/"
     client.auth_test()
     assert fake_slack.calls_to("auth.test")
+
+
+def test_a_users_info_answer_without_a_user_object_is_an_unknown_profile(slack_settings):
+    """A Web API that answers users.info with `"user": "paperbot"` (an auth.test-shaped stub,
+    a proxy) must not fail every command of a person who set no language."""
+    import http.server
+    import threading
+    from dataclasses import replace
+
+    from bot.digests.places import Profile
+    from bot.slack.client import Patience, build_client
+    from bot.slack.posting import SlackDirectory
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            body = json.dumps({"ok": True, "user": "paperbot"}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        settings = replace(slack_settings, slack_api_base_url=f"http://127.0.0.1:{server.server_address[1]}/api")
+        directory = SlackDirectory(build_client(settings, Patience.LOOKUP))
+        assert directory.profile("U_ODD_ANSWER") == Profile()
+    finally:
+        server.shutdown()

@@ -204,6 +204,7 @@ class DigestScheduler:
         self.inbox_interval = inbox_interval
         # (job id, function, interval): arXiv lookups and feed polls, first run at start.
         self.background_jobs: list[tuple[str, Callable[[], object], timedelta]] = []
+        self.started = False  # before start() there are no jobs to keep in step (the console, the CLI)
         service.on_retry = self.retry_later
         service.on_paused = self.sync
 
@@ -214,6 +215,7 @@ class DigestScheduler:
     def start(self) -> None:
         """Build jobs from the database, start the scheduler, and catch up right away."""
         now = self.clock()
+        self.started = True
         self.sync_all()
         self._add(CATCH_UP_JOB, self.service.catch_up, DateTrigger(run_date=now), now, misfire_grace_time=None)
         self._add(
@@ -235,7 +237,11 @@ class DigestScheduler:
             self.scheduler.shutdown(wait=True)
 
     def sync(self, sub_id: int) -> None:
-        """Add, replace or remove the job of one subscription to match the database."""
+        """Add, replace or remove the job of one subscription to match the database.
+
+        Before `start()` nothing is scheduled (the console, the CLI): start builds every job."""
+        if not self.started:
+            return
         sub = self.subscriptions.get(sub_id)
         if sub is None or not sub.is_active:
             self._remove(f"digest:{sub_id}")

@@ -110,7 +110,8 @@ class SlackDirectory:
         if cached and self.clock() - cached[0] < self.ttl:
             return cached[1]
         try:
-            user = self.client.users_info(user=user_id, include_locale=True).get("user") or {}
+            user = self.client.users_info(user=user_id, include_locale=True).get("user")
+            user = user if isinstance(user, dict) else {}  # an answer without a user object says nothing
             profile = Profile(tz=user.get("tz") or None, locale=user.get("locale") or None)
         except (SlackApiError, OSError, TimeoutError) as error:
             code = error_code(error) if isinstance(error, SlackApiError) else type(error).__name__

@@ -11,6 +11,7 @@ import logging
 import re
 
 from slack_bolt import App
+from slack_bolt.context.respond import Respond
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
@@ -38,7 +39,7 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
         ack()
 
     @app.action(re.compile("^(" + "|".join(sorted(BUTTON_ACTIONS)) + ")$"))
-    def on_button(ack, body, action, client, respond, logger):
+    def on_button(ack, body, action, client: WebClient, respond: Respond, logger):
         ack()
         user_id = body["user"]["id"]
         channel_id = (body.get("channel") or {}).get("id", "")
@@ -88,7 +89,7 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
             )
 
     @app.action(Action.MENU)
-    def on_menu(ack, body, action, client, respond, logger):
+    def on_menu(ack, body, action, client: WebClient, respond: Respond, logger):
         """A digest row's overflow menu: the chosen option's value names the action (`a`)."""
         ack()
         user_id = body["user"]["id"]

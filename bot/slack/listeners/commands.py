@@ -12,6 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as AnswerTimeout
 
 from slack_bolt import App
+from slack_bolt.context.respond import Respond
+from slack_sdk import WebClient
 
 from bot.i18n import t
 from bot.services import Services
@@ -38,7 +40,7 @@ def register(app: App, services: Services, *, ack_budget: float = 1.5, alerts: A
     answers = ThreadPoolExecutor(max_workers=8, thread_name_prefix="papers-answer")
 
     @app.command("/papers")
-    def on_papers(ack, command, client, respond, logger):
+    def on_papers(ack, command, client: WebClient, respond: Respond, logger):
         user_id = command.get("user_id", "")
         channel_id = command.get("channel_id", "")
         text = command.get("text", "")

@@ -5,6 +5,7 @@ Unsubscribe buttons by publishing it again (Home has no response_url to reply th
 from __future__ import annotations
 
 from slack_bolt import App
+from slack_sdk import WebClient
 
 from bot.i18n import normalize_lang
 from bot.services import Services
@@ -18,7 +19,7 @@ from bot.slack.values import HOME_EXAMPLE, Action, decode_value
 
 def register(app: App, services: Services, *, alerts: AdminAlerts | None = None) -> None:
     @app.event("app_home_opened")
-    def on_home_opened(event, client, logger):
+    def on_home_opened(event, client: WebClient, logger):
         if event.get("tab", "home") != "home":
             return
         try:
@@ -27,7 +28,7 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
             logger.exception("rendering Home for %s failed", event.get("user"))
 
     @app.action(HOME_EXAMPLE)
-    def on_example(ack, body, action, client, logger):
+    def on_example(ack, body, action, client: WebClient, logger):
         ack()
         user_id = body["user"]["id"]
         value = decode_value(action.get("value"))
@@ -39,7 +40,7 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
         publish_home(client, services, user_id, result=reply.result, lang=reply.lang)
 
     @app.action(Action.HOME_LANG)
-    def on_lang(ack, body, action, client, logger):
+    def on_lang(ack, body, action, client: WebClient, logger):
         ack()
         user_id = body["user"]["id"]
         lang = normalize_lang((action.get("selected_option") or {}).get("value"))
@@ -55,7 +56,7 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
         publish_home(client, services, user_id, lang=lang)
 
     @app.action(Action.HOME_UNSUBSCRIBE)
-    def on_unsubscribe(ack, body, action, client, logger):
+    def on_unsubscribe(ack, body, action, client: WebClient, logger):
         ack()
         user_id = body["user"]["id"]
         try:

@@ -7,6 +7,7 @@ listener that matches, and a DM with files is an upload.
 from __future__ import annotations
 
 from slack_bolt import App
+from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from bot.i18n import t
@@ -22,7 +23,7 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
     corpus = services.corpus
 
     @app.event("message")
-    def on_message(event, client, logger):
+    def on_message(event, client: WebClient, logger):
         if event.get("channel_type") != "im" or event.get("subtype") or event.get("bot_id"):
             return
         user_id, channel_id, text = event.get("user", ""), event.get("channel", ""), event.get("text", "")
