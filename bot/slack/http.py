@@ -7,6 +7,12 @@ kept-alive connection costs a socket, not a thread; `HttpLimits` sets how long e
 sit (the read timeout), how many there may be, and how big a body may be (waitress answers
 a bigger or malformed `Content-Length` with 413/400 before the app sees a byte).
 
+waitress's read timeout measures silence, so a client that trickles one byte every few
+seconds keeps its connection for ever: 510 of them held all 500 connections and Slack's own
+requests waited (issue 29, point 3). Here each request also has a total deadline, from its
+first byte (or the connection's opening) to its last, and one client address (an IPv6
+client's /64) may hold only so many connections; waitress has neither.
+
 Before Bolt sees a request, `check_request` verifies Slack's signature on the raw bytes
 (401 for anything unsigned, stale or forged, before the body is parsed) and then the
 body's shape (400 for a signed body Bolt would choke on). Each rejection is one log line
@@ -18,7 +24,9 @@ up and bound meanwhile, so it doubles as readiness; there is no separate /readyz
 
 from __future__ import annotations
 
+import contextlib
 import io
+import ipaddress
 import json
 import logging
 import threading
@@ -58,6 +66,14 @@ class HttpLimits:
     connections before accepting pauses (the rest wait in the listen backlog). `threads`:
     requests handled at once; a slow /papers moves to its response_url after
     PAPERBOT_ACK_BUDGET_MS, so a thread is never held for long.
+
+    `request_deadline`: seconds a request may take to arrive whole, headers and body, from
+    its first byte (a new connection's first request: from the connection's opening); past
+    it the client gets 408 and the connection is closed. Slack sends a request in
+    milliseconds and gives up on an answer after 3 s. `connections_per_client`: open
+    connections from one address (IPv6: one /64); one more is answered 503 and closed.
+    Behind a reverse proxy every request comes from the proxy's address
+    (PAPERBOT_HTTP_CONNECTIONS_PER_CLIENT raises it).
     """
 
     threads: int = 8
@@ -66,6 +82,8 @@ class HttpLimits:
     cleanup_interval: int = 5
     max_body_bytes: int = MAX_BODY_BYTES
     max_header_bytes: int = 64 * 1024
+    request_deadline: float = 10.0
+    connections_per_client: int = 50
 
 
 class _LoggedErrorTask(ErrorTask):
@@ -79,8 +97,66 @@ class _LoggedErrorTask(ErrorTask):
         super().execute()
 
 
+_REQUEST_TIMEOUT = b"HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+_TOO_MANY_CONNECTIONS = b"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 5\r\nContent-Length: 0\r\n\r\n"
+
+
+def client_of(addr) -> str:
+    """The client an address stands for: the IP, or an IPv6 address's /64 (one host's share)."""
+    host = addr[0] if addr else "?"
+    try:
+        ip = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:  # ::ffff:1.2.3.4 on a dual-stack socket is 1.2.3.4
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network((ip, 64), strict=False))
+    return str(ip)
+
+
 class _Channel(HTTPChannel):
+    """waitress's connection, which also times the request it is reading and counts its client's
+    connections. `limits` is set on a subclass per server (HttpServer)."""
+
     error_task_class = _LoggedErrorTask
+    limits: HttpLimits
+
+    def __init__(self, server, sock, addr, adj, map=None):
+        self.client = client_of(addr)
+        super().__init__(server, sock, addr, adj, map)
+        # The first request's clock starts at the connection: a connection that never sends
+        # a byte is held to the deadline too, not only to the (longer) read timeout.
+        self.request_started: float | None = time.monotonic()
+        self._timed_request = None
+        open_here = sum(1 for channel in server.active_channels.values() if getattr(channel, "client", None) == self.client)
+        if open_here > self.limits.connections_per_client:
+            logger.info(
+                "refused a connection from %s: it has %d open, the limit per client",
+                self.client,
+                open_here - 1,
+            )
+            self.refuse(_TOO_MANY_CONNECTIONS)
+
+    def received(self, data):
+        """Read as waitress does; a request that began arriving in `data` starts its clock."""
+        result = super().received(data)
+        if self.request is None:
+            self.request_started = self._timed_request = None
+        elif self.request is not self._timed_request:
+            self._timed_request, self.request_started = self.request, time.monotonic()
+        return result
+
+    def is_late(self, now: float) -> bool:
+        """Has the request being read (no answer in hand) had longer than the deadline?"""
+        started = self.request_started
+        return started is not None and not self.requests and not self.will_close and now - started > self.limits.request_deadline
+
+    def refuse(self, response: bytes) -> None:
+        """Send a short answer the socket takes at once (nothing is queued before it) and close."""
+        with contextlib.suppress(OSError):
+            self.socket.send(response)
+        self.will_close = True  # the loop closes it on its next pass; nothing more is read
 
 
 class _DropBody(logging.Filter):
@@ -243,18 +319,38 @@ class HttpServer:
             inbuf_overflow=limits.max_body_bytes + 1,  # bodies stay in memory, never a temp file
             expose_tracebacks=False,
         )
-        self.waitress.channel_class = _Channel
+        self.limits = limits
+        self.waitress.channel_class = type("PaperbotChannel", (_Channel,), {"limits": limits})
 
     def run(self) -> None:
         adj = self.waitress.adj
+        next_check = 0.0
         try:
             while not self._closing and self._map:
                 if self._draining:
                     self.waitress.accepting = False  # new connections wait in the backlog
                 wasyncore.loop(timeout=adj.asyncore_loop_timeout, map=self._map, use_poll=adj.asyncore_use_poll, count=1)
+                now = time.monotonic()
+                if now >= next_check:
+                    next_check = now + min(1.0, self.limits.request_deadline / 4)
+                    self._close_late_requests(now)
         finally:
             with self._lock:
                 wasyncore.close_all(self._map)  # the listener, every connection, the trigger
+
+    def _close_late_requests(self, now: float) -> None:
+        """Answer 408 to every request that has not arrived whole within the deadline, and close.
+
+        On the loop's own thread, between passes, as waitress's own idle check runs.
+        """
+        for channel in list(self.waitress.active_channels.values()):
+            if isinstance(channel, _Channel) and channel.is_late(now):
+                logger.info(
+                    "closed a connection from %s: its request was not all sent within %s s",
+                    channel.client,
+                    f"{self.limits.request_deadline:g}",
+                )
+                channel.refuse(_REQUEST_TIMEOUT)
 
     def _wake(self) -> None:
         with self._lock:
