@@ -730,10 +730,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "`/papers top` shows this week's popular papers here; `/papers top month` the last 30 days.",
         "zh": "`/papers top` 显示本频道本周热门论文；`/papers top month` 显示最近 30 天。",
     },
-    "library.top_shares": {"en": "shared {count} times", "zh": "分享 {count} 次"},
-    "library.top_shares_one": {"en": "shared once", "zh": "分享 1 次"},
-    "library.top_saves": {"en": "saved {count} times", "zh": "收藏 {count} 次"},
-    "library.top_saves_one": {"en": "saved once", "zh": "收藏 1 次"},
+    # People, not times: one person sharing a paper ten times is one vote (issue 29).
+    "library.top_shares": {"en": "shared by {count} people", "zh": "{count} 人分享"},
+    "library.top_shares_one": {"en": "shared by 1 person", "zh": "1 人分享"},
+    "library.top_saves": {"en": "saved by {count} people", "zh": "{count} 人收藏"},
+    "library.top_saves_one": {"en": "saved by 1 person", "zh": "1 人收藏"},
     "library.top_voters": {"en": "{count} people reacted", "zh": "{count} 人回应"},
     "library.top_voters_one": {"en": "1 person reacted", "zh": "1 人回应"},
     "library.foryou_header": {
