@@ -5,7 +5,7 @@ one quadratic pattern on one 50 KB record froze the whole server (`A` + 49,990 s
 `B` as an author line: 22.7 s), and a cubic one on 2,000 capitals in a comment took
 166 s. Each function that applies a pattern to text from a listing, a feed or a user
 (bot/ingest/listing.py, bot/slack/render/mrkdwn.py, bot/search/analysis.py's tokenizer,
-bot/digests/times.py) gets 50,000-character inputs made to make it backtrack: runs of
+bot/digests/times.py, the BibTeX title and names, the lexicon's learning) gets 50,000-character inputs made to make it backtrack: runs of
 spaces, separators, parentheses, capitals, mixed scripts.
 
 The cases run in a child process that reports each as it finishes, so a pattern that
@@ -16,6 +16,7 @@ the suite.
 from __future__ import annotations
 
 import json
+import re
 import selectors
 import subprocess
 import sys
@@ -80,7 +81,8 @@ def _record(field: str, text: str) -> str:
 def cases():
     """(name, function of one text): every function that runs a pattern over untrusted text."""
     from bot.digests import times
-    from bot.search import analysis
+    from bot.library import export
+    from bot.search import analysis, lexicon
     from bot.slack.render import mrkdwn
 
     yield "listing.parse_authors", listing.parse_authors
@@ -95,6 +97,10 @@ def cases():
         )
     for field in ("title", "authors", "affiliations", "summary", "comments", "journal"):
         yield f"listing.parse_text: {field}", lambda text, field=field: listing.parse_text(_record(field, text))
+    yield "export.bib_title", export.bib_title
+    yield "export.bib_name", export.bib_name
+    yield "lexicon.defined_acronyms", lexicon.defined_acronyms
+    yield "lexicon.english_words", lexicon.english_words
     yield "mrkdwn.escape", mrkdwn.escape
     yield "mrkdwn.unescape_slack_text", mrkdwn.unescape_slack_text
     yield "analysis.analyze", analysis.analyze
@@ -176,6 +182,31 @@ def test_author_separator_splits_as_before(text):
 @given(VENUE_TEXT)
 def test_venues_and_years_are_found_as_before(text):
     assert listing.find_venue(text) == reference.find_venue(text)
+
+
+OLD_CAPITALISED_INSIDE = re.compile(r"[^\W_]*[^\W_][A-Z][^\W_]*")  # bot/library/export.py before
+OLD_DEFINED = re.compile(r"((?:[A-Za-z][\w-]*\s+){1,7})\(([A-Z][A-Za-z0-9]{1,9}?)s?\)")  # bot/search/lexicon.py before
+WORDY_TEXT = st.text(alphabet="aAbZz1_-é中 ()s\t")
+
+
+@settings(max_examples=500, deadline=None)
+@given(WORDY_TEXT)
+def test_bibtex_title_words_are_found_as_before(text):
+    from bot.library import export
+
+    assert [m.span() for m in export._CAPITALISED_INSIDE.finditer(text)] == [
+        m.span() for m in OLD_CAPITALISED_INSIDE.finditer(text)
+    ]
+
+
+@settings(max_examples=500, deadline=None)
+@given(WORDY_TEXT)
+def test_acronym_definitions_are_found_as_before(text):
+    from bot.search import lexicon
+
+    assert [(m.span(), m.groups()) for m in lexicon._definitions(text)] == [
+        (m.span(), m.groups()) for m in OLD_DEFINED.finditer(text)
+    ]
 
 
 # -- binary data anywhere in a listing ----------------------------------------------------------

@@ -217,7 +217,11 @@ def bib_url(url: str) -> str:
     return quote(url, safe=_URL_KEPT)
 
 
-_CAPITALISED_INSIDE = re.compile(r"[^\W_]*[^\W_][A-Z][^\W_]*")
+# A word (letters and digits) with a capital after its first character, tried only where
+# a word begins (the lookbehind) and read once (a lazy scan to the capital, then the rest
+# possessively). Spelled `[^\W_]*[^\W_][A-Z][^\W_]*`, SRE tried it again from every
+# character of a word without such a capital: quadratic (5,000 digits in a title: 0.8 s).
+_CAPITALISED_INSIDE = re.compile(r"(?<![^\W_])[^\W_][^\W_]*?[A-Z][^\W_]*+")
 
 
 def bib_title(title: str) -> str:
