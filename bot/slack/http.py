@@ -10,8 +10,10 @@ a bigger or malformed `Content-Length` with 413/400 before the app sees a byte).
 waitress's read timeout measures silence, so a client that trickles one byte every few
 seconds keeps its connection for ever: 510 of them held all 500 connections and Slack's own
 requests waited (issue 29, point 3). Here each request also has a total deadline, from its
-first byte (or the connection's opening) to its last, and one client address (an IPv6
-client's /64) may hold only so many connections; waitress has neither.
+first byte (or the connection's opening) to its last, a much shorter one while every
+connection is taken (so slow connections make way for Slack's, whatever addresses they
+come from), and one client address (an IPv6 client's /64) may hold only so many
+connections; waitress has none of these.
 
 Before Bolt sees a request, `check_request` verifies Slack's signature on the raw bytes
 (401 for anything unsigned, stale or forged, before the body is parsed) and then the
@@ -31,6 +33,7 @@ import json
 import logging
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import parse_qsl
@@ -70,7 +73,10 @@ class HttpLimits:
     `request_deadline`: seconds a request may take to arrive whole, headers and body, from
     its first byte (a new connection's first request: from the connection's opening); past
     it the client gets 408 and the connection is closed. Slack sends a request in
-    milliseconds and gives up on an answer after 3 s. `connections_per_client`: open
+    milliseconds and gives up on an answer after 3 s. While every connection is taken,
+    `crowded_request_deadline` applies instead, to requests and to connections idle between
+    them: slow connections make way for new ones, which wait in the backlog meanwhile,
+    instead of holding the server until their deadline. `connections_per_client`: open
     connections from one address (IPv6: one /64); one more is answered 503 and closed.
     Behind a reverse proxy every request comes from the proxy's address
     (PAPERBOT_HTTP_CONNECTIONS_PER_CLIENT raises it).
@@ -83,6 +89,7 @@ class HttpLimits:
     max_body_bytes: int = MAX_BODY_BYTES
     max_header_bytes: int = 64 * 1024
     request_deadline: float = 10.0
+    crowded_request_deadline: float = 1.0
     connections_per_client: int = 50
 
 
@@ -99,6 +106,12 @@ class _LoggedErrorTask(ErrorTask):
 
 _REQUEST_TIMEOUT = b"HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
 _TOO_MANY_CONNECTIONS = b"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 5\r\nContent-Length: 0\r\n\r\n"
+
+
+def _busiest(clients: Counter[str]) -> str:
+    """`10.0.0.7 x40, 10.0.0.9 x3` (the five busiest, then how many more)."""
+    shown = ", ".join(f"{client} x{count}" for client, count in clients.most_common(5))
+    return shown + (f" and {len(clients) - 5} more" if len(clients) > 5 else "")
 
 
 def client_of(addr) -> str:
@@ -121,6 +134,7 @@ class _Channel(HTTPChannel):
 
     error_task_class = _LoggedErrorTask
     limits: HttpLimits
+    refused: Counter[str]  # clients refused since the server last logged them
 
     def __init__(self, server, sock, addr, adj, map=None):
         self.client = client_of(addr)
@@ -131,11 +145,7 @@ class _Channel(HTTPChannel):
         self._timed_request = None
         open_here = sum(1 for channel in server.active_channels.values() if getattr(channel, "client", None) == self.client)
         if open_here > self.limits.connections_per_client:
-            logger.info(
-                "refused a connection from %s: it has %d open, the limit per client",
-                self.client,
-                open_here - 1,
-            )
+            self.refused[self.client] += 1
             self.refuse(_TOO_MANY_CONNECTIONS)
 
     def received(self, data):
@@ -147,10 +157,14 @@ class _Channel(HTTPChannel):
             self._timed_request, self.request_started = self.request, time.monotonic()
         return result
 
-    def is_late(self, now: float) -> bool:
-        """Has the request being read (no answer in hand) had longer than the deadline?"""
-        started = self.request_started
-        return started is not None and not self.requests and not self.will_close and now - started > self.limits.request_deadline
+    def is_late(self, now: float, deadline: float, *, crowded: bool) -> bool:
+        """Has the request being read had longer than `deadline`? When the server is full
+        (`crowded`), a connection idle between requests for that long is late too."""
+        if self.requests or self.will_close or self.total_outbufs_len:  # an answer in hand
+            return False
+        if self.request_started is not None:
+            return now - self.request_started > deadline
+        return crowded and time.time() - self.last_activity > deadline  # waitress keeps wall time
 
     def refuse(self, response: bytes) -> None:
         """Send a short answer the socket takes at once (nothing is queued before it) and close."""
@@ -320,7 +334,8 @@ class HttpServer:
             expose_tracebacks=False,
         )
         self.limits = limits
-        self.waitress.channel_class = type("PaperbotChannel", (_Channel,), {"limits": limits})
+        self._refused: Counter[str] = Counter()
+        self.waitress.channel_class = type("PaperbotChannel", (_Channel,), {"limits": limits, "refused": self._refused})
 
     def run(self) -> None:
         adj = self.waitress.adj
@@ -332,7 +347,7 @@ class HttpServer:
                 wasyncore.loop(timeout=adj.asyncore_loop_timeout, map=self._map, use_poll=adj.asyncore_use_poll, count=1)
                 now = time.monotonic()
                 if now >= next_check:
-                    next_check = now + min(1.0, self.limits.request_deadline / 4)
+                    next_check = now + min(1.0, self.limits.request_deadline / 4, self.limits.crowded_request_deadline / 4)
                     self._close_late_requests(now)
         finally:
             with self._lock:
@@ -341,16 +356,35 @@ class HttpServer:
     def _close_late_requests(self, now: float) -> None:
         """Answer 408 to every request that has not arrived whole within the deadline, and close.
 
-        On the loop's own thread, between passes, as waitress's own idle check runs.
+        On the loop's own thread, between passes, as waitress's own idle check runs. One
+        log line for all it closed, and one for the connections refused since the last
+        check, each naming the busiest clients: an attack is hundreds a second.
         """
+        crowded = len(self._map) >= self.waitress.adj.connection_limit  # waitress counts its listener and trigger too
+        deadline = (
+            min(self.limits.request_deadline, self.limits.crowded_request_deadline) if crowded else self.limits.request_deadline
+        )
+        closed: Counter[str] = Counter()
         for channel in list(self.waitress.active_channels.values()):
-            if isinstance(channel, _Channel) and channel.is_late(now):
-                logger.info(
-                    "closed a connection from %s: its request was not all sent within %s s",
-                    channel.client,
-                    f"{self.limits.request_deadline:g}",
-                )
+            if isinstance(channel, _Channel) and channel.is_late(now, deadline, crowded=crowded):
+                closed[channel.client] += 1
                 channel.refuse(_REQUEST_TIMEOUT)
+        if closed:
+            logger.info(
+                "closed %d connections whose request was not whole within %s s%s: %s",
+                closed.total(),
+                f"{deadline:g}",
+                " (every connection taken)" if crowded else "",
+                _busiest(closed),
+            )
+        if self._refused:
+            logger.info(
+                "refused %d connections over the limit of %d per client: %s",
+                self._refused.total(),
+                self.limits.connections_per_client,
+                _busiest(self._refused),
+            )
+            self._refused.clear()
 
     def _wake(self) -> None:
         with self._lock:
