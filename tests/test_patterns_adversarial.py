@@ -21,6 +21,7 @@ import selectors
 import subprocess
 import sys
 import time
+import unicodedata
 from pathlib import Path
 
 import listing_reference as reference
@@ -223,3 +224,19 @@ def test_a_nul_anywhere_marks_a_listing_binary():
     start = time.perf_counter()
     assert listing.decode_listing("big.txt", b"a" * 20_000_000 + b"\x00")[0] is None
     assert time.perf_counter() - start < 0.5  # a C scan, not a parse
+
+
+def test_control_characters_are_removed_from_every_field():
+    """ESC and BEL in a title or summary reached terminals through the CLI as escape sequences."""
+    controls = "\x1b[2J\x1b]0;pwned\x07\x08\x0b\x0c\x7f\x85\x9b"
+    text = (
+        f"feed\nA {controls}Title\n标题{controls}\nAda {controls}Lovelace, Alan Turing\n机构 * Lab {controls}A（甲）\n"
+        f"AI总结 摘要{controls}\nComments Accepted at ICML 2026{controls}\nJournal ref J{controls}\n"
+    )
+    ((_, paper),) = listing.parse_text(text).records
+    fields = [paper.title_en, paper.title_zh, *paper.authors, paper.summary_zh, paper.comments, paper.journal_ref]
+    fields += [a.en for a in paper.affiliations]
+    assert not [f for f in fields if any(unicodedata.category(c) == "Cc" for c in f)]
+    assert paper.title_en == "A [2J]0;pwnedTitle" and paper.venue_name == "ICML" and paper.year == 2026
+    tabbed = listing.parse_text("feed\nA\tTitle\r\n标题\r\nA B\r\nAI总结 x\r\n").records[0][1]
+    assert (tabbed.title_en, tabbed.summary_zh) == ("A\tTitle", "x")  # tab, CR and LF are still text

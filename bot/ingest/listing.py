@@ -56,9 +56,11 @@ _URL = re.compile(r"https?://[^\s<>\"'（）()，,；;]+", re.IGNORECASE)
 # Unicode category Cf (Unicode 14), spelled out: a per-character category() call made
 # parsing 100k records 2x slower. In two classes: SRE tests a class with characters past
 # U+FFFF range by range, one within it by a table (3.5x faster over a listing), and text
-# rarely holds any character past U+FFFF.
+# rarely holds any character past U+FFFF. With them, the control characters (Cc) but tab,
+# line feed and carriage return: an ESC or BEL in a title reached terminals through the
+# CLI as live escape sequences (issue 29). NUL never gets here (decode_listing: binary).
 _FORMAT_CHARS = re.compile(
-    "[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
+    "[\x01-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
     "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]"
 )
 _FORMAT_CHARS_ASTRAL = re.compile(
@@ -262,6 +264,7 @@ def parse_text(text: str, path: str = "<text>") -> Listing:
     """Parse the text of one listing; bad records become errors, good ones still count."""
     # Format characters (zero-width spaces and joiners, BOMs) are invisible page debris:
     # left in, "\u200bAI总结" is not a summary line and "\u200b" passes for a title.
+    # Control characters are removed with them (a terminal would act on ESC and BEL).
     # Removed from the whole text at once (none of the substitutions touches "\n").
     cleaned = _FORMAT_CHARS.sub("", text)
     if _has_astral(cleaned):
