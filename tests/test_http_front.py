@@ -234,7 +234,7 @@ def test_when_every_connection_is_taken_slow_ones_make_way_within_slack_s_3_seco
 
 
 def test_a_connection_that_sends_nothing_is_held_to_the_deadline_not_the_read_timeout(slack_settings, seed_corpus, fake_slack):
-    limits = HttpLimits(read_timeout=30, request_deadline=1.0, cleanup_interval=1)
+    limits = HttpLimits(read_timeout=30, request_deadline=0.5, cleanup_interval=1)
     server = start_app_server(slack_settings, seed_corpus, limits=limits)
     try:
         with socket.create_connection(("127.0.0.1", server.port), timeout=8) as silent:
@@ -245,7 +245,7 @@ def test_a_connection_that_sends_nothing_is_held_to_the_deadline_not_the_read_ti
         with socket.create_connection(("127.0.0.1", server.port), timeout=8) as kept:  # idle between requests: fine
             kept.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
             assert read_response(kept).startswith(b"HTTP/1.1 200")
-            time.sleep(2.5)
+            time.sleep(1.0)  # twice the deadline
             kept.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
             assert read_response(kept).startswith(b"HTTP/1.1 200")
     finally:
@@ -270,6 +270,7 @@ def test_one_address_holds_at_most_its_share_of_connections(slack_settings, seed
             server.shutdown()
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("refused ")]
     assert lines == ["refused 15 connections over the limit of 10 per client: 127.0.0.2 x15"]  # one line, not 15
+    assert server.server.open_by_client == {}  # every connection closed is uncounted
 
 
 @pytest.mark.parametrize(

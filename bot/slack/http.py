@@ -135,18 +135,32 @@ class _Channel(HTTPChannel):
     error_task_class = _LoggedErrorTask
     limits: HttpLimits
     refused: Counter[str]  # clients refused since the server last logged them
+    open_by_client: Counter[str]  # the server's open connections by client, kept as they open and close
 
     def __init__(self, server, sock, addr, adj, map=None):
         self.client = client_of(addr)
+        self._counted = False
         super().__init__(server, sock, addr, adj, map)
         # The first request's clock starts at the connection: a connection that never sends
         # a byte is held to the deadline too, not only to the (longer) read timeout.
         self.request_started: float | None = time.monotonic()
         self._timed_request = None
-        open_here = sum(1 for channel in server.active_channels.values() if getattr(channel, "client", None) == self.client)
-        if open_here > self.limits.connections_per_client:
+        # Counted, not found by walking every connection: a flood of connections would
+        # make each accept cost the whole table.
+        self.open_by_client[self.client] += 1
+        self._counted = True
+        if self.open_by_client[self.client] > self.limits.connections_per_client:
             self.refused[self.client] += 1
             self.refuse(_TOO_MANY_CONNECTIONS)
+
+    def del_channel(self, map=None):
+        """Forget the connection, as waitress does, and uncount it (once, however often called)."""
+        if self._counted:
+            self._counted = False
+            self.open_by_client[self.client] -= 1
+            if self.open_by_client[self.client] <= 0:
+                del self.open_by_client[self.client]
+        super().del_channel(map)
 
     def received(self, data):
         """Read as waitress does; a request that began arriving in `data` starts its clock."""
@@ -335,7 +349,10 @@ class HttpServer:
         )
         self.limits = limits
         self._refused: Counter[str] = Counter()
-        self.waitress.channel_class = type("PaperbotChannel", (_Channel,), {"limits": limits, "refused": self._refused})
+        self.open_by_client: Counter[str] = Counter()
+        self.waitress.channel_class = type(
+            "PaperbotChannel", (_Channel,), {"limits": limits, "refused": self._refused, "open_by_client": self.open_by_client}
+        )
 
     def run(self) -> None:
         adj = self.waitress.adj
