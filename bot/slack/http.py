@@ -388,7 +388,7 @@ class HttpServer:
                 channel.refuse(_REQUEST_TIMEOUT)
         if closed:
             logger.info(
-                "closed %d connections whose request was not whole within %s s%s: %s",
+                "closed %d connections with no whole request within %s s%s: %s",
                 closed.total(),
                 f"{deadline:g}",
                 " (every connection taken)" if crowded else "",
