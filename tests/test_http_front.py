@@ -16,8 +16,10 @@ from urllib.parse import urlencode
 import pytest
 from slack_helpers import signed_headers
 
-from bot.slack.http import HttpLimits
-from bot.slack.server import start_app_server
+from bot.config import Settings
+from bot.errors import ConfigError
+from bot.slack.http import HttpLimits, client_of
+from bot.slack.server import http_limits, start_app_server
 
 
 def raw_exchange(port: int, data: bytes, *, timeout: float = 5.0) -> tuple[int, bytes]:
@@ -273,6 +275,13 @@ def test_one_address_holds_at_most_its_share_of_connections(slack_settings, seed
     assert server.server.open_by_client == {}  # every connection closed is uncounted
 
 
+def test_the_per_client_limit_is_an_operator_setting():
+    assert http_limits(Settings()).connections_per_client == 50
+    assert http_limits(Settings.from_env({"PAPERBOT_HTTP_CONNECTIONS_PER_CLIENT": "500"})).connections_per_client == 500
+    with pytest.raises(ConfigError, match="PAPERBOT_HTTP_CONNECTIONS_PER_CLIENT must be at least 1"):
+        Settings.from_env({"PAPERBOT_HTTP_CONNECTIONS_PER_CLIENT": "0"})
+
+
 @pytest.mark.parametrize(
     ("addr", "client"),
     [
@@ -283,8 +292,6 @@ def test_one_address_holds_at_most_its_share_of_connections(slack_settings, seed
     ],
 )
 def test_a_client_is_its_address_or_its_ipv6_64(addr, client):
-    from bot.slack.http import client_of
-
     assert client_of(addr) == client
 
 

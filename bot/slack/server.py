@@ -69,6 +69,11 @@ def _start(services: Services) -> None:
     start_services(services, background=True)
 
 
+def http_limits(settings: Settings) -> HttpLimits:
+    """The HTTP front's limits `serve` uses: the defaults, and what the operator set."""
+    return HttpLimits(connections_per_client=settings.http_connections_per_client)
+
+
 def _run_app(settings: Settings, corpus: Corpus, app: App, stdout: TextIO, on_bound: Callable[[], None]) -> int:
     """Serve `app` in Socket Mode or over HTTP until interrupted.
 
@@ -88,9 +93,13 @@ def _run_app(settings: Settings, corpus: Corpus, app: App, stdout: TextIO, on_bo
             handler.close()
         return 0
 
-    limits = HttpLimits(connections_per_client=settings.http_connections_per_client)
     server = make_http_server(
-        app, corpus.is_ready, settings.host, settings.port, signing_secret=settings.slack_signing_secret, limits=limits
+        app,
+        corpus.is_ready,
+        settings.host,
+        settings.port,
+        signing_secret=settings.slack_signing_secret,
+        limits=http_limits(settings),
     )
     print(t("setup.serving_http", "en", host=settings.host, port=server.port), file=stdout, flush=True)
     thread = threading.Thread(target=server.run, name="http", daemon=True)
