@@ -73,6 +73,9 @@ class Settings:
     host: str = "0.0.0.0"
     port: int = 3000
     ack_budget_ms: int = 1500  # a /papers answer not ready by then goes to its response_url
+    # Open connections one client address may hold (bot/slack/http.py); behind a reverse proxy
+    # every request comes from the proxy, so raise it there.
+    http_connections_per_client: int = 50
     slack_bot_token: str = field(default="", repr=False)
     slack_signing_secret: str = field(default="", repr=False)
     slack_app_token: str = field(default="", repr=False)
@@ -139,6 +142,7 @@ class Settings:
             host=env.get("PAPERBOT_HOST", "").strip() or "0.0.0.0",
             port=_int(env, "PORT", 3000, minimum=0),
             ack_budget_ms=_int(env, "PAPERBOT_ACK_BUDGET_MS", 1500),
+            http_connections_per_client=_int(env, "PAPERBOT_HTTP_CONNECTIONS_PER_CLIENT", 50, minimum=1),
             slack_bot_token=env.get("SLACK_BOT_TOKEN", "").strip(),
             slack_signing_secret=env.get("SLACK_SIGNING_SECRET", "").strip(),
             slack_app_token=env.get("SLACK_APP_TOKEN", "").strip(),

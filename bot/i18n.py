@@ -792,10 +792,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "`/papers top` takes `week` (the default) or `month`, not `{value}`: try `/papers top month`.",
         "zh": "`/papers top` 后面只能跟 `week`（默认，本周）或 `month`（最近 30 天），不能是 `{value}`。试试 `/papers top month`。",
     },
-    "library.top_shares": {"en": "shared {count} times", "zh": "分享 {count} 次"},
-    "library.top_shares_one": {"en": "shared once", "zh": "分享 1 次"},
-    "library.top_saves": {"en": "saved {count} times", "zh": "收藏 {count} 次"},
-    "library.top_saves_one": {"en": "saved once", "zh": "收藏 1 次"},
+    # People, not times: one person sharing a paper ten times is one vote (issue 29).
+    "library.top_shares": {"en": "shared by {count} people", "zh": "{count} 人分享"},
+    "library.top_shares_one": {"en": "shared by 1 person", "zh": "1 人分享"},
+    "library.top_saves": {"en": "saved by {count} people", "zh": "{count} 人收藏"},
+    "library.top_saves_one": {"en": "saved by 1 person", "zh": "1 人收藏"},
     "library.top_voters": {"en": "{count} people reacted", "zh": "{count} 人回应"},
     "library.top_voters_one": {"en": "1 person reacted", "zh": "1 人回应"},
     "library.foryou_header": {
@@ -847,6 +848,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "library.export_written": {
         "en": "Offline, so no DM: the file is at `{path}`.",
         "zh": "当前离线，无法私信发送：文件已保存到 `{path}`。",
+    },
+    "library.export_ai_summary": {
+        "en": "AI summary by paperbot, not the authors' abstract: {summary}",
+        "zh": "paperbot 生成的 AI 总结（并非作者摘要）：{summary}",
     },
     "library.export_write_failed": {
         "en": "Offline, so no DM, and the file could not be written: {error}",

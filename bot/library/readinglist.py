@@ -6,7 +6,8 @@ wires it (bot/slack/answers/library.py, render/library.py). Four tables:
     saves      one row per (person, paper); `channel_id` is the channel whose public
                card (a share or a digest) it was saved from, '' otherwise
     cards      which papers each message the bot posted in a channel carries
-    shares     every share of a paper into a channel
+    shares     every share of a paper into a channel (popularity counts the people who
+               shared it, not the shares: sharing a paper ten times is one vote)
     reactions  the latest state of each (message, person, emoji), newest event wins
 
 A person's saves are private: every read of `saves` is keyed by the asking user's id,
@@ -16,7 +17,7 @@ ever see counts.
 A reaction on a card is a vote for the papers it carries. A share card carries one
 paper; a digest message carries several, so a reaction there is 1/n of a vote for each
 of its n papers (we can't know which one the person meant). A person counts once per
-paper, however many emoji or cards they reacted with.
+paper and kind (a share, a save, a reaction), however many times, emoji or cards.
 
 Ranking ("for you") is bot/library/ranking.py.
 """
@@ -96,8 +97,8 @@ class Popular:
     """A paper's standing in one channel over a period."""
 
     paper: Paper
-    shares: int = 0
-    saves: int = 0
+    shares: int = 0  # people who shared it into the channel
+    saves: int = 0  # people who saved it from the channel's cards
     votes: float = 0.0  # people who reacted; a digest message's reaction is 1/n per paper
     voters: int = 0  # people who reacted to a card carrying it
 
@@ -303,7 +304,8 @@ class Library:
             return found.setdefault(paper_id, Popular(Paper(id=paper_id, title_en="", title_zh="")))
 
         for paper_id, count in self.store.read(
-            "SELECT paper_id, COUNT(*) FROM shares WHERE channel_id = ? AND shared_at >= ? GROUP BY paper_id", (channel_id, since)
+            "SELECT paper_id, COUNT(DISTINCT user_id) FROM shares WHERE channel_id = ? AND shared_at >= ? GROUP BY paper_id",
+            (channel_id, since),
         ):
             entry(paper_id).shares = int(count)
         for paper_id, count in self.store.read(
@@ -325,7 +327,7 @@ class Library:
         """Papers the channel shared, saved from its cards or reacted to, with their weight."""
         weights: defaultdict[str, float] = defaultdict(float)
         for paper_id, count in self.store.read(
-            "SELECT paper_id, COUNT(*) FROM shares WHERE channel_id = ? GROUP BY paper_id", (channel_id,)
+            "SELECT paper_id, COUNT(DISTINCT user_id) FROM shares WHERE channel_id = ? GROUP BY paper_id", (channel_id,)
         ):
             weights[paper_id] += count
         for paper_id, count in self.store.read(

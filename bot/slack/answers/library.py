@@ -175,7 +175,7 @@ def answer_export(library: Library, user_id: str, rest: str, lang: str, *, clock
     reply = notice("library.export_sending", lang, count=len(papers), format=label)
     reply.upload = Upload(
         filename=f"paperbot-saved-{day}.{EXTENSIONS[fmt]}",
-        content=export_papers(papers, fmt),
+        content=export_papers(papers, fmt, lang),
         title=f"paperbot saved papers ({label})",
         comment=t("library.export_comment", lang, count=len(papers), format=label),
     )

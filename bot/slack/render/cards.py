@@ -40,13 +40,17 @@ SUMMARY_SECTIONS_MAX = 4
 
 
 def short_authors(authors: list[str], lang: str, shown: int = AUTHORS_SHOWN) -> str:
-    """ "A, B, C +12": the first few authors and how many more there are."""
-    names = [escape(a) for a in authors if a]
+    """ "A, B, C +12": the first few authors and how many more there are.
+
+    Only the names shown are escaped: a paper may list thousands (or one crafted to be
+    slow to escape), and every card of every view renders this line.
+    """
+    names = [a for a in authors if a]
     if len(names) <= shown + 1:
-        return ", ".join(names)
+        return ", ".join(escape(n) for n in names)
     # English counts the rest ("+12"); Chinese counts everyone ("等 15 人").
     count = len(names) if lang == "zh" else len(names) - shown
-    return ", ".join(names[:shown]) + " " + t("card.authors_more", lang, count=count)
+    return ", ".join(escape(n) for n in names[:shown]) + " " + t("card.authors_more", lang, count=count)
 
 
 def short_affiliations(paper: Paper, lang: str, shown: int = AFFILIATIONS_SHOWN) -> str:
