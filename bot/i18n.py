@@ -1190,6 +1190,32 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": ", for papers matching “{filter}” (about {count} in the library match today)",
         "zh": "，只收录匹配“{filter}”的论文（目前库中约有 {count} 篇匹配）",
     },
+    # -- a for-you that learns: 👍 / 👎, interests, reasons (issue 27) --
+    "foryou.button_like": {"en": "👍", "zh": "👍"},
+    "foryou.button_dislike": {"en": "👎", "zh": "👎"},
+    "foryou.menu_like": {"en": "👍 More like this for me", "zh": "👍 多推荐这类论文"},
+    "foryou.menu_dislike": {"en": "👎 Not for me", "zh": "👎 不感兴趣"},
+    "foryou.button_undo": {"en": "Undo", "zh": "撤销"},
+    "foryou.liked": {
+        "en": "👍 on *{title}*: your for-you will rank papers like it higher. Only you see this.",
+        "zh": "已记下你对《{title}》的 👍：为你推荐会把相似的论文排得更靠前。仅你可见。",
+    },
+    "foryou.disliked": {
+        "en": "👎 on *{title}*: it won't come back in your for-you or personal digest, and papers like it move down. Only you see this.",
+        "zh": "已记下你对《{title}》的 👎：它不会再出现在你的推荐和个人日报中，相似的论文也会排得更靠后。仅你可见。",
+    },
+    "foryou.channel_vote": {
+        "en": "In <#{channel_id}> it also counts as your one vote for the channel's digest, which shows only how many voted.",
+        "zh": "在 <#{channel_id}> 中，这也算作你对本频道论文日报的一票；频道只显示票数，不显示是谁。",
+    },
+    "foryou.undone": {
+        "en": "Your 👍 / 👎 on *{title}* is undone.",
+        "zh": "已撤销你对《{title}》的 👍 / 👎。",
+    },
+    "foryou.undo_none": {
+        "en": "You had no 👍 / 👎 on *{title}* to undo.",
+        "zh": "你没有对《{title}》点过 👍 / 👎，无需撤销。",
+    },
 }
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")

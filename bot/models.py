@@ -337,3 +337,19 @@ class SearchResult(Paged):
             "expanded": list(self.expanded),
             "hits": [hit.to_dict() for hit in self.hits],
         }
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a for-you pick is where it is (bot/library/learning.py), said in the reader's language.
+
+    `kind`: "saved" / "liked" (like `paper`, which you saved / 👍'd), "interest" (matches
+    `interest`), "channel" (`count` people in `channel_id` 👍'd it), "channel_like" (like
+    `paper`, which the channel valued), "new" (nothing to go on yet: among the newest).
+    """
+
+    kind: str
+    paper: Paper | None = None
+    interest: str = ""
+    count: int = 0
+    channel_id: str = ""

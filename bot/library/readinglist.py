@@ -34,6 +34,7 @@ from bot.library.ranking import Ranked, TermCache, rank_by_profile
 from bot.models import Paged, Paper
 from bot.search.analysis import analyze
 from bot.store.database import Store, apply_schema
+from bot.store.feedback import FeedbackStore
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS saves (
@@ -129,6 +130,7 @@ class Library:
         self.store = store
         self.clock = clock
         self.terms = TermCache()
+        self.feedback = FeedbackStore(store)  # 👍 / 👎, opens, interests (issue 27)
         with self.store.transaction() as db:
             apply_schema(db, SCHEMA)
 

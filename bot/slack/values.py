@@ -59,6 +59,9 @@ class Action(StrEnum):
     HOME_EXAMPLE = "home_example"  # an example search in App Home (rendered as home_example_<n>)
     HOME_LANG = "home_lang"  # the language picker in App Home
     HOME_UNSUBSCRIBE = "home_unsubscribe"  # a digest's Unsubscribe button in App Home
+    LIKE = "paper_like"  # 👍: more like this, for the clicker (and, on a channel's card, one vote of the channel's)
+    DISLIKE = "paper_dislike"  # 👎: not for me; never again in the clicker's for-you
+    UNVOTE = "paper_unvote"  # Undo, on the private note a 👍 / 👎 answers with
 
 
 BUTTON_ACTIONS = frozenset(
@@ -72,10 +75,13 @@ BUTTON_ACTIONS = frozenset(
         Action.SEARCH,
         Action.SHARE_POST,
         Action.SHARE_CANCEL,
+        Action.LIKE,
+        Action.DISLIKE,
+        Action.UNVOTE,
     }
 )
 """The buttons answered by bot/slack/listeners/actions.py."""
-MENU_ACTIONS = frozenset({Action.DETAILS, Action.MORE, Action.SAVE})
+MENU_ACTIONS = frozenset({Action.DETAILS, Action.MORE, Action.SAVE, Action.LIKE, Action.DISLIKE})
 """What a digest row's menu may ask for; a link option, or a forged one, gets no answer."""
 
 LINK = re.compile(r"^link_(arxiv|pdf|code|project)_\d+$")

@@ -119,10 +119,11 @@ def one_line_summary(paper: Paper, limit: int = SUMMARY_CHARS) -> str:
     return truncate(text, limit)
 
 
-MENU_ENTRIES: list[str] = ["save", "details", "more", "links"]
+MENU_ENTRIES: list[str] = ["save", "like", "dislike", "details", "links"]
 """The digest row menu's entries, in order. Slack shows at most 5 options, so the actions
 come first and the links (arXiv, PDF, Code, Project) fill what is left; Details lists
-them all. Another feature appends its name here and a builder to MENU_BUILDERS."""
+them all, and has More like this (which 👍 / 👎 took the row's slot of: issue 27). Another
+feature appends its name here and a builder to MENU_BUILDERS."""
 
 
 def _action_option(label_key: str, action_id: str) -> Callable[[Paper, str], list[dict]]:
@@ -150,6 +151,8 @@ MENU_BUILDERS: dict[str, Callable[[Paper, str], list[dict]]] = {
     "details": _action_option("button.details", Action.DETAILS),
     "links": _link_options,
     "more": _action_option("button.more", Action.MORE),
+    "like": _action_option("foryou.menu_like", Action.LIKE),
+    "dislike": _action_option("foryou.menu_dislike", Action.DISLIKE),
 }
 
 

@@ -1,0 +1,34 @@
+"""What a 👍 / 👎 answers with: a private note saying what was chosen, and Undo.
+
+A channel's card looks the same to everyone, so the choice shows only here, to the
+clicker (bot/slack/answers/feedback.py).
+"""
+
+from __future__ import annotations
+
+from bot.i18n import t
+from bot.models import Paper
+from bot.slack.render.blocks import Message, actions, button, context, notification_text, section, truncate
+from bot.slack.render.mrkdwn import escape
+from bot.slack.values import Action, ButtonValue
+
+VOTE_NOTES = {1: "foryou.liked", -1: "foryou.disliked"}
+"""The note a vote answers with, by its value."""
+
+
+def render_vote_note(paper: Paper, lang: str, value: int, *, channel_id: str = "") -> Message:
+    """ "👍 on *X*: ..." with Undo; `channel_id` when it also counted as the channel's vote."""
+    title = escape(truncate(paper.title(lang), 200))
+    text = t(VOTE_NOTES[value], lang, title=title)
+    blocks: list[dict] = [section(text)]
+    if channel_id:
+        blocks.append(context(t("foryou.channel_vote", lang, channel_id=channel_id)))
+    undo = button(t("foryou.button_undo", lang), Action.UNVOTE, ButtonValue(id=paper.id, lang=lang, mode="note"))
+    blocks.append(actions(undo, block_id=f"vote:{paper.id}"))
+    return Message(notification_text(text), blocks)
+
+
+def render_unvote_note(paper: Paper, lang: str, *, undone: bool) -> Message:
+    title = escape(truncate(paper.title(lang), 200))
+    text = t("foryou.undone" if undone else "foryou.undo_none", lang, title=title)
+    return Message(notification_text(text), [section(text)])

@@ -1,0 +1,97 @@
+"""The learning for-you over real HTTP (issue 27): 👍 / 👎 on every surface, answered
+privately and undoable, counted once; interests; reasons; privacy across people and teams.
+
+Signed Slack requests in, calls to the fake Slack out, the session's seeded corpus. Each
+test uses its own user and channel ids.
+"""
+
+from __future__ import annotations
+
+import json
+
+from slack_helpers import all_text, button_values
+
+from bot.slack.render.blocks import check_blocks
+from bot.slack.values import decode_value
+
+TEAM = "T0001"
+
+
+def vote_values(blocks: list[dict], action_id: str = "paper_like") -> list[str]:
+    return button_values(blocks, action_id)
+
+
+def test_thumbs_on_search_results_answer_privately_with_undo_and_count_once(slack, fake_slack, seed_services):
+    feedback = seed_services.library.feedback
+    _, body = slack.command("ParisKV", user_id="U_FB1")
+    likes, dislikes = vote_values(body["blocks"]), vote_values(body["blocks"], "paper_dislike")
+    assert likes and len(likes) == len(dislikes)  # one 👍 and one 👎 per result
+    assert "U_FB1" not in json.dumps(body)  # no button value names the reader
+    paper_id = decode_value(likes[0]).id
+
+    slack.click("paper_like", likes[0], user_id="U_FB1")
+    (note,) = fake_slack.wait_for("response")
+    assert note.args["response_type"] == "ephemeral" and not note.args.get("replace_original")
+    assert check_blocks(note.args["blocks"]) == []
+    assert "👍 on *ParisKV" in all_text(note.args["blocks"]) and "Only you see this." in all_text(note.args["blocks"])
+    assert feedback.vote_of(TEAM, "U_FB1", paper_id) == 1
+    assert feedback.vote_of(TEAM, "U_FB2", paper_id) == 0  # nobody else's
+
+    slack.click("paper_like", likes[0], user_id="U_FB1")  # delivered twice: still one 👍
+    fake_slack.wait_for("response", 2)
+    assert [s.paper_id for s in feedback.signals(TEAM, "U_FB1")] == [paper_id]
+
+    slack.click("paper_dislike", dislikes[0], user_id="U_FB1")  # a change of mind replaces it
+    third = fake_slack.wait_for("response", 3)[2]
+    assert "it won't come back in your for-you" in all_text(third.args["blocks"])
+    assert feedback.vote_of(TEAM, "U_FB1", paper_id) == -1 and len(feedback.signals(TEAM, "U_FB1")) == 1
+
+    (undo,) = button_values(third.args["blocks"], "paper_unvote")
+    assert "U_FB1" not in undo
+    slack.click("paper_unvote", undo, user_id="U_FB1")
+    undone = fake_slack.wait_for("response", 4)[3]
+    assert undone.args["replace_original"] is True and "is undone" in all_text(undone.args["blocks"])
+    assert feedback.vote_of(TEAM, "U_FB1", paper_id) == 0
+
+
+def test_thumbs_answer_in_chinese_for_a_chinese_reader(slack, fake_slack):
+    slack.command("lang zh", user_id="U_FB_ZH")
+    _, body = slack.command("ParisKV", user_id="U_FB_ZH")
+    slack.click("paper_dislike", vote_values(body["blocks"], "paper_dislike")[0], user_id="U_FB_ZH")
+    (note,) = fake_slack.wait_for("response")
+    text = all_text(note.args["blocks"])
+    assert "已记下你对《" in text and "不会再出现在你的推荐和个人日报中" in text and "撤销" in text
+
+
+def test_a_vote_on_a_channel_card_is_one_of_the_channels_per_person_and_team(slack, fake_slack, seed_services):
+    feedback = seed_services.library.feedback
+    _, body = slack.command("ParisKV", user_id="U_FB3", channel_id="C_FB3")
+    like = vote_values(body["blocks"])[0]
+    paper_id = decode_value(like).id
+    for user in ("U_FB3", "U_FB3", "U_FB4"):  # U_FB3's click arrives twice
+        slack.click("paper_like", like, user_id=user, channel_id="C_FB3", ephemeral=False)
+    slack.click(
+        "paper_dislike", vote_values(body["blocks"], "paper_dislike")[0], user_id="U_FB5", channel_id="C_FB3", ephemeral=False
+    )
+    notes = fake_slack.wait_for("response", 4)
+    assert all(n.args["response_type"] == "ephemeral" for n in notes)
+    assert "counts as your one vote" in all_text(notes[0].args["blocks"])
+    votes = feedback.place_votes(TEAM, "C_FB3")[paper_id]
+    assert (votes.up, votes.down) == (2, 1)
+
+    # Another workspace's member with the same ids shares nothing with this one.
+    slack.click("paper_like", like, user_id="U_FB5", channel_id="C_FB3", ephemeral=False, team_id="T_OTHER")
+    fake_slack.wait_for("response", 5)
+    assert feedback.place_votes(TEAM, "C_FB3")[paper_id].down == 1
+    assert feedback.vote_of(TEAM, "U_FB5", paper_id) == -1 and feedback.vote_of("T_OTHER", "U_FB5", paper_id) == 1
+    assert feedback.place_votes("T_OTHER", "C_FB3")[paper_id].up == 1
+
+
+def test_for_you_rows_have_thumbs_and_details_is_a_weak_positive(slack, fake_slack, seed_services):
+    _, body = slack.command("foryou", user_id="U_FB6")
+    assert vote_values(body["blocks"]) and vote_values(body["blocks"], "paper_dislike")
+    details = button_values(body["blocks"], "paper_details")[0]
+    slack.click("paper_details", details, user_id="U_FB6")
+    fake_slack.wait_for("response")
+    (signal,) = seed_services.library.feedback.signals(TEAM, "U_FB6")
+    assert signal.weak and signal.value == 1 and signal.paper_id == decode_value(details).id
