@@ -736,13 +736,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     "library.top_saves_one": {"en": "saved once", "zh": "收藏 1 次"},
     "library.top_voters": {"en": "{count} people reacted", "zh": "{count} 人回应"},
     "library.top_voters_one": {"en": "1 person reacted", "zh": "1 人回应"},
-    "library.foryou_header": {
-        "en": "*Picked for you*: the newest papers, most like what you saved first",
-        "zh": "*为你推荐*：最新论文，与你的收藏最相似的排在前面",
-    },
     "library.foryou_nothing_saved": {
-        "en": "Save a few papers first (*Save* on any paper, or `/papers save ...`): `/papers foryou` then ranks new papers by what you keep. Meanwhile, the newest:",
-        "zh": "请先收藏几篇论文（点任意论文的 *收藏*，或用 `/papers save ...`），`/papers foryou` 就会按你的收藏为新论文排序。先看看最新的论文：",
+        "en": "Save a few papers, give them 👍 / 👎, or name your interests (`/papers interests add KV cache, 推测解码`): `/papers foryou` then ranks new papers by them. Meanwhile, the newest:",
+        "zh": "收藏几篇论文、点 👍 / 👎，或添加你关注的主题（`/papers interests add KV cache, 推测解码`），`/papers foryou` 就会据此为新论文排序。先看看最新的论文：",
     },
     "library.foryou_none": {
         "en": "There are no papers you haven't saved yet.",
@@ -1211,6 +1207,28 @@ MESSAGES: dict[str, dict[str, str]] = {
     "foryou.undone": {
         "en": "Your 👍 / 👎 on *{title}* is undone.",
         "zh": "已撤销你对《{title}》的 👍 / 👎。",
+    },
+    "foryou.reason_liked": {"en": "like *{title}*, which you 👍'd", "zh": "与你点过 👍 的《{title}》相似"},
+    "foryou.reason_opened": {"en": "like *{title}*, which you opened", "zh": "与你查看过的《{title}》相似"},
+    "foryou.reason_interest": {"en": "matches your interest “{interest}”", "zh": "符合你关注的“{interest}”"},
+    "foryou.reason_channel_votes": {
+        "en": "{count} people in <#{channel_id}> 👍'd it",
+        "zh": "<#{channel_id}> 中有 {count} 人点了 👍",
+    },
+    "foryou.reason_channel_votes_one": {"en": "1 person in <#{channel_id}> 👍'd it", "zh": "<#{channel_id}> 中有 1 人点了 👍"},
+    "foryou.reason_own": {"en": "you saved or 👍'd it", "zh": "你收藏过或点过 👍"},
+    "foryou.reason_channel_own": {"en": "this channel shared or valued it", "zh": "本频道分享过或看重这篇"},
+    "foryou.reason_new": {
+        "en": "among the newest: nothing you saved, rated or follow is like it yet",
+        "zh": "最新论文之一：与你收藏、评价或关注的内容暂无相似",
+    },
+    "foryou.header_learned": {
+        "en": "*Picked for you*: new papers ranked by what you saved, 👍'd and 👎'd, each with why",
+        "zh": "*为你推荐*：按你的收藏、👍 和 👎 为新论文排序，每篇都注明理由",
+    },
+    "foryou.header_interests": {
+        "en": "*Picked for you* by your interests ({interests}): 👍 / 👎 on any paper teaches me more",
+        "zh": "*为你推荐*：按你关注的主题（{interests}）排序；对任意论文点 👍 / 👎，推荐会更准",
     },
     "foryou.undo_none": {
         "en": "You had no 👍 / 👎 on *{title}* to undo.",

@@ -95,3 +95,27 @@ def test_for_you_rows_have_thumbs_and_details_is_a_weak_positive(slack, fake_sla
     fake_slack.wait_for("response")
     (signal,) = seed_services.library.feedback.signals(TEAM, "U_FB6")
     assert signal.weak and signal.value == 1 and signal.paper_id == decode_value(details).id
+
+
+def hit_ids(blocks: list[dict]) -> list[str]:
+    return [b["block_id"].split(":")[2] for b in blocks if b.get("block_id", "").startswith("hit:")]
+
+
+def test_a_thumbs_down_from_for_you_is_gone_from_the_next_and_every_row_says_why(slack, fake_slack, seed_services):
+    slack.command("save ParisKV", user_id="U_FB7")
+    _, body = slack.command("foryou", user_id="U_FB7")
+    first = hit_ids(body["blocks"])[0]
+    (dislike,) = [v for v in vote_values(body["blocks"], "paper_dislike") if decode_value(v).id == first]
+    slack.click("paper_dislike", dislike, user_id="U_FB7")
+    fake_slack.wait_for("response")
+    _, after = slack.command("foryou", user_id="U_FB7")
+    assert first not in hit_ids(after["blocks"]) and len(hit_ids(after["blocks"])) == len(hit_ids(body["blocks"]))
+    assert "ranked by what you saved, 👍'd and 👎'd" in after["text"]
+    # One reason line right under every row, in the reader's language.
+    rows = [i for i, b in enumerate(after["blocks"]) if b.get("block_id", "").startswith("hit:")]
+    reasons = [after["blocks"][i + 1] for i in rows]
+    assert all(r["type"] == "context" and r["elements"][0]["text"] for r in reasons)
+    assert "like *ParisKV*, which you saved" in all_text(reasons)
+    slack.command("save ParisKV", user_id="U_FB8")
+    _, other = slack.command("foryou", user_id="U_FB8")  # someone else's, with the same save, still has it
+    assert first in hit_ids(other["blocks"])

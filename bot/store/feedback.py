@@ -154,6 +154,22 @@ class FeedbackStore:
         )
         return int(rows[0][0]) * 1000 + int(interests[0][0]), f"{rows[0][1] or ''}|{interests[0][1] or ''}"
 
+    def team_of(self, *, user_id: str = "", place_id: str = "") -> str:
+        """The team a person's (or a channel's) latest signal came from, '' with none.
+
+        For digests: a subscription does not record its workspace, and one bot token
+        serves one workspace, so a place's signals are all of one team in practice.
+        """
+        if place_id:
+            rows = self.store.read("SELECT team_id FROM feedback WHERE place_id = ? ORDER BY at DESC LIMIT 1", (place_id,))
+        else:
+            rows = self.store.read(
+                "SELECT team_id, at FROM feedback WHERE user_id = ?"
+                " UNION ALL SELECT team_id, added_at FROM interests WHERE user_id = ? ORDER BY 2 DESC LIMIT 1",
+                (user_id, user_id),
+            )
+        return str(rows[0][0]) if rows else ""
+
     # -- interests -------------------------------------------------------------------------
 
     def add_interests(self, team_id: str, user_id: str, interests: list[str]) -> list[str]:

@@ -42,6 +42,7 @@ class Asked:
     rest: str  # what follows the first word
     lang: str  # the language of the answer
     stored_lang: str | None  # the person's `/papers lang`, if they set one
+    team_id: str = ""  # the person's workspace (Slack's signed `team_id`): it keys their 👍 / 👎 and interests
 
     @property
     def in_dm(self) -> bool:
@@ -53,7 +54,9 @@ class Asked:
         return "" if self.in_dm else self.channel_id
 
 
-def answer_command(services: Services, user_id: str, channel_id: str, text: str, *, channel_name: str = "") -> Reply:
+def answer_command(
+    services: Services, user_id: str, channel_id: str, text: str, *, channel_name: str = "", team_id: str = ""
+) -> Reply:
     """Answer `/papers TEXT` from `user_id` in `channel_id`.
 
     The reply is in the user's saved language, else their Slack locale (zh-* is Chinese),
@@ -66,7 +69,7 @@ def answer_command(services: Services, user_id: str, channel_id: str, text: str,
     command, word, rest = read_command(text)
     asked = Asked(
         user_id=user_id, channel_id=channel_id, channel_name=channel_name, text=text, command=command, word=word, rest=rest,
-        lang=person_lang(services, user_id, stored, text), stored_lang=stored,
+        lang=person_lang(services, user_id, stored, text), stored_lang=stored, team_id=team_id,
     )  # fmt: skip
     if command in NEEDS_NO_INDEX:
         return NEEDS_NO_INDEX[command](services, asked)
@@ -114,7 +117,9 @@ def answer_share_line(services: Services, asked: Asked) -> Reply:
 
 
 def answer_library(services: Services, asked: Asked) -> Reply:
-    return answer_library_command(services, asked.user_id, asked.share_channel_id, asked.command, asked.rest, asked.lang)
+    return answer_library_command(
+        services, asked.user_id, asked.share_channel_id, asked.command, asked.rest, asked.lang, team_id=asked.team_id
+    )
 
 
 def answer_search_line(services: Services, asked: Asked) -> Reply:

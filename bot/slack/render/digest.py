@@ -36,7 +36,8 @@ from bot.slack.render.cards import (
     short_affiliations,
     short_authors,
 )
-from bot.slack.render.library import popular_line, reason_text
+from bot.slack.render.feedback import reason_line
+from bot.slack.render.library import popular_line
 from bot.slack.render.mrkdwn import escape, escape_label, is_linkable, link
 from bot.slack.render.when import format_date
 from bot.slack.values import Action, ButtonValue
@@ -100,10 +101,10 @@ def group_papers(papers: list[Paper], lang: str, *, ranked: bool = False) -> lis
 
 
 def _reason(digest: Digest, paper: Paper) -> str:
-    like = digest.reasons.get(paper.id)
-    if like is None:
+    reason = digest.reasons.get(paper.id)
+    if reason is None:
         return ""
-    return reason_text(like, digest.lang, digest.reason_kind)
+    return reason_line(reason, digest.lang)
 
 
 def _title_link(paper: Paper, lang: str) -> str:
