@@ -1230,6 +1230,40 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "*Picked for you* by your interests ({interests}): 👍 / 👎 on any paper teaches me more",
         "zh": "*为你推荐*：按你关注的主题（{interests}）排序；对任意论文点 👍 / 👎，推荐会更准",
     },
+    "interests.usage": {
+        "en": "`/papers interests add KV cache, 推测解码` adds topics you read (separated by commas, in either language); `/papers interests list` shows them; `/papers interests remove KV cache` removes one. Your interests are yours alone: `/papers foryou` starts from them until you save or rate papers.",
+        "zh": "`/papers interests add KV cache, 推测解码` 添加你关注的主题（用逗号分隔，中英文皆可）；`/papers interests list` 查看；`/papers interests remove KV cache` 删除。你的兴趣仅你可见：在你收藏或评价论文之前，`/papers foryou` 会按它们为你排序。",
+    },
+    "interests.added": {
+        "en": "Added {interests}. Your interests: {all}. `/papers foryou` now ranks new papers by them.",
+        "zh": "已添加{interests}。你关注的主题：{all}。`/papers foryou` 会据此为新论文排序。",
+    },
+    "interests.already": {"en": "You already follow {interests}.", "zh": "你已经关注了{interests}。"},
+    "interests.removed": {"en": "Removed {interests}.", "zh": "已删除{interests}。"},
+    "interests.not_found": {
+        "en": "You don't follow {interests}: `/papers interests list` shows what you do.",
+        "zh": "你没有关注{interests}：用 `/papers interests list` 查看你关注的主题。",
+    },
+    "interests.list": {
+        "en": "*Your interests* (only you see them): {interests}",
+        "zh": "*你关注的主题*（仅你可见）：{interests}",
+    },
+    "interests.none": {
+        "en": "You follow no topics yet: `/papers interests add KV cache, 推测解码` gives your `/papers foryou` a start.",
+        "zh": "你还没有关注任何主题：用 `/papers interests add KV cache, 推测解码` 为 `/papers foryou` 提供起点。",
+    },
+    "interests.too_long": {
+        "en": "An interest is at most {limit} characters, and “{interest}” is longer: separate topics with commas.",
+        "zh": "每个主题最多 {limit} 个字符，“{interest}”超出了：多个主题请用逗号分隔。",
+    },
+    "interests.too_many": {
+        "en": "You can follow at most {limit} topics: remove some first (`/papers interests remove ...`).",
+        "zh": "最多可关注 {limit} 个主题：请先删除一些（`/papers interests remove ...`）。",
+    },
+    "interests.no_words": {
+        "en": "“{interest}” has no words I can match papers by: try a topic such as `KV cache` or `推测解码`.",
+        "zh": "“{interest}”中没有可用于匹配论文的词：请换成具体主题，例如 `KV cache` 或 `推测解码`。",
+    },
     "foryou.undo_none": {
         "en": "You had no 👍 / 👎 on *{title}* to undo.",
         "zh": "你没有对《{title}》点过 👍 / 👎，无需撤销。",

@@ -119,3 +119,50 @@ def test_a_thumbs_down_from_for_you_is_gone_from_the_next_and_every_row_says_why
     slack.command("save ParisKV", user_id="U_FB8")
     _, other = slack.command("foryou", user_id="U_FB8")  # someone else's, with the same save, still has it
     assert first in hit_ids(other["blocks"])
+
+
+def notice_text(body) -> str:
+    return all_text(body["blocks"])
+
+
+def test_interests_add_list_remove_in_both_languages_and_give_a_cold_start(slack, fake_slack):
+    slack.command("lang en", user_id="U_IN1")
+    _, body = slack.command("interests add KV cache, 推测解码", user_id="U_IN1")
+    assert "Added “KV cache”, “推测解码”." in notice_text(body)
+    _, body = slack.command("interests add kv CACHE", user_id="U_IN1")  # the same, in other case
+    assert "You already follow “kv CACHE”." in notice_text(body)
+    _, body = slack.command("interests", user_id="U_IN1")
+    assert "*Your interests* (only you see them): “KV cache”, “推测解码”" in notice_text(body)
+
+    _, body = slack.command("foryou", user_id="U_IN1")  # nothing saved or rated: interests lead
+    assert check_blocks(body["blocks"]) == []
+    assert "by your interests (KV cache, 推测解码)" in body["text"]
+    assert "matches your interest “KV cache”" in notice_text(body)
+    assert "KV Cache" in all_text([b for b in body["blocks"] if b.get("block_id", "").startswith("hit:")][:1])
+
+    _, body = slack.command("interests remove kv cache", user_id="U_IN1")
+    assert "Removed “KV cache”." in notice_text(body)
+    _, body = slack.command("interests remove diffusion", user_id="U_IN1")
+    assert "You don't follow “diffusion”" in notice_text(body)
+
+    _, other = slack.command("interests list", user_id="U_IN2")  # privacy: nobody else sees them
+    assert "You follow no topics yet" in notice_text(other)
+
+
+def test_interests_in_chinese_and_bad_input_is_explained(slack, fake_slack, seed_services):
+    slack.command("lang zh", user_id="U_IN3")
+    _, body = slack.command("兴趣 添加 推测解码，KV缓存", user_id="U_IN3")
+    assert "已添加“推测解码”、“KV缓存”。" in notice_text(body)
+    _, body = slack.command("兴趣 列表", user_id="U_IN3")
+    assert "*你关注的主题*（仅你可见）：“推测解码”、“KV缓存”" in notice_text(body)
+    _, body = slack.command("兴趣 删除 推测解码", user_id="U_IN3")
+    assert "已删除“推测解码”。" in notice_text(body)
+    _, body = slack.command("兴趣 清空", user_id="U_IN3")
+    assert "`/papers interests add KV cache, 推测解码` 添加你关注的主题" in notice_text(body)
+    _, body = slack.command("interests add " + "x" * 90, user_id="U_IN3")
+    assert "每个主题最多 80 个字符" in notice_text(body)  # the person's language, whatever the line's
+    _, body = slack.command("interests add the, !!", user_id="U_IN4")
+    assert "has no words I can match papers by" in notice_text(body)
+    assert seed_services.library.feedback.interests(TEAM, "U_IN4") == []  # nothing half-stored
+    assert seed_services.library.feedback.interests(TEAM, "U_IN3") == ["KV缓存"]
+    assert seed_services.library.feedback.interests("T_OTHER", "U_IN3") == []

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from bot.i18n import is_lang, lang_name, normalize_lang, t
 from bot.search.spelling import edit_distance
 from bot.services import Services
+from bot.slack.answers.interests import answer_interests
 from bot.slack.answers.library import answer_library_command
 from bot.slack.answers.search import answer_search
 from bot.slack.answers.share import answer_share
@@ -122,6 +123,10 @@ def answer_library(services: Services, asked: Asked) -> Reply:
     )
 
 
+def answer_interests_line(services: Services, asked: Asked) -> Reply:
+    return answer_interests(services, asked.team_id, asked.user_id, asked.rest, asked.lang)
+
+
 def answer_search_line(services: Services, asked: Asked) -> Reply:
     """Any line that is not a command: a search; a first word that reads like a mistyped
     command (`subscibe 9am`) is named, when the search found little."""
@@ -153,6 +158,7 @@ NEEDS_NO_INDEX: dict[Command, Answer] = {
     Command.LANG: answer_lang,
     **dict.fromkeys(DIGEST_COMMANDS, answer_digests),
     Command.SOURCES: answer_sources,
+    Command.INTERESTS: answer_interests_line,
 }
 """Commands answered while the index is still loading (the store is readable)."""
 
