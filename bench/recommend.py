@@ -24,6 +24,7 @@ from the store; measured on the pool here, the store's part by bench/run.py.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import sys
@@ -180,7 +181,13 @@ def evaluate(corpus: list[tuple[Paper, str]], readers: int, seed: int, pool: int
     candidates = [p for p, _ in new]
     topic_of = {p.id: t for p, t in corpus}
     cache = TermCache()
-    results: dict[str, dict[int, list[tuple[float, float, float]]]] = {}
+    measure = Learner(HashedTerms(cache))
+    results: dict[str, dict[int, list[tuple[float, ...]]]] = {}
+
+    def scored(ranked: list[Paper]) -> tuple[float, ...]:
+        alike = measure.diversity(ranked, 5)
+        return (*metrics(ranked, topic_of, reader), alike.mean_similarity, alike.near_duplicates)
+
     for r in range(readers):
         reader = Reader(topics, random.Random(seed * 1000 + r))
         votes = events(reader, history, max(EVENTS), random.Random(seed * 7 + r))
@@ -188,14 +195,14 @@ def evaluate(corpus: list[tuple[Paper, str]], readers: int, seed: int, pool: int
             given = votes[:count]
             saves = [p for p, v in given if v > 0]
             today = [x.paper for x in rank_by_profile(candidates, saves, cache=cache)] if saves else list(candidates)
-            results.setdefault("today (TF-IDF, saves only)", {}).setdefault(count, []).append(metrics(today, topic_of, reader))
+            results.setdefault("today (TF-IDF, saves only)", {}).setdefault(count, []).append(scored(today))
             examples = [Example(v, "liked" if v > 0 else "disliked", paper=p) for p, v in given]
             disliked = {p.id for p, v in given if v < 0}
             for name, learner in learners.items():
                 picks = learner.rank(candidates, examples, exclude=disliked)
-                results.setdefault(name, {}).setdefault(count, []).append(metrics([x.paper for x in picks], topic_of, reader))
+                results.setdefault(name, {}).setdefault(count, []).append(scored([x.paper for x in picks]))
     return {
-        name: {count: tuple(statistics.mean(m[i] for m in rows) for i in range(3)) for count, rows in by.items()}
+        name: {count: tuple(statistics.mean(m[i] for m in rows) for i in range(5)) for count, rows in by.items()}
         for name, by in results.items()
     }
 
@@ -208,6 +215,9 @@ def print_table(title: str, table: dict) -> None:
     for name, by in table.items():
         cells = " | ".join(f"{by[n][0]:.3f} / {by[n][1]:.3f} / {by[n][2]:.3f}" for n in EVENTS)
         print(f"| {name} | {cells} |")
+    print("\ndiversity of the top 5 (mean pairwise cosine / pairs over 0.5), after 10 and 30 events")
+    for name, by in table.items():
+        print(f"- {name}: {by[10][3]:.3f} / {by[10][4]:.2f}; {by[30][3]:.3f} / {by[30][4]:.2f}")
 
 
 # -- speed ----------------------------------------------------------------------------------------
@@ -228,22 +238,26 @@ def speed(rng: random.Random) -> None:
         disliked = rng.sample(history, 6)
         people.append([Example(1, "liked", paper=p) for p in liked] + [Example(-1, "disliked", paper=p) for p in disliked])
     hashed.rows(history)  # the people's signals were rated before: hashed already
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     shared = make_pool(new, hashed)
     for examples in people:
         learner.rank_pool(shared, examples, exclude=set())
-    morning = time.perf_counter() - started
-    print(f"\ndigest morning: hashing 1,000 new papers {hashing:.2f} s, then ranking them for 500 people {morning:.2f} s")
+    morning, morning_cpu = time.perf_counter() - started, time.process_time() - cpu
+    # CPU time beside wall time: this host is shared, and its load is printed with them.
+    load = os.getloadavg()[0]
+    print(f"\ndigest morning (load {load:.1f} on {os.cpu_count()} cores): hashing 1,000 new papers {hashing:.2f} s,"
+          f" then ranking them for 500 people {morning:.2f} s wall, {morning_cpu:.2f} s CPU")  # fmt: skip
     pool = new[:300]
-    times = []
+    times, cpus = [], []
     for examples in people[:50]:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         learner.rank(pool, examples, exclude=set())
         times.append(time.perf_counter() - started)
+        cpus.append(time.process_time() - cpu)
     times.sort()
-    print(
-        f"one /papers foryou (300-paper pool, 20 signals): median {1000 * times[len(times) // 2]:.1f} ms, p90 {1000 * times[int(len(times) * 0.9)]:.1f} ms"
-    )
+    cpus.sort()
+    print(f"one /papers foryou (300-paper pool, 20 signals): median {1000 * times[len(times) // 2]:.1f} ms wall"
+          f" ({1000 * cpus[len(cpus) // 2]:.1f} ms CPU), p90 {1000 * times[int(len(times) * 0.9)]:.1f} ms wall")  # fmt: skip
 
 
 def main(argv: list[str]) -> int:

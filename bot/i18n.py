@@ -639,7 +639,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": (
             "*Your reading list* (only you see it)\n"
             "`/papers save ParisKV` save the best match (or *Save* on any paper); `/papers saved [words]` list and search your saves\n"
-            "`/papers foryou` new papers ranked by what you saved\n"
+            "`/papers foryou` new papers ranked by what you saved and 👍 / 👎, each with why; `/papers interests add KV cache, 推测解码` gives it a start\n"
             "`/papers export bibtex` (or `ris`, `csl-json`) send your saves as a file for Zotero\n"
             "`/papers top` (or `top month`) in a channel: what it shared, saved and reacted to most\n"
             "`/papers subscribe order:foryou` a digest ordered by your saves (in a channel: by what it shared and saved); `order:popular` by its votes, `order:new` as they arrive"
@@ -647,7 +647,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": (
             "*我的收藏*（仅你可见）\n"
             "`/papers save ParisKV` 收藏最匹配的论文（或点任意论文的 *收藏*）；`/papers saved [关键词]` 查看并搜索你的收藏\n"
-            "`/papers foryou` 按你的收藏为你排序新论文\n"
+            "`/papers foryou` 按你的收藏和 👍 / 👎 为你排序新论文，每篇注明理由；`/papers interests add KV cache, 推测解码` 为它提供起点\n"
             "`/papers export bibtex`（或 `ris`、`csl-json`）把收藏导出为文件，可导入 Zotero\n"
             "`/papers top`（或 `top month`）在频道中使用：本频道分享、收藏和回应最多的论文\n"
             "`/papers subscribe order:foryou` 日报按你的收藏排序（频道中按本频道分享和收藏的论文）；`order:popular` 按频道的回应，`order:new` 按收录时间"

@@ -43,13 +43,13 @@ UNLABELED_WEIGHT = 0.15  # an unlabeled paper as a negative counts this much of 
 OPEN_WEIGHT = 0.3  # opening Details is this much of a 👍
 SIMILARITY_SHARE = 1.0  # today's nearest-positive similarity, next to the classifier's score
 REASON_MIN_SIMILARITY = 0.12  # below this a "like X" would mislead (ranking.py's is for raw cosine of tf-idf)
-MMR_LAMBDA = 0.75  # relevance vs novelty in MMR; 1.0 is no diversity
+MMR_LAMBDA = 0.85  # relevance vs novelty in MMR; 1.0 is no diversity (bench/recommend.py: 0.75 cost precision early)
 MMR_POOL = 30  # MMR re-ranks this many of the best (a for-you shows 5, a digest 10 highlights)
 TRAIN_UNLABELED = 200  # at most this many unlabeled papers train a model (the first, in the given order)
 C = 4.0  # inverse regularisation: few examples, unit-length rows
 CENTROID_SHARE = 0.3  # as in ranking.py: the whole profile next to the nearest paper in it
 NEGATIVE_SHARE = 0.5  # how far a likeness to a 👎'd paper pulls a candidate down
-MODEL_TRUST_AT = 5  # the classifier counts half when the reader has given this many examples
+MODEL_TRUST_AT = 15  # the classifier counts half when the reader has given this many examples
 
 _HASHER = FeatureHasher(n_features=N_FEATURES, input_type="string", alternate_sign=False)
 
@@ -237,11 +237,15 @@ class Learner:
             trust = len(examples) / (len(examples) + MODEL_TRUST_AT)
             score = score + trust * self._model_scores(cand, labelled, labels, weights)
         order = np.lexsort((np.arange(n), -np.round(score, 9)))
-        reasons = [examples[b] if b >= 0 else None for b in best]
-        close = best_sim >= REASON_MIN_SIMILARITY
-        picks = [Pick(candidates[i], float(score[i]), reasons[i] if close[i] else None, float(best_sim[i])) for i in order]
+        # Plain lists: a thousand numpy scalars, one at a time, cost more than the model.
+        ranked = order.tolist()
+        nearest = np.where(best_sim >= REASON_MIN_SIMILARITY, best, -1)[order].tolist()
+        picks = [
+            Pick(candidates[i], s, examples[b] if b >= 0 else None, sim)
+            for i, s, b, sim in zip(ranked, score[order].tolist(), nearest, best_sim[order].tolist(), strict=True)
+        ]
         if self.mmr_lambda < 1.0:
-            picks = self._diversify(picks, cand, [int(i) for i in order])
+            picks = self._diversify(picks, cand, ranked)
         return picks
 
     def _model_scores(self, cand, labelled, labels: np.ndarray, weights: np.ndarray) -> np.ndarray:
