@@ -27,16 +27,18 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from bot.clock import Clock, system_clock, to_iso
 from bot.digests.requests import ORDERS
-from bot.library.learning import HashedTerms
 from bot.library.ranking import TermCache
-from bot.library.recommend import Recommended, Recommender
 from bot.models import Paged, Paper, Reason
 from bot.search.analysis import analyze
 from bot.store.database import Store, apply_schema
 from bot.store.feedback import FeedbackStore
+
+if TYPE_CHECKING:
+    from bot.library.recommend import Recommended, Recommender
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS saves (
@@ -133,14 +135,27 @@ class Library:
         self.clock = clock
         self.terms = TermCache()
         self.feedback = FeedbackStore(store)  # 👍 / 👎, opens, interests (issue 27)
-        self.recommender = Recommender(
-            self.feedback, HashedTerms(self.terms), saved_papers=self.saved_papers, get_many=self.store.get_many
-        )
+        self._recommender: Recommender | None = None
         with self.store.transaction() as db:
             apply_schema(db, SCHEMA)
 
     def _now(self) -> str:
         return to_iso(self.clock())
+
+    @property
+    def recommender(self) -> Recommender:
+        """The for-you's model (bot/library/recommend.py), built on first use."""
+        if self._recommender is None:
+            # Deferred: the model brings numpy, scipy and scikit-learn; a CLI digest of order:new never ranks.
+            from bot.library.learning import HashedTerms
+
+            # Deferred: as above (recommend.py imports the model).
+            from bot.library.recommend import Recommender
+
+            self._recommender = Recommender(
+                self.feedback, HashedTerms(self.terms), saved_papers=self.saved_papers, get_many=self.store.get_many
+            )
+        return self._recommender
 
     # -- saves ------------------------------------------------------------------------------
 

@@ -146,14 +146,6 @@ class FeedbackStore:
         )
         return {r[0]: PlaceVotes(r[0], int(r[1] or 0), int(r[2] or 0)) for r in rows}
 
-    def version(self, team_id: str, user_id: str) -> tuple[int, str]:
-        """How many signals the person has and when the newest came: a cached model is stale when it changes."""
-        rows = self.store.read("SELECT COUNT(*), MAX(at) FROM feedback WHERE team_id = ? AND user_id = ?", (team_id, user_id))
-        interests = self.store.read(
-            "SELECT COUNT(*), MAX(added_at) FROM interests WHERE team_id = ? AND user_id = ?", (team_id, user_id)
-        )
-        return int(rows[0][0]) * 1000 + int(interests[0][0]), f"{rows[0][1] or ''}|{interests[0][1] or ''}"
-
     def team_of(self, *, user_id: str = "", place_id: str = "") -> str:
         """The team a person's (or a channel's) latest signal came from, '' with none.
 
