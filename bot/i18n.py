@@ -697,7 +697,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": (
             "*Your reading list* (only you see it)\n"
             "`/papers save ParisKV` save the best match (or *Save* on any paper); `/papers saved [words]` list and search your saves\n"
-            "`/papers foryou` new papers ranked by what you saved\n"
+            "`/papers foryou` new papers ranked by what you saved and 👍 / 👎, each with why; `/papers interests add KV cache, 推测解码` gives it a start\n"
             "`/papers export bibtex` (or `ris`, `csl-json`) send your saves as a file for Zotero\n"
             "`/papers top` (or `top month`) in a channel: what it shared, saved and reacted to most\n"
             "`/papers subscribe order:foryou` a digest ordered by your saves (in a channel: by what it shared and saved); `order:popular` by its votes, `order:new` as they arrive"
@@ -705,7 +705,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": (
             "*我的收藏*（仅你可见）\n"
             "`/papers save ParisKV` 收藏最匹配的论文（或点任意论文的 *收藏*）；`/papers saved [关键词]` 查看并搜索你的收藏\n"
-            "`/papers foryou` 按你的收藏为你排序新论文\n"
+            "`/papers foryou` 按你的收藏和 👍 / 👎 为你排序新论文，每篇注明理由；`/papers interests add KV cache, 推测解码` 为它提供起点\n"
             "`/papers export bibtex`（或 `ris`、`csl-json`）把收藏导出为文件，可导入 Zotero\n"
             "`/papers top`（或 `top month`）在频道中使用：本频道分享、收藏和回应最多的论文\n"
             "`/papers subscribe order:foryou` 日报按你的收藏排序（频道中按本频道分享和收藏的论文）；`order:popular` 按频道的回应，`order:new` 按收录时间"
@@ -799,13 +799,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     "library.top_saves_one": {"en": "saved by 1 person", "zh": "1 人收藏"},
     "library.top_voters": {"en": "{count} people reacted", "zh": "{count} 人回应"},
     "library.top_voters_one": {"en": "1 person reacted", "zh": "1 人回应"},
-    "library.foryou_header": {
-        "en": "*Picked for you*: the newest papers, most like what you saved first",
-        "zh": "*为你推荐*：最新论文，与你的收藏最相似的排在前面",
-    },
     "library.foryou_nothing_saved": {
-        "en": "Save a few papers first (*Save* on any paper, or `/papers save ...`): `/papers foryou` then ranks new papers by what you keep. Meanwhile, the newest:",
-        "zh": "请先收藏几篇论文（点任意论文的 *收藏*，或用 `/papers save ...`），`/papers foryou` 就会按你的收藏为新论文排序。先看看最新的论文：",
+        "en": "Save a few papers, give them 👍 / 👎, or name your interests (`/papers interests add KV cache, 推测解码`): `/papers foryou` then ranks new papers by them. Meanwhile, the newest:",
+        "zh": "收藏几篇论文、点 👍 / 👎，或添加你关注的主题（`/papers interests add KV cache, 推测解码`），`/papers foryou` 就会据此为新论文排序。先看看最新的论文：",
     },
     "library.foryou_none": {
         "en": "There are no papers you haven't saved yet.",
@@ -1317,6 +1313,88 @@ MESSAGES: dict[str, dict[str, str]] = {
     "subscribe.filter_note_estimated": {
         "en": ", for papers matching “{filter}” (about {count} in the library match today)",
         "zh": "，只收录匹配“{filter}”的论文（目前库中约有 {count} 篇匹配）",
+    },
+    # -- a for-you that learns: 👍 / 👎, interests, reasons (issue 27) --
+    "foryou.button_like": {"en": "👍", "zh": "👍"},
+    "foryou.button_dislike": {"en": "👎", "zh": "👎"},
+    "foryou.menu_like": {"en": "👍 More like this for me", "zh": "👍 多推荐这类论文"},
+    "foryou.menu_dislike": {"en": "👎 Not for me", "zh": "👎 不感兴趣"},
+    "foryou.button_undo": {"en": "Undo", "zh": "撤销"},
+    "foryou.liked": {
+        "en": "👍 on *{title}*: your for-you will rank papers like it higher. Only you see this.",
+        "zh": "已记下你对《{title}》的 👍：为你推荐会把相似的论文排得更靠前。仅你可见。",
+    },
+    "foryou.disliked": {
+        "en": "👎 on *{title}*: it won't come back in your for-you or personal digest, and papers like it move down. Only you see this.",
+        "zh": "已记下你对《{title}》的 👎：它不会再出现在你的推荐和个人日报中，相似的论文也会排得更靠后。仅你可见。",
+    },
+    "foryou.channel_vote": {
+        "en": "In <#{channel_id}> it also counts as your one vote for the channel's digest, which shows only how many voted.",
+        "zh": "在 <#{channel_id}> 中，这也算作你对本频道论文日报的一票；频道只显示票数，不显示是谁。",
+    },
+    "foryou.undone": {
+        "en": "Your 👍 / 👎 on *{title}* is undone.",
+        "zh": "已撤销你对《{title}》的 👍 / 👎。",
+    },
+    "foryou.reason_liked": {"en": "like *{title}*, which you 👍'd", "zh": "与你点过 👍 的《{title}》相似"},
+    "foryou.reason_opened": {"en": "like *{title}*, which you opened", "zh": "与你查看过的《{title}》相似"},
+    "foryou.reason_interest": {"en": "matches your interest “{interest}”", "zh": "符合你关注的“{interest}”"},
+    "foryou.reason_channel_votes": {
+        "en": "{count} people in <#{channel_id}> 👍'd it",
+        "zh": "<#{channel_id}> 中有 {count} 人点了 👍",
+    },
+    "foryou.reason_channel_votes_one": {"en": "1 person in <#{channel_id}> 👍'd it", "zh": "<#{channel_id}> 中有 1 人点了 👍"},
+    "foryou.reason_own": {"en": "you saved or 👍'd it", "zh": "你收藏过或点过 👍"},
+    "foryou.reason_channel_own": {"en": "this channel shared or valued it", "zh": "本频道分享过或看重这篇"},
+    "foryou.reason_new": {
+        "en": "among the newest: nothing you saved, rated or follow is like it yet",
+        "zh": "最新论文之一：与你收藏、评价或关注的内容暂无相似",
+    },
+    "foryou.header_learned": {
+        "en": "*Picked for you*: new papers ranked by what you saved, 👍'd and 👎'd, each with why",
+        "zh": "*为你推荐*：按你的收藏、👍 和 👎 为新论文排序，每篇都注明理由",
+    },
+    "foryou.header_interests": {
+        "en": "*Picked for you* by your interests ({interests}): 👍 / 👎 on any paper teaches me more",
+        "zh": "*为你推荐*：按你关注的主题（{interests}）排序；对任意论文点 👍 / 👎，推荐会更准",
+    },
+    "interests.usage": {
+        "en": "`/papers interests add KV cache, 推测解码` adds topics you read (separated by commas, in either language); `/papers interests list` shows them; `/papers interests remove KV cache` removes one. Your interests are yours alone: `/papers foryou` starts from them until you save or rate papers.",
+        "zh": "`/papers interests add KV cache, 推测解码` 添加你关注的主题（用逗号分隔，中英文皆可）；`/papers interests list` 查看；`/papers interests remove KV cache` 删除。你的兴趣仅你可见：在你收藏或评价论文之前，`/papers foryou` 会按它们为你排序。",
+    },
+    "interests.added": {
+        "en": "Added {interests}. Your interests: {all}. `/papers foryou` now ranks new papers by them.",
+        "zh": "已添加{interests}。你关注的主题：{all}。`/papers foryou` 会据此为新论文排序。",
+    },
+    "interests.already": {"en": "You already follow {interests}.", "zh": "你已经关注了{interests}。"},
+    "interests.removed": {"en": "Removed {interests}.", "zh": "已删除{interests}。"},
+    "interests.not_found": {
+        "en": "You don't follow {interests}: `/papers interests list` shows what you do.",
+        "zh": "你没有关注{interests}：用 `/papers interests list` 查看你关注的主题。",
+    },
+    "interests.list": {
+        "en": "*Your interests* (only you see them): {interests}",
+        "zh": "*你关注的主题*（仅你可见）：{interests}",
+    },
+    "interests.none": {
+        "en": "You follow no topics yet: `/papers interests add KV cache, 推测解码` gives your `/papers foryou` a start.",
+        "zh": "你还没有关注任何主题：用 `/papers interests add KV cache, 推测解码` 为 `/papers foryou` 提供起点。",
+    },
+    "interests.too_long": {
+        "en": "An interest is at most {limit} characters, and “{interest}” is longer: separate topics with commas.",
+        "zh": "每个主题最多 {limit} 个字符，“{interest}”超出了：多个主题请用逗号分隔。",
+    },
+    "interests.too_many": {
+        "en": "You can follow at most {limit} topics: remove some first (`/papers interests remove ...`).",
+        "zh": "最多可关注 {limit} 个主题：请先删除一些（`/papers interests remove ...`）。",
+    },
+    "interests.no_words": {
+        "en": "“{interest}” has no words I can match papers by: try a topic such as `KV cache` or `推测解码`.",
+        "zh": "“{interest}”中没有可用于匹配论文的词：请换成具体主题，例如 `KV cache` 或 `推测解码`。",
+    },
+    "foryou.undo_none": {
+        "en": "You had no 👍 / 👎 on *{title}* to undo.",
+        "zh": "你没有对《{title}》点过 👍 / 👎，无需撤销。",
     },
 }
 

@@ -429,3 +429,19 @@ def arxiv_id_of(paper: Paper) -> str:
     """The paper's own arXiv id: its arXiv record's, else an arXiv URL among its links."""
     link = next((x.url for x in paper_links(paper) if x.kind == "arxiv"), "")
     return link.removeprefix(ARXIV_ABS) if link else ""
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a for-you pick is where it is (bot/library/learning.py), said in the reader's language.
+
+    `kind`: "saved" / "liked" (like `paper`, which you saved / 👍'd), "interest" (matches
+    `interest`), "channel" (`count` people in `channel_id` 👍'd it), "channel_like" (like
+    `paper`, which the channel valued), "new" (nothing to go on yet: among the newest).
+    """
+
+    kind: str
+    paper: Paper | None = None
+    interest: str = ""
+    count: int = 0
+    channel_id: str = ""

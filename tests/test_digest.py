@@ -200,7 +200,7 @@ def test_150_papers_open_with_ten_highlights_and_the_rest_in_the_thread(corpus15
         assert message.text
         assert [b["block_id"].removeprefix("digest:") for b in rows(message)] == message.paper_ids
         assert not [b for b in message.blocks if b["type"] == "actions"]  # no button rows, no Share
-        assert all(menu_actions(row) == ["paper_save", "paper_details", "paper_more"] for row in rows(message))
+        assert all(menu_actions(row) == ["paper_save", "paper_like", "paper_dislike", "paper_details"] for row in rows(message))
     numbers = [int(b["text"]["text"].split(".")[0].strip("*")) for m in messages for b in rows(m)]
     assert numbers == list(range(1, 151))
     first_reply = thread[0].blocks
@@ -257,8 +257,9 @@ def test_chinese_row_puts_the_chinese_title_first_and_counts_authors_the_chinese
     assert lines[2].startswith("> 本文研究") and len(lines) == 3
     assert [o["text"]["text"] for o in render_digest_paper(paper, "zh", 1)["accessory"]["options"]] == [
         "收藏",
+        "👍 多推荐这类论文",
+        "👎 不感兴趣",
         "详情",
-        "相似论文",
         "代码",  # its Comments say "code at https://example.org/…": Code, whatever the host
     ]
 
@@ -367,7 +368,7 @@ def test_a_digest_keeps_links_in_comments_and_markup_inert():
     assert [(o["text"]["text"], o["url"]) for o in links] == [("Project", "https://example.org/a_b")]  # Comments' URL
 
 
-def test_a_row_with_many_links_keeps_its_actions_and_offers_arxiv_and_code(corpus150):
+def test_a_row_with_many_links_keeps_its_actions_and_offers_the_arxiv_page(corpus150):
     from dataclasses import replace
 
     from bot.models import ArxivRecord
@@ -379,6 +380,6 @@ def test_a_row_with_many_links_keeps_its_actions_and_offers_arxiv_and_code(corpu
         arxiv=ArxivRecord(arxiv_id="2612.00001", version=2),
     )
     options = render_digest_paper(paper, "en", 1)["accessory"]["options"]
-    assert len(options) == 5  # Slack's limit
-    assert [o["text"]["text"] for o in options] == ["Save", "Details", "More like this", "arXiv", "Code"]
-    assert options[3]["url"] == "https://arxiv.org/abs/2612.00001" and options[4]["url"] == "https://github.com/x/y"
+    assert len(options) == 5  # Slack's limit: 👍 / 👎 (issue 27) leave one link, the arXiv page (Details has all)
+    assert [o["text"]["text"] for o in options] == ["Save", "👍 More like this for me", "👎 Not for me", "Details", "arXiv"]
+    assert options[4]["url"] == "https://arxiv.org/abs/2612.00001"

@@ -220,7 +220,8 @@ def test_personal_digest_is_ordered_by_saves_and_channel_digest_messages_are_car
 
     preview = service.preview(service.subscriptions.get(mine.id))
     assert [p.id for p in preview.papers][0] == new[TOPICS[1][1]]  # the KV paper, like the saved ParisKV
-    assert preview.reasons[new[TOPICS[1][1]]].title_en == TOPICS[0][1]
+    reason = preview.reasons[new[TOPICS[1][1]]]
+    assert reason.kind == "saved" and reason.paper is not None and reason.paper.title_en == TOPICS[0][1]
     text = str(render_digest(preview)[0].blocks)
     assert "like *ParisKV*, which you saved" in text
     assert service.preview(service.subscriptions.get(channel.id)).order == "new"  # a channel's default

@@ -44,7 +44,7 @@ def test_search_in_chinese_shows_chinese_first(slack):
     assert "共找到" in header
     lines = first_hit_text(body["blocks"]).split("\n")
     assert "推测解码" in lines[0] and "Speculative" in lines[1]
-    assert [e["text"]["text"] for e in body["blocks"][2]["elements"]] == ["分享", "详情", "相似论文", "收藏"]
+    assert [e["text"]["text"] for e in body["blocks"][2]["elements"]] == ["分享", "详情", "相似论文", "收藏", "👍", "👎"]
 
 
 def test_authors_are_shortened_and_affiliations_follow_the_reader(slack):

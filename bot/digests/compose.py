@@ -14,7 +14,7 @@ from datetime import date
 
 from bot.corpus import Corpus
 from bot.digests.times import day_set
-from bot.models import Paper
+from bot.models import Paper, Reason
 
 MAX_PAPERS = 500
 """At most this many papers in one digest (about 23 messages); more wait for the next."""
@@ -47,7 +47,7 @@ class Digest:
     resumed: bool = False  # continues a thread whose first message is already posted
     # Set by the subscription's order (bot.library.readinglist.Library.order_digest):
     order: str = "new"  # "new" keeps papers oldest first; otherwise they are ranked
-    reasons: dict[str, Paper] = field(default_factory=dict)  # paper id -> the paper it is like
+    reasons: dict[str, Reason] = field(default_factory=dict)  # paper id -> why it is where it is (issue 27)
     reason_kind: str = ""  # "saved" (a person's saves) | "channel" (what the channel valued)
     popular: list[Paper] = field(default_factory=list)  # the channel's popular papers this week
     top: int = 10  # papers in the first message (the highlights); the rest go in its thread

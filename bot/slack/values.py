@@ -66,6 +66,9 @@ class Action(StrEnum):
     CONFIRM = "papers_confirm"  # answers a question (which filter?): runs `q` in its place; `x`: the filter as typed
     CANCEL = "papers_cancel"  # ...or leaves it; `m` names what was not done ("subscribe")
     UNSUBSCRIBE_UNDO = "unsubscribe_undo"  # restores the digest `id` that /papers unsubscribe just stopped
+    LIKE = "paper_like"  # 👍: more like this, for the clicker (and, on a channel's card, one vote of the channel's)
+    DISLIKE = "paper_dislike"  # 👎: not for me; never again in the clicker's for-you
+    UNVOTE = "paper_unvote"  # Undo, on the private note a 👍 / 👎 answers with
 
 
 BUTTON_ACTIONS = frozenset(
@@ -83,10 +86,13 @@ BUTTON_ACTIONS = frozenset(
         Action.CONFIRM,
         Action.CANCEL,
         Action.UNSUBSCRIBE_UNDO,
+        Action.LIKE,
+        Action.DISLIKE,
+        Action.UNVOTE,
     }
 )
 """The buttons answered by bot/slack/listeners/actions.py."""
-MENU_ACTIONS = frozenset({Action.DETAILS, Action.MORE, Action.SAVE})
+MENU_ACTIONS = frozenset({Action.DETAILS, Action.MORE, Action.SAVE, Action.LIKE, Action.DISLIKE})
 """What a digest row's menu may ask for; a link option, or a forged one, gets no answer."""
 
 LINK = re.compile(r"^link_(arxiv|pdf|code|project)_\d+$")

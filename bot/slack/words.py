@@ -37,6 +37,7 @@ class Command(StrEnum):
     FORYOU = "foryou"
     TOP = "top"
     EXPORT = "export"
+    INTERESTS = "interests"
     SEARCH = "search"  # not a word: what every other line is
 
 
@@ -51,6 +52,7 @@ WORDS: dict[str, Command] = {
     **dict.fromkeys(("save", "收藏"), Command.SAVE),
     **dict.fromkeys(("saved", "收藏夹", "我的收藏"), Command.SAVED),
     **dict.fromkeys(("foryou", "为你推荐", "推荐"), Command.FORYOU),
+    **dict.fromkeys(("interests", "interest", "兴趣", "我的兴趣"), Command.INTERESTS),
 }
 """First words that are always commands."""
 
@@ -85,6 +87,8 @@ SOURCES_ACTIONS = {
     "删除论文": "remove_papers",
 }
 """What `/papers sources` takes."""
+INTERESTS_ACTIONS = {"add": "add", "list": "list", "remove": "remove", "添加": "add", "列表": "list", "删除": "remove"}
+"""What `/papers interests` takes (nothing: list)."""
 CONFIRM_WORDS = ("confirm", "确认")
 """The last word of `/papers sources remove-papers SOURCE confirm`: go ahead."""
 SUBSCRIBE_HELP_WORDS = ("help", "帮助", "?")
@@ -99,6 +103,7 @@ DID_YOU_MEAN = (
     "save",
     "saved",
     "foryou",
+    "interests",
     "export",
     "sources",
     "help",

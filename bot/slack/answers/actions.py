@@ -11,6 +11,7 @@ import logging
 from bot.i18n import detect_lang, normalize_lang
 from bot.services import Services
 from bot.slack.answers.commands import answer_command
+from bot.slack.answers.feedback import answer_vote_click
 from bot.slack.answers.library import answer_save_click, answer_saved
 from bot.slack.answers.search import answer_details, answer_more_like, answer_search
 from bot.slack.answers.share import channel_lang, share_preview, share_reply
@@ -31,6 +32,7 @@ def answer_action(
     card_channel_id: str = "",
     channel_id: str = "",
     channel_name: str = "",
+    team_id: str = "",
 ) -> Reply:
     """Answer a button: share, details, more like this, a page, a suggested search, save,
     and the buttons that run a `/papers` line for the clicker (a next step, an answer to a
@@ -39,7 +41,8 @@ def answer_action(
     The reader's saved language wins over the one the message was rendered in.
     `shareable=False` where a share would reach nobody (App Home, a DM with the bot):
     results drop Share. `card_channel_id`: the channel whose public card (a share, a
-    digest) was clicked; `channel_id`/`channel_name`: where the click happened.
+    digest) was clicked; `channel_id`/`channel_name`: where the click happened; `team_id`: the
+    clicker's workspace, which keys their 👍 / 👎.
     """
     corpus, library = services.corpus, services.library
     action_id = base_action(action_id)
@@ -85,7 +88,11 @@ def answer_action(
         return reply
     if action_id == Action.SAVE:
         return answer_save_click(services, user_id, value, lang, shareable=shareable, card_channel_id=card_channel_id)
+    if action_id in (Action.LIKE, Action.DISLIKE, Action.UNVOTE):
+        return answer_vote_click(services, team_id, user_id, action_id, value, lang, card_channel_id=card_channel_id)
     saved = library.saved_ids(user_id)
+    if action_id in (Action.DETAILS, Action.MORE) and value.id and corpus.get(value.id) is not None:
+        library.feedback.opened(team_id, user_id, value.id)  # a weak positive for their for-you
     if action_id == Action.DETAILS:
         return answer_details(corpus, value.id, lang, saved=saved, shareable=shareable)
     if action_id == Action.MORE:

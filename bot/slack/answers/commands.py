@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from bot.i18n import is_lang, lang_name, normalize_lang, t
 from bot.search.spelling import edit_distance
 from bot.services import Services
+from bot.slack.answers.interests import answer_interests
 from bot.slack.answers.library import answer_library_command
 from bot.slack.answers.search import answer_search
 from bot.slack.answers.share import answer_share, channel_lang
@@ -43,6 +44,7 @@ class Asked:
     lang: str  # the language of the answer
     stored_lang: str | None  # the person's `/papers lang`, if they set one
     confirmed: bool = False  # a button's answer to a question: take the filter as typed
+    team_id: str = ""  # the person's workspace (Slack's signed `team_id`): it keys their 👍 / 👎 and interests
 
     @property
     def in_dm(self) -> bool:
@@ -55,7 +57,14 @@ class Asked:
 
 
 def answer_command(
-    services: Services, user_id: str, channel_id: str, text: str, *, channel_name: str = "", confirmed: bool = False
+    services: Services,
+    user_id: str,
+    channel_id: str,
+    text: str,
+    *,
+    channel_name: str = "",
+    confirmed: bool = False,
+    team_id: str = "",
 ) -> Reply:
     """Answer `/papers TEXT` from `user_id` in `channel_id`.
 
@@ -70,7 +79,7 @@ def answer_command(
     command, word, rest = read_command(text)
     asked = Asked(
         user_id=user_id, channel_id=channel_id, channel_name=channel_name, text=text, command=command, word=word, rest=rest,
-        lang=person_lang(services, user_id, stored, text), stored_lang=stored, confirmed=confirmed,
+        lang=person_lang(services, user_id, stored, text), stored_lang=stored, confirmed=confirmed, team_id=team_id,
     )  # fmt: skip
     if command in NEEDS_NO_INDEX:
         return NEEDS_NO_INDEX[command](services, asked)
@@ -125,7 +134,13 @@ def answer_share_line(services: Services, asked: Asked) -> Reply:
 
 
 def answer_library(services: Services, asked: Asked) -> Reply:
-    return answer_library_command(services, asked.user_id, asked.share_channel_id, asked.command, asked.rest, asked.lang)
+    return answer_library_command(
+        services, asked.user_id, asked.share_channel_id, asked.command, asked.rest, asked.lang, team_id=asked.team_id
+    )
+
+
+def answer_interests_line(services: Services, asked: Asked) -> Reply:
+    return answer_interests(services, asked.team_id, asked.user_id, asked.rest, asked.lang)
 
 
 def answer_search_line(services: Services, asked: Asked) -> Reply:
@@ -159,6 +174,7 @@ NEEDS_NO_INDEX: dict[Command, Answer] = {
     Command.LANG: answer_lang,
     **dict.fromkeys(DIGEST_COMMANDS, answer_digests),
     Command.SOURCES: answer_sources,
+    Command.INTERESTS: answer_interests_line,
 }
 """Commands answered while the index is still loading (the store is readable)."""
 

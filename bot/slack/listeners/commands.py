@@ -47,7 +47,10 @@ def register(app: App, services: Services, *, ack_budget: float = 1.5, alerts: A
 
         def answer() -> Reply:
             try:
-                return answer_command(services, user_id, channel_id, text, channel_name=command.get("channel_name", ""))
+                return answer_command(
+                    services, user_id, channel_id, text, channel_name=command.get("channel_name", ""),
+                    team_id=command.get("team_id", ""),
+                )  # fmt: skip
             except Exception as error:
                 logger.exception("/papers failed for user %s", user_id)
                 return failure_reply(error, reader_lang(corpus, user_id, text), alerts=alerts, client=client)

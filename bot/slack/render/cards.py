@@ -233,8 +233,22 @@ def paper_buttons(
         elements.append(button(t("button.details", lang), Action.DETAILS, value))
     elements.append(button(t("button.more", lang), Action.MORE, value))
     elements.append(save_button(paper, lang, saved=saved, state=save_state))
+    elements += feedback_buttons(paper, lang)
     elements += link_buttons(paper, lang)
     return actions(*elements, block_id=f"buttons:{key or paper.id}")
+
+
+def feedback_buttons(paper: Paper, lang: str) -> list[dict]:
+    """👍 / 👎: the clicker's own signal for their for-you (bot/library/learning.py).
+
+    The buttons look the same to everyone (a channel's card can't show one person's vote);
+    the answer, private, says what was chosen and offers Undo.
+    """
+    value = ButtonValue(id=paper.id, lang=lang)
+    return [
+        button(t("foryou.button_like", lang), Action.LIKE, value),
+        button(t("foryou.button_dislike", lang), Action.DISLIKE, value),
+    ]
 
 
 def save_button(paper: Paper, lang: str, *, saved: bool = False, state: ButtonValue | None = None) -> dict:

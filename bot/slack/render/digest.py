@@ -38,7 +38,8 @@ from bot.slack.render.cards import (
     short_affiliations,
     short_authors,
 )
-from bot.slack.render.library import popular_line, reason_text
+from bot.slack.render.feedback import reason_line
+from bot.slack.render.library import popular_line
 from bot.slack.render.mrkdwn import escape, escape_label, is_linkable, link
 from bot.slack.render.when import format_date
 from bot.slack.values import Action, ButtonValue
@@ -107,10 +108,10 @@ def group_papers(papers: list[Paper], lang: str, *, ranked: bool = False) -> lis
 
 
 def _reason(digest: Digest, paper: Paper) -> str:
-    like = digest.reasons.get(paper.id)
-    if like is None:
+    reason = digest.reasons.get(paper.id)
+    if reason is None:
         return ""
-    return reason_text(like, digest.lang, digest.reason_kind)
+    return reason_line(reason, digest.lang)
 
 
 def _title_link(paper: Paper, lang: str) -> str:
@@ -181,10 +182,11 @@ def digest_title(days: str, lang: str) -> str:
     return t("digest.title_weekly" if is_weekly(days) else "digest.title_daily", lang)
 
 
-MENU_ENTRIES: list[str] = ["save", "details", "more", "links"]
+MENU_ENTRIES: list[str] = ["save", "like", "dislike", "details", "links"]
 """The digest row menu's entries, in order. Slack shows at most 5 options, so the actions
 come first and the links (arXiv, PDF, Code, Project) fill what is left; Details lists
-them all. Another feature appends its name here and a builder to MENU_BUILDERS."""
+them all, and has More like this (which 👍 / 👎 took the row's slot of: issue 27). Another
+feature appends its name here and a builder to MENU_BUILDERS."""
 
 
 def _action_option(label_key: str, action_id: str) -> Callable[[Paper, str], list[dict]]:
@@ -212,6 +214,8 @@ MENU_BUILDERS: dict[str, Callable[[Paper, str], list[dict]]] = {
     "details": _action_option("button.details", Action.DETAILS),
     "links": _link_options,
     "more": _action_option("button.more", Action.MORE),
+    "like": _action_option("foryou.menu_like", Action.LIKE),
+    "dislike": _action_option("foryou.menu_dislike", Action.DISLIKE),
 }
 
 
