@@ -20,7 +20,7 @@ from functools import partial
 from pathlib import Path
 
 from bot.config import Settings, ensure_data_dir
-from bot.errors import ChildFailed, DataDirError, IndexBusy, IndexUnusable
+from bot.errors import ChildFailed, ConfigError, DataDirError, IndexBusy, IndexUnusable
 from bot.ingest.intake import CHILD_BYTES, in_child, store_listing
 from bot.ingest.listing import parse_bytes, parse_path, parse_paths
 from bot.models import Hit, IngestReport, Listing, Paper, SearchResult
@@ -28,7 +28,8 @@ from bot.search.analysis import load_chinese
 from bot.search.index import MAX_PER_PAGE, IndexPage, PaperIndex
 from bot.search.lexicon import DICTIONARY
 from bot.search.writers import StoredPapers
-from bot.store.database import Store, read_papers
+from bot.store.database import Store, open_store, read_papers
+from bot.store.postgres import schema_location
 
 logger = logging.getLogger(__name__)
 
@@ -92,8 +93,13 @@ class Corpus:
         """
         ensure_data_dir(settings.data_dir)
         try:
-            store = Store(settings.db_path)
-        except sqlite3.OperationalError as exc:  # the folder is writable, the database file is not
+            store = open_store(settings.database_location)
+        except sqlite3.OperationalError as exc:  # the folder is writable, the database file is not; or no PostgreSQL
+            if settings.database_url:
+                raise ConfigError(
+                    f"cannot open the database at {schema_location(settings.database_url)} ({exc}); check "
+                    "PAPERBOT_DATABASE_URL and that PostgreSQL is running and reachable."
+                ) from None
             raise DataDirError.of(settings.db_path, str(exc)) from None
         return cls(settings, store, PaperIndex(settings.index_dir, procs=writer_procs, aliases_path=settings.aliases_path))
 
