@@ -44,6 +44,7 @@ def start_app_server(
     background thread (nothing is scheduled); for tests and the benchmark."""
     services = services or slack_services(settings, corpus)
     kwargs.setdefault("signing_secret", settings.slack_signing_secret)
+    kwargs.setdefault("is_caught_up", corpus.is_caught_up)
     running = start_http_server(build_app(settings, services), corpus.is_ready, host, port, **kwargs)
     return RunningApp(server=running.server, thread=running.thread, app=running.app, services=services)
 
@@ -88,7 +89,10 @@ def _run_app(settings: Settings, corpus: Corpus, app: App, stdout: TextIO, on_bo
             handler.close()
         return 0
 
-    server = make_http_server(app, corpus.is_ready, settings.host, settings.port, signing_secret=settings.slack_signing_secret)
+    server = make_http_server(
+        app, corpus.is_ready, settings.host, settings.port,
+        signing_secret=settings.slack_signing_secret, is_caught_up=corpus.is_caught_up,
+    )  # fmt: skip
     print(t("setup.serving_http", "en", host=settings.host, port=server.port), file=stdout, flush=True)
     thread = threading.Thread(target=server.run, name="http", daemon=True)
     thread.start()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import errno
 import json
 import logging
+import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -26,7 +27,6 @@ from pathlib import Path
 
 from bot.clock import utc_now_iso
 from bot.models import Affiliation, ArxivRecord, IngestReport, Listing, Paper
-from bot.store.postgres import WRITE_LOCK, PgConnection, dbapi_errors, is_postgres_url
 from bot.store.wal import Checkpointer
 
 logger = logging.getLogger(__name__)
@@ -147,7 +147,10 @@ def apply_schema(db: sqlite3.Connection, schema: str, columns: dict[str, dict[st
 
 def ensure_columns(db: sqlite3.Connection, table: str, columns: dict[str, str]) -> None:
     """Add each of `columns` that `table` lacks (a store made by an older version); idempotent."""
-    present = db.columns(table) if isinstance(db, PgConnection) else {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+    if getattr(db, "dialect", "sqlite") == "postgresql":  # bot/store/postgres.py's PgConnection
+        present = db.columns(table)  # type: ignore[attr-defined]
+    else:
+        present = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
     for name, decl in columns.items():
         if name not in present:
             db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {decl}")
@@ -163,12 +166,24 @@ def is_storage_full(error: BaseException) -> bool:
     return isinstance(error, OSError) and error.errno == errno.ENOSPC
 
 
+def is_postgres_url(location: object) -> bool:
+    return isinstance(location, str) and location.startswith(("postgresql://", "postgres://"))
+
+
+def schema_location(url: str) -> str:
+    """The URL without its password, for logs and messages."""
+    return re.sub(r"//([^:/@]+):[^@/]*@", r"//\1:***@", url)
+
+
 def open_store(location: Path | str, *, clock: Callable[[], str] = utc_now_iso, readonly: bool = False) -> Store:
     """The store at `location`: a postgresql:// URL (PAPERBOT_DATABASE_URL), else a SQLite file's path.
 
     What a process opens the store with, the server and the child processes it starts alike.
     """
     if is_postgres_url(location):
+        # Deferred: psycopg costs SQLite's processes 0.2 s and 20 MB at start (bench/run.py --code); only PostgreSQL's load it.
+        from bot.store.postgres import PostgresStore
+
         return PostgresStore(str(location), clock=clock, readonly=readonly)
     return Store(Path(location), clock=clock, readonly=readonly)
 
@@ -655,86 +670,6 @@ class Store:
             return (
                 db.execute("INSERT OR IGNORE INTO slack_events (event_id, seen_at) VALUES (?, ?)", (event_id, now)).rowcount == 1
             )
-
-
-class PostgresStore(Store):
-    """The same store on a PostgreSQL database that every instance shares (PAPERBOT_DATABASE_URL).
-
-    One connection writes, behind the store's lock, each write transaction first taking the
-    advisory lock that makes writers take turns across instances, as SQLite's BEGIN IMMEDIATE
-    does across processes (bot/store/postgres.py says why). Another reads, in autocommit: each
-    read sees what was last committed. A connection found broken (the server restarted) is
-    opened again; a read is tried once more on the new one, so searches come back by themselves.
-    """
-
-    def __init__(self, url: str, *, clock: Callable[[], str] = utc_now_iso, readonly: bool = False):
-        self.path = url
-        self._clock = clock
-        self._lock = threading.RLock()
-        self._read_lock = threading.Lock()
-        self._writing = None
-        self._checkpointer = None
-        self._reader = None
-        self._writer_pg: PgConnection | None = None
-        self._reader_pg: PgConnection | None = None
-        if not readonly:
-            with self.transaction() as db:
-                apply_schema(db, SCHEMA, COLUMNS)
-        else:
-            self._reading()
-
-    def _connection(self) -> PgConnection:
-        if self._writer_pg is None or not self._writer_pg.usable:
-            self._writer_pg = PgConnection(str(self.path), autocommit=True)
-        return self._writer_pg
-
-    def _reading(self) -> PgConnection:
-        if self._reader_pg is None or not self._reader_pg.usable:
-            self._reader_pg = PgConnection(str(self.path), autocommit=True)
-        return self._reader_pg
-
-    def close(self) -> None:
-        with self._lock:
-            if self._writer_pg is not None:
-                self._writer_pg.close()
-        with self._read_lock:
-            if self._reader_pg is not None:
-                self._reader_pg.close()
-
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """Run a block as one transaction, writers taking turns: all of it lands, or none of it."""
-        with self._lock:
-            db = self._connection()
-            self._writing = threading.get_ident()
-            try:
-                with dbapi_errors(), db.raw.transaction():
-                    db.in_transaction = True
-                    try:
-                        db.raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-                        yield db  # type: ignore[misc]
-                    finally:
-                        db.in_transaction = False
-            finally:
-                self._writing = None
-
-    def read(self, sql: str, args: tuple = ()) -> list:
-        """Run one SELECT on what was last committed (inside a transaction: through it)."""
-        if self._writing == threading.get_ident():
-            with self._lock:
-                return self._connection().execute(sql, args).fetchall()
-        with self._read_lock:
-            try:
-                return self._reading().execute(sql, args).fetchall()
-            except sqlite3.OperationalError:
-                if self._reader_pg is not None and self._reader_pg.usable:
-                    raise
-                logger.warning("the connection to PostgreSQL was lost; reading again on a new one")
-                return self._reading().execute(sql, args).fetchall()
-
-    def rev_ranges(self, *, since_rev: int, size: int) -> list[tuple[int, int]]:
-        revs = [row[0] for row in self.read("SELECT rev FROM papers WHERE rev > ? ORDER BY rev", (since_rev,))]
-        return [(since_rev if i == 0 else revs[i - 1], revs[min(i + size, len(revs)) - 1]) for i in range(0, len(revs), size)]
 
 
 def _json_strings(items: list[str]) -> str:

@@ -29,6 +29,7 @@ import functools
 import logging
 import re
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -36,6 +37,9 @@ from typing import Any
 import psycopg
 from psycopg.adapt import Loader
 from psycopg.types.numeric import Int8Dumper
+
+from bot.clock import utc_now_iso
+from bot.store.database import COLUMNS, SCHEMA, Store, apply_schema
 
 logger = logging.getLogger(__name__)
 
@@ -57,10 +61,6 @@ _TYPES = (
     (re.compile(r"\bREAL\b", re.IGNORECASE), "DOUBLE PRECISION"),
     (re.compile(r"\bBLOB\b", re.IGNORECASE), "BYTEA"),
 )
-
-
-def is_postgres_url(location: object) -> bool:
-    return isinstance(location, str) and location.startswith(("postgresql://", "postgres://"))
 
 
 def _placeholders(sql: str) -> str:
@@ -300,6 +300,81 @@ def _translate_cached(sql: str, connection: PgConnection) -> tuple[str, str | No
     return found
 
 
-def schema_location(url: str) -> str:
-    """The URL without its password, for logs and messages."""
-    return re.sub(r"//([^:/@]+):[^@/]*@", r"//\1:***@", url)
+class PostgresStore(Store):
+    """The same store on a PostgreSQL database that every instance shares (PAPERBOT_DATABASE_URL).
+
+    One connection writes, behind the store's lock, each write transaction first taking the
+    advisory lock that makes writers take turns across instances, as SQLite's BEGIN IMMEDIATE
+    does across processes (bot/store/postgres.py says why). Another reads, in autocommit: each
+    read sees what was last committed. A connection found broken (the server restarted) is
+    opened again; a read is tried once more on the new one, so searches come back by themselves.
+    """
+
+    def __init__(self, url: str, *, clock: Callable[[], str] = utc_now_iso, readonly: bool = False):
+        self.path = url
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._read_lock = threading.Lock()
+        self._writing = None
+        self._checkpointer = None
+        self._reader = None
+        self._writer_pg: PgConnection | None = None
+        self._reader_pg: PgConnection | None = None
+        if not readonly:
+            with self.transaction() as db:
+                apply_schema(db, SCHEMA, COLUMNS)
+        else:
+            self._reading()
+
+    def _connection(self) -> PgConnection:
+        if self._writer_pg is None or not self._writer_pg.usable:
+            self._writer_pg = PgConnection(str(self.path), autocommit=True)
+        return self._writer_pg
+
+    def _reading(self) -> PgConnection:
+        if self._reader_pg is None or not self._reader_pg.usable:
+            self._reader_pg = PgConnection(str(self.path), autocommit=True)
+        return self._reader_pg
+
+    def close(self) -> None:
+        with self._lock:
+            if self._writer_pg is not None:
+                self._writer_pg.close()
+        with self._read_lock:
+            if self._reader_pg is not None:
+                self._reader_pg.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """Run a block as one transaction, writers taking turns: all of it lands, or none of it."""
+        with self._lock:
+            db = self._connection()
+            self._writing = threading.get_ident()
+            try:
+                with dbapi_errors(), db.raw.transaction():
+                    db.in_transaction = True
+                    try:
+                        db.raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                        yield db  # type: ignore[misc]
+                    finally:
+                        db.in_transaction = False
+            finally:
+                self._writing = None
+
+    def read(self, sql: str, args: tuple = ()) -> list:
+        """Run one SELECT on what was last committed (inside a transaction: through it)."""
+        if self._writing == threading.get_ident():
+            with self._lock:
+                return self._connection().execute(sql, args).fetchall()
+        with self._read_lock:
+            try:
+                return self._reading().execute(sql, args).fetchall()
+            except sqlite3.OperationalError:
+                if self._reader_pg is not None and self._reader_pg.usable:
+                    raise
+                logger.warning("the connection to PostgreSQL was lost; reading again on a new one")
+                return self._reading().execute(sql, args).fetchall()
+
+    def rev_ranges(self, *, since_rev: int, size: int) -> list[tuple[int, int]]:
+        revs = [row[0] for row in self.read("SELECT rev FROM papers WHERE rev > ? ORDER BY rev", (since_rev,))]
+        return [(since_rev if i == 0 else revs[i - 1], revs[min(i + size, len(revs)) - 1]) for i in range(0, len(revs), size)]
