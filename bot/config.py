@@ -91,7 +91,7 @@ class Settings:
     feeds_max_new_per_poll: int = 2000  # new papers one poll of one feed may add; the rest wait
     # Several instances (issue 24): the store on PostgreSQL (empty: SQLite in the data folder),
     # how often an instance looks for papers stored through another, and how long a claim on
-    # background work (feed polls, arXiv lookups, inbox scans) lasts unless renewed.
+    # background work (feed polls, arXiv lookups, inbox scans) or a digest lasts unless renewed.
     database_url: str = field(default="", repr=False)
     follow_interval_seconds: float = 2.0
     lease_seconds: int = 120
@@ -179,7 +179,7 @@ class Settings:
             feeds_max_new_per_poll=_int(env, "PAPERBOT_FEEDS_MAX_NEW_PER_POLL", 2000, minimum=1),
             database_url=database_url,
             follow_interval_seconds=float(_int(env, "PAPERBOT_FOLLOW_INTERVAL_SECONDS", 2, minimum=1)),
-            lease_seconds=_int(env, "PAPERBOT_LEASE_SECONDS", 120, minimum=10),
+            lease_seconds=_int(env, "PAPERBOT_LEASE_SECONDS", 120, minimum=1),
             index_snapshot_dir=Path(snapshot) if snapshot else None,
         )
 

@@ -92,7 +92,7 @@ def build_services(
     library = Library(corpus.store, clock=clock)
     subscriptions = SubscriptionStore(corpus.store, clock=clock)
     digests = DigestService(
-        corpus, subscriptions, poster, clock=clock,
+        corpus, subscriptions, poster, clock=clock, stale_after=timedelta(seconds=settings.lease_seconds),
         order_digest=library.order_digest, on_message=library.record_digest_message,
     )  # fmt: skip
     inbox = settings.inbox_dir

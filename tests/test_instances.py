@@ -12,12 +12,15 @@ import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from digest_support import FakeClock, QuietDirectory, RecordingPoster, ingest, listing_text
+from digest_support import FakeClock, QuietDirectory, RecordingPoster, ingest, listing_text, open_corpus
 from slack_bolt import App
 from slack_helpers import BOT_TOKEN
 
 from bot.config import Settings
 from bot.corpus import Corpus
+from bot.digests.scheduler import DigestScheduler, ManualScheduler
+from bot.digests.service import DigestService
+from bot.digests.subscriptions import SubscriptionStore
 from bot.services import ARXIV_CLAIM, build_services, claimed
 from bot.slack.client import PacedClient, Patience, build_client
 from bot.slack.http import make_wsgi_app
@@ -180,3 +183,93 @@ def test_services_on_a_shared_store_claim_their_background_work(postgres_url, tm
     services.scheduler.inbox_scan()
     assert corpus.store.state()[0] == 2
     corpus.close()
+
+
+# -- a digest taken over when its instance dies (issue 24, point 3) ---------------------------
+
+
+def digest_instances(database_location: str, tmp_path, clock: FakeClock, posters) -> list[DigestScheduler]:
+    """Two instances' digest machinery: two stores on PostgreSQL, one shared file on SQLite."""
+    if database_location.startswith("postgresql://"):
+        corpora = [instance(tmp_path, database_location, name) for name in ("a", "b")]
+    else:
+        corpora = [open_corpus(tmp_path / "data")] * 2
+    jobs = []
+    for corpus, poster in zip(corpora, posters, strict=True):
+        service = DigestService(corpus, SubscriptionStore(corpus.store, clock=clock), poster, clock=clock)
+        jobs.append(DigestScheduler(ManualScheduler(clock), service, clock=clock))
+    return jobs
+
+
+def test_a_digest_whose_instance_died_mid_thread_is_finished_by_the_other(database_location, tmp_path):
+    clock = FakeClock(datetime(2026, 12, 1, 8, 0, tzinfo=UTC))
+    first, second = digest_instances(
+        database_location, tmp_path, clock, [RecordingPoster(crash_after_record_at=2), RecordingPoster()]
+    )
+    corpus = first.service.corpus
+    sub, _ = first.subscriptions.save(kind="channel", place_id="C1", user_id="U1", lang="en", hour=9, minute=0, timezone="UTC")
+    ingest(corpus, tmp_path, "a.txt", listing_text("Feed A", 0, 60))  # new since it subscribed
+    second.service.corpus.follow()
+    for jobs in (first, second):
+        jobs.start()
+    clock.set(datetime(2026, 12, 1, 9, 0, tzinfo=UTC))
+    first.scheduler.run_pending()  # killed after its second message
+    second.scheduler.run_pending()  # finds it claimed (heartbeat fresh), looks again after the lease
+    assert second.service.poster.posts == [] and second.scheduler.get_job(f"digest-retry:{sub.id}") is not None
+    clock.advance(minutes=2, seconds=1)
+    second.scheduler.run_pending()
+    posted_first, posted_second = first.service.poster.papers_posted(), second.service.poster.papers_posted()
+    assert 0 < len(posted_first) < 60 and not set(posted_first) & set(posted_second)  # resumed after what was recorded
+    assert sorted(posted_first + posted_second) == sorted(p.id for p in corpus.newest(100))  # none twice
+    assert {p.thread_ts for p in second.service.poster.posts} == {first.service.poster.posts[0].ts}
+    delivery = second.subscriptions.delivery(sub.id, "2026-12-01")
+    messages = len(first.service.poster.posts) + len(second.service.poster.posts)
+    assert (delivery.status, delivery.holder, delivery.messages) == ("sent", second.subscriptions.holder, messages)
+    assert first.subscriptions.get(sub.id).cursor_seq == corpus.store.last_seq()
+    clock.advance(minutes=5)
+    first.scheduler.run_pending()
+    second.scheduler.run_pending()
+    assert len(first.service.poster.posts) + len(second.service.poster.posts) == messages  # nobody posts that day again
+    first.shutdown()
+    second.shutdown()
+
+
+class StallingPoster(RecordingPoster):
+    """Posts, then stalls after its first message while `during_stall` runs (another instance's turn)."""
+
+    def __init__(self, during_stall):
+        super().__init__()
+        self.during_stall = during_stall
+
+    def post_digest(self, sub, digest, *, thread_ts, on_posted) -> None:
+        def recorded(ids, channel_id, ts) -> None:
+            on_posted(ids, channel_id, ts)
+            if len(self.posts) == 1:
+                self.during_stall()
+
+        super().post_digest(sub, digest, thread_ts=thread_ts, on_posted=recorded)
+
+
+def test_a_poster_that_stalled_past_its_lease_stops_once_another_took_the_digest_over(database_location, tmp_path):
+    clock = FakeClock(datetime(2026, 12, 1, 8, 0, tzinfo=UTC))
+    jobs: list[DigestScheduler] = []
+
+    def other_instance_takes_over() -> None:
+        clock.advance(minutes=3)  # no heartbeat for longer than the lease (a long GC pause, a lost network)
+        jobs[1].service.run(sub.id)
+
+    jobs.extend(
+        digest_instances(database_location, tmp_path, clock, [StallingPoster(other_instance_takes_over), RecordingPoster()])
+    )
+    first, second = jobs
+    sub, _ = first.subscriptions.save(kind="channel", place_id="C1", user_id="U1", lang="en", hour=9, minute=0, timezone="UTC")
+    ingest(first.service.corpus, tmp_path, "a.txt", listing_text("Feed A", 0, 60))
+    second.service.corpus.follow()
+    clock.set(datetime(2026, 12, 1, 9, 0, tzinfo=UTC))
+    outcome = first.service.run(sub.id)
+    assert outcome.status == "claimed"  # it stopped after its stalled message, and did not mark the day failed
+    assert len(first.service.poster.posts) == 2  # the one in flight when it stalled: the documented worst case
+    delivery = second.subscriptions.delivery(sub.id, "2026-12-01")
+    assert (delivery.status, delivery.holder) == ("sent", second.subscriptions.holder)
+    everything = first.service.poster.papers_posted() + second.service.poster.papers_posted()
+    assert set(everything) == {p.id for p in first.service.corpus.newest(100)}
