@@ -126,8 +126,8 @@ class DigestService:
             # The database stayed locked past its timeout (a long ingest in another
             # process): nothing was claimed, so try again shortly rather than lose the day.
             logger.warning("digest %s: database busy (%s); retrying", sub_id, exc)
-            if self.on_retry:
-                self.on_retry(sub_id, self.retry_delays[0])
+            if self.on_retry:  # within a lease: another instance's dead claim is still ours to take over
+                self.on_retry(sub_id, min(self.retry_delays[0], self.stale_after))
             return Outcome(sub_id, "retry", error="database_busy")
         if delivery is None:
             return Outcome(sub_id, "claimed", day)
@@ -200,6 +200,8 @@ class DigestService:
             return Outcome(sub.id, "sent", day, digest.count)
         except DigestClaimLost:
             logger.warning("digest %s for %s: another instance took it over; stopping here", sub.id, day)
+            if self.on_retry:  # and look again after a lease, in case that one dies too
+                self.on_retry(sub.id, self.stale_after)
             return Outcome(sub.id, "claimed", day)
         except DeliveryFailed as failure:
             return self._failed(sub, delivery, day, failure)

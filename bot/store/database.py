@@ -166,6 +166,13 @@ def is_storage_full(error: BaseException) -> bool:
     return isinstance(error, OSError) and error.errno == errno.ENOSPC
 
 
+def is_store_unavailable(error: BaseException) -> bool:
+    """True if `error` says the store can't be reached just now: PostgreSQL restarting or
+    unreachable (bot/store/postgres.py raises sqlite3's OperationalError for it), or a
+    SQLite file locked past its timeout. Not a full disk, which needs someone to act."""
+    return isinstance(error, sqlite3.OperationalError) and not is_storage_full(error)
+
+
 def is_postgres_url(location: object) -> bool:
     return isinstance(location, str) and location.startswith(("postgresql://", "postgres://"))
 
