@@ -7,6 +7,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.errors import ConfigError, DataDirError
@@ -91,10 +92,27 @@ class Settings:
     # allows them (bot/feeds/fetch.py); networks, or ALL_NETWORKS for PAPERBOT_FEEDS_ALLOW_PRIVATE=on.
     feeds_allow_private: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
     feeds_max_new_per_poll: int = 2000  # new papers one poll of one feed may add; the rest wait
+    # Several instances (issue 24): the store on PostgreSQL (empty: SQLite in the data folder),
+    # how often an instance looks for papers stored through another, and how long a claim on
+    # background work (feed polls, arXiv lookups, inbox scans) or a digest lasts unless renewed.
+    database_url: str = field(default="", repr=False)
+    follow_interval_seconds: float = 2.0
+    lease_seconds: int = 120
+    index_snapshot_dir: Path | None = None  # an index folder to start from instead of rebuilding
 
     @property
     def db_path(self) -> Path:
         return self.data_dir / "paperbot.sqlite3"
+
+    @property
+    def database_location(self) -> str:
+        """Where the store is: PAPERBOT_DATABASE_URL, else the SQLite file in the data folder."""
+        return self.database_url or str(self.db_path)
+
+    @property
+    def shared_database(self) -> bool:
+        """Whether other instances may share the store (PostgreSQL), so one follows their changes."""
+        return bool(self.database_url)
 
     @property
     def index_dir(self) -> Path:
@@ -112,7 +130,8 @@ class Settings:
     @property
     def secrets(self) -> tuple[str, ...]:
         """The values that must never reach a log line or a message."""
-        return tuple(s for s in (self.slack_bot_token, self.slack_signing_secret, self.slack_app_token) if s)
+        password = urlsplit(self.database_url).password if self.database_url else None
+        return tuple(s for s in (self.slack_bot_token, self.slack_signing_secret, self.slack_app_token, password) if s)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -131,6 +150,13 @@ class Settings:
         if arxiv_switch not in ("on", "off", "1", "0", "true", "false", "yes", "no"):
             raise ConfigError(f"PAPERBOT_ARXIV={arxiv_switch!r} must be on or off; fix it in .env or the environment.")
         admins = frozenset(a.strip() for a in env.get("PAPERBOT_ADMINS", "").split(",") if a.strip())
+        database_url = env.get("PAPERBOT_DATABASE_URL", "").strip()
+        if database_url and not database_url.startswith(("postgresql://", "postgres://")):
+            raise ConfigError(
+                "PAPERBOT_DATABASE_URL must be a PostgreSQL URL such as postgresql://paperbot:secret@db:5432/paperbot "
+                "(or empty for SQLite in the data folder); fix it in .env or the environment."
+            )
+        snapshot = env.get("PAPERBOT_INDEX_SNAPSHOT", "").strip()
         return cls(
             data_dir=data_dir,
             seeds_dir=Path(env.get("PAPERBOT_SEEDS_DIR", "").strip() or "seeds"),
@@ -155,6 +181,10 @@ class Settings:
             sources_interval_minutes=_int(env, "PAPERBOT_SOURCES_INTERVAL_MINUTES", 60, minimum=5),
             feeds_allow_private=_networks(env, "PAPERBOT_FEEDS_ALLOW_PRIVATE"),
             feeds_max_new_per_poll=_int(env, "PAPERBOT_FEEDS_MAX_NEW_PER_POLL", 2000, minimum=1),
+            database_url=database_url,
+            follow_interval_seconds=float(_int(env, "PAPERBOT_FOLLOW_INTERVAL_SECONDS", 2, minimum=1)),
+            lease_seconds=_int(env, "PAPERBOT_LEASE_SECONDS", 120, minimum=1),
+            index_snapshot_dir=Path(snapshot) if snapshot else None,
         )
 
     @property

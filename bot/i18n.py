@@ -897,6 +897,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Couldn't add `{name}`: saving it failed ({error}). Send it again (papers it already added are recognised, not duplicated); if it keeps failing, the server's log says why.",
         "zh": "无法添加 `{name}`：保存时出错（{error}）。请重新发送（已添加的论文会被识别，不会重复）；如果仍然失败，可在服务器日志中查看原因。",
     },
+    "error.store_unavailable": {
+        "en": "Sorry, I can't reach my database just now (it may be restarting). Nothing stored is lost; please try again in a minute.",
+        "zh": "抱歉，暂时连不上数据库（可能正在重启）。已存储的内容不会丢失，请过一分钟再试。",
+    },
     "error.storage_full": {
         "en": "Sorry, I couldn't save that: the server's storage is full. An admin has been told; please try again later. Everything saved before is still there.",
         "zh": "抱歉，无法保存：服务器存储空间已满。已通知管理员，请稍后再试。之前保存的内容都还在。",

@@ -13,6 +13,8 @@ import pytest
 
 from bot.config import Settings
 
+pytest_plugins = ["tests.postgres_support"]  # a PostgreSQL server for the store's tests (issue 24)
+
 REPO = Path(__file__).resolve().parent.parent
 
 

@@ -21,7 +21,8 @@ body's shape (400 for a signed body Bolt would choke on). Each rejection is one 
 without the body: the body carries what the user typed and a live response_url.
 
 GET /healthz answers 200 once the store and index are ready, 503 before (the process is
-up and bound meanwhile, so it doubles as readiness; there is no separate /readyz).
+up and bound meanwhile). GET /readyz also answers 503 while the index is behind the store
+(several instances on one PostgreSQL: until this one has caught up with what others stored).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ EVENTS_PATH = "/slack/events"
 
 
 HEALTH_PATH = "/healthz"
+READY_PATH = "/readyz"
 
 
 MAX_BODY_BYTES = 1_000_000  # Slack's payloads are a few KB; anything this big is not Slack
@@ -260,8 +262,10 @@ def _headers(environ: dict) -> dict[str, str]:
     return headers
 
 
-def make_wsgi_app(app: App, is_ready: Callable[[], bool], signing_secret: str) -> Callable:
-    """The WSGI application: /healthz, and /slack/events checked then handed to Bolt."""
+def make_wsgi_app(
+    app: App, is_ready: Callable[[], bool], signing_secret: str, is_caught_up: Callable[[], bool] | None = None
+) -> Callable:
+    """The WSGI application: /healthz, /readyz, and /slack/events checked then handed to Bolt."""
     bolt = SlackRequestHandler(app, path=EVENTS_PATH)
     verification_logger = logging.getLogger(BOLT_VERIFICATION_LOGGER)
     if not any(isinstance(f, _DropBody) for f in verification_logger.filters):
@@ -282,10 +286,10 @@ def make_wsgi_app(app: App, is_ready: Callable[[], bool], signing_secret: str) -
         start_response(f"{status} {reason.get(status, 'Error')}", headers + (extra or []))
         return [payload]
 
-    def health(start_response) -> list[bytes]:
+    def health(start_response, check: Callable[[], bool]) -> list[bytes]:
         ready = False
         try:
-            ready = bool(is_ready())
+            ready = bool(check())
         except Exception:
             logger.exception("health check failed")
         if ready:
@@ -295,7 +299,9 @@ def make_wsgi_app(app: App, is_ready: Callable[[], bool], signing_secret: str) -
     def wsgi(environ, start_response):
         method, path = environ.get("REQUEST_METHOD", "GET"), environ.get("PATH_INFO", "")
         if path == HEALTH_PATH and method in ("GET", "HEAD"):
-            return health(start_response)
+            return health(start_response, is_ready)
+        if path == READY_PATH and method in ("GET", "HEAD"):
+            return health(start_response, is_caught_up or is_ready)
         if path != EVENTS_PATH or method != "POST":
             return send(start_response, 404, {"ok": False, "error": "not_found"})
         # waitress has already read the whole body (within max_body_bytes) and validated
@@ -464,13 +470,14 @@ def make_http_server(
     *,
     signing_secret: str | None = None,
     limits: HttpLimits = HttpLimits(),  # noqa: B008 (frozen)
+    is_caught_up: Callable[[], bool] | None = None,
 ) -> HttpServer:
     """Bind (port 0 picks a free one) without serving yet; `server.run()` serves.
 
     `signing_secret` defaults to the one the Bolt app verifies with, so there is one.
     """
     secret = signing_secret if signing_secret is not None else app._signing_secret
-    return HttpServer(make_wsgi_app(app, is_ready, secret), host, port, limits)
+    return HttpServer(make_wsgi_app(app, is_ready, secret, is_caught_up), host, port, limits)
 
 
 def start_http_server(app: App, is_ready: Callable[[], bool], host: str = "127.0.0.1", port: int = 0, **kwargs) -> RunningServer:

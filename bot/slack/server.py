@@ -44,6 +44,7 @@ def start_app_server(
     background thread (nothing is scheduled); for tests and the benchmark."""
     services = services or slack_services(settings, corpus)
     kwargs.setdefault("signing_secret", settings.slack_signing_secret)
+    kwargs.setdefault("is_caught_up", corpus.is_caught_up)
     running = start_http_server(build_app(settings, services), corpus.is_ready, host, port, **kwargs)
     return RunningApp(server=running.server, thread=running.thread, app=running.app, services=services)
 
@@ -100,6 +101,7 @@ def _run_app(settings: Settings, corpus: Corpus, app: App, stdout: TextIO, on_bo
         settings.port,
         signing_secret=settings.slack_signing_secret,
         limits=http_limits(settings),
+        is_caught_up=corpus.is_caught_up,
     )
     print(t("setup.serving_http", "en", host=settings.host, port=server.port), file=stdout, flush=True)
     thread = threading.Thread(target=server.run, name="http", daemon=True)

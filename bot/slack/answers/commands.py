@@ -26,7 +26,7 @@ from bot.slack.answers.subscribe import answer_digest_command
 from bot.slack.render.blocks import context
 from bot.slack.render.help import HELP_TOPICS, render_help
 from bot.slack.render.mrkdwn import escape_code, unescape_slack_text
-from bot.slack.reply import Reply, is_dm, not_ready_notice, notice, person_lang
+from bot.slack.reply import Reply, is_dm, not_ready_notice, notice, person_lang, stored_lang
 from bot.slack.words import DID_YOU_MEAN, DIGEST_COMMANDS, LIBRARY_COMMANDS, Command, read_command
 
 
@@ -75,7 +75,7 @@ def answer_command(
     """
     corpus = services.corpus
     text = " ".join(unescape_slack_text(text or "").split())
-    stored = corpus.get_user_lang(user_id)
+    stored = stored_lang(corpus, user_id)
     command, word, rest = read_command(text)
     asked = Asked(
         user_id=user_id, channel_id=channel_id, channel_name=channel_name, text=text, command=command, word=word, rest=rest,
