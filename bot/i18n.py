@@ -922,6 +922,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "“{value}” isn't a time I can read. Did you mean `{suggestion}`? Times look like `9`, `9am`, `09:30`, `9.30`, `21:30` or `9:30pm`.",
         "zh": "无法识别时间“{value}”。你是不是想写 `{suggestion}`？时间可以写成 `9`、`9am`、`09:30`、`21:30`、`早上8点` 或 `下午3点半`。",
     },
+    "subscribe.not_a_schedule": {
+        "en": "“{value}” isn't a schedule a digest can follow: digests run on days of the week. Try `daily`, `weekdays`, `weekly mon` or `sat sun`.",
+        "zh": "无法按“{value}”安排发送：论文日报按星期发送。请写 `daily`（每天）、`weekdays`（工作日）、`每周一` 或 `周六 周日`。",
+    },
     "subscribe.time_needs_hour": {
         "en": "“{value}” doesn't say which hour. Write it with one, such as `9am`, `21:30` or `noon`.",
         "zh": "“{value}”没有说是几点。请写明时间，如 `上午9点`、`21:30` 或 `中午`。",

@@ -704,6 +704,11 @@ def test_when_slack_cannot_say_the_persons_zone_the_teams_default_is_used_and_sa
         ("midnight", 0, 0, ""),
         ("9 o'clock", 9, 0, ""),
         ("speculative decoding at 9pm", 21, 0, "speculative decoding"),
+        ("tonight 9pm", 21, 0, ""),  # a part of the day beside an hour says which half
+        ("9 tonight", 21, 0, ""),
+        ("今晚9点", 21, 0, ""),
+        ("今天晚上 8 点", 20, 0, ""),
+        ("weekends 10am", 10, 0, ""),
     ],
 )
 def test_a_time_typed_as_people_type_it_is_the_digests_time_not_its_filter(w, slack, line, hour, minute, filter_text):
@@ -725,6 +730,8 @@ def test_a_time_typed_as_people_type_it_is_the_digests_time_not_its_filter(w, sl
         ("8 30", "Did you mean `08:30`?"),
         ("上午", "没有说是几点"),
         ("morning", "doesn't say which hour"),
+        ("tomorrow 9am", "isn't a schedule a digest can follow"),  # a date: digests follow weekdays
+        ("明天 上午9点", "论文日报按星期发送"),
     ],
 )
 def test_a_time_that_cant_be_read_is_a_did_you_mean_and_nothing_is_made(w, slack, line, expected):

@@ -15,6 +15,7 @@ from bot.digests.times import (
     CN_PERIODS,
     EVERY_DAY,
     EVERY_DAY_WORDS,
+    DATE_WORDS,
     PERIOD_WORDS,
     WEEK,
     WEEKDAY_WORDS,
@@ -28,6 +29,7 @@ from bot.digests.times import (
     normalize_word,
     parse_day_word,
     parse_time,
+    with_period_word,
     parse_zone,
     split_day_prefix,
     suggest_time,
@@ -192,11 +194,11 @@ def parse_subscribe(text: str) -> SubscribeRequest:
     request = SubscribeRequest()
     words = join_time_phrases([w.removeprefix("@") if len(w) > 1 else w for w in text.split()])
     days: set[str] | None = None
-    last_was_day = False
+    last_was_day = last_was_time = False
     while words:
         word, lowered = words[0], normalize_word(words[0]).lower()
         taken = 1
-        is_day = False
+        is_day = is_time = False
         if is_lang(word) and request.lang is None:  # the words `/papers lang` knows
             request.lang = normalize_lang(word)
         elif lowered.startswith(_ZONE_PREFIX) or is_zone_word(word):
@@ -234,8 +236,17 @@ def parse_subscribe(text: str) -> SubscribeRequest:
             is_day = True
         elif _at_time(words, bare=True):
             pass  # "at 9": the time is the next word
-        elif lowered in PERIOD_WORDS:  # 上午, morning: which hour?
-            raise SubscribeError("subscribe.time_needs_hour", value=word)
+        elif lowered in DATE_WORDS:  # tomorrow: a date, and digests follow weekdays
+            raise SubscribeError("subscribe.not_a_schedule", value=word)
+        elif lowered in PERIOD_WORDS:  # tonight 9pm, 9pm tonight: it says which half; 上午 alone: which hour?
+            following = parse_time(words[1]) if len(words) > 1 and request.hour is None else None
+            if following is not None:
+                request.hour, request.minute = with_period_word(lowered, following[0]), following[1]
+                taken, is_time = 2, True
+            elif request.hour is not None and last_was_time:
+                request.hour = with_period_word(lowered, request.hour)
+            else:
+                raise SubscribeError("subscribe.time_needs_hour", value=word)
         elif is_timeish(word):
             if request.hour is None and _hour_and_minutes(words):  # "8 30": ask, don't guess
                 raise SubscribeError(
@@ -249,9 +260,10 @@ def parse_subscribe(text: str) -> SubscribeRequest:
             if parsed is None:
                 raise _time_error(word)
             request.hour, request.minute = parsed
+            is_time = True
         else:
             break
-        last_was_day = is_day
+        last_was_day, last_was_time = is_day, is_time
         del words[:taken]
     rest: list[str] = []
     for index, word in enumerate(words):  # a time or zone that strayed into the filter

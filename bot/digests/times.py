@@ -33,7 +33,10 @@ _OCLOCK = re.compile(r"^(\d{1,2})\s*o['’]?\s*clock$", re.IGNORECASE)  # 9 o'cl
 _CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _CN_NUMERAL = "0-9零〇一二两三四五六七八九十"
 # Parts of the day that say which half of the clock an hour is in (上午9点, 晚上9:30).
-CN_PERIODS = ("凌晨", "清晨", "早上", "早晨", "上午", "中午", "午后", "下午", "傍晚", "晚上", "夜里", "夜间")
+CN_PERIODS = (
+    "今天早上", "今天上午", "今天下午", "今天晚上", "今早", "今晚", "今夜",
+    "凌晨", "清晨", "早上", "早晨", "上午", "中午", "午后", "下午", "傍晚", "晚上", "夜里", "夜间",
+)  # fmt: skip
 _CN_PERIOD = "|".join(CN_PERIODS)
 # 早上8点 | 上午9点半 | 下午3点15分 | 晚上九点 | 8点30 | 20点 | 8时 | 9点钟 | 9点整
 _CN_TIME = re.compile(
@@ -42,12 +45,15 @@ _CN_TIME = re.compile(
     rf"(?:(半|一刻|三刻)|([{_CN_NUMERAL}]{{1,3}})分?)?$"
 )
 _CN_PERIOD_CLOCK = re.compile(rf"^({_CN_PERIOD})(\d{{1,2}}(?:[:.]\d{{2}})?)$")  # 上午9:30 | 晚上9.30 | 早上8
-_AFTERNOON = {"午后", "下午", "傍晚", "晚上", "夜里", "夜间"}
+_AFTERNOON = {"午后", "下午", "傍晚", "晚上", "夜里", "夜间", "今天下午", "今天晚上", "今晚", "今夜"}
+_EN_AFTERNOON = {"afternoon", "evening", "tonight"}
 NAMED_TIMES = {
     "noon": (12, 0), "midday": (12, 0), "12noon": (12, 0), "中午": (12, 0), "正午": (12, 0),
     "midnight": (0, 0), "12midnight": (0, 0), "午夜": (0, 0),
 }  # fmt: skip
 """Times with a name: a digest at noon or midnight (`中午12点` is read by _CN_TIME)."""
+DATE_WORDS = frozenset({"today", "tomorrow", "今天", "明天", "后天", "今日", "明日"})
+"""A date, not a schedule: digests follow days of the week, so `tomorrow` is explained, not a filter."""
 PERIOD_WORDS = frozenset({*CN_PERIODS, "morning", "afternoon", "evening", "tonight"})
 """A part of the day without an hour (`上午`, `morning`): time-like, but which hour is not said."""
 # What looks like an attempt at a time: digits with a separator, am/pm, or 点.
@@ -120,6 +126,14 @@ def _with_period(period: str | None, hour: int) -> int:
     if period in ("凌晨", "清晨", "早上", "早晨", "上午") and hour == 12:
         return 0 if period == "凌晨" else 12
     return hour
+
+
+def with_period_word(period: str, hour: int) -> int:
+    """The hour once a part of the day typed beside it is known: `tonight 9` is 21:00,
+    `9pm tonight` stays 21:00, `morning 9` 09:00, `晚上 9点` 21:00."""
+    if period.lower() in _EN_AFTERNOON and 1 <= hour < 12:
+        return hour + 12
+    return _with_period(period, hour)
 
 
 def _parse_chinese_time(word: str) -> tuple[int, int] | None:
@@ -410,6 +424,8 @@ def day_set(days: str) -> set[str]:
 def parse_day_word(word: str) -> set[str] | None:
     """`mon`, `Monday`, `mon,wed,fri`, `mon-fri`, `周一`, `每周一三五`, `周末` -> days; else None."""
     text = normalize_word(word).lower().strip(",，、")
+    if text in ("weekend", "weekends"):
+        return {"sat", "sun"}
     match = _CN_DAYS.match(text)
     if match:
         return {d for ch in match.group(1) for d in _CN_WEEKDAY[ch].split(",")}
