@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 from bot.digests.times import (
     CN_PERIODS,
+    DATE_WORDS,
     EVERY_DAY,
     EVERY_DAY_WORDS,
-    DATE_WORDS,
     PERIOD_WORDS,
     WEEK,
     WEEKDAY_WORDS,
@@ -29,10 +29,10 @@ from bot.digests.times import (
     normalize_word,
     parse_day_word,
     parse_time,
-    with_period_word,
     parse_zone,
     split_day_prefix,
     suggest_time,
+    with_period_word,
 )
 from bot.errors import SubscribeError, ZoneRefusal
 from bot.i18n import is_lang, normalize_lang, t
