@@ -239,9 +239,9 @@ def parse_subscribe(text: str) -> SubscribeRequest:
         elif lowered in DATE_WORDS:  # tomorrow: a date, and digests follow weekdays
             raise SubscribeError("subscribe.not_a_schedule", value=word)
         elif lowered in PERIOD_WORDS:  # tonight 9pm, 9pm tonight: it says which half; 上午 alone: which hour?
-            following = parse_time(words[1]) if len(words) > 1 and request.hour is None else None
-            if following is not None:
-                request.hour, request.minute = with_period_word(lowered, following[0]), following[1]
+            next_time = parse_time(words[1]) if len(words) > 1 and request.hour is None else None
+            if next_time is not None:
+                request.hour, request.minute = with_period_word(lowered, next_time[0]), next_time[1]
                 taken, is_time = 2, True
             elif request.hour is not None and last_was_time:
                 request.hour = with_period_word(lowered, request.hour)
