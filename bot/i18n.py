@@ -108,9 +108,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "`/papers lang zh` show papers in Chinese first (`/papers lang en` for English)",
         "zh": "`/papers lang en` 优先显示英文（`/papers lang zh` 显示中文）",
     },
+    "help.unknown_topic": {
+        "en": "There's no help page “{topic}”; try `/papers help search`, `/papers help digests` or `/papers help library`.",
+        "zh": "没有“{topic}”这个帮助主题，可以试试 `/papers help 搜索`、`/papers help 日报` 或 `/papers help 收藏`。",
+    },
     "help.more": {
         "en": "More: `/papers help search` · `/papers help digests` · `/papers help library`",
-        "zh": "更多说明：`/papers help search` · `/papers help digests` · `/papers help library`",
+        "zh": "更多说明：`/papers help 搜索` · `/papers help 日报` · `/papers help 收藏`",
     },
     "help.search_title": {"en": "Searching with paperbot", "zh": "用 paperbot 搜索"},
     "help.library_title": {"en": "Your reading list", "zh": "我的收藏"},
@@ -175,7 +179,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "search.doi_missing": {"en": "No paper in the library has the DOI `{value}`", "zh": "库中没有 DOI 为 `{value}` 的论文"},
     "search.url_missing": {"en": "No paper in the library links to `{value}`", "zh": "库中没有链接到 `{value}` 的论文"},
     "search.identifier_missing": {
-        "en": "{missing}: paperbot has the papers of its listings and feeds. Search for the paper's title to find papers like it.",
+        "en": "{missing}: paperbot only knows the papers from its listings and feeds. Search for the paper's title to find related ones.",
         "zh": "{missing}：paperbot 只收录论文列表和订阅源中的论文。可以搜索这篇论文的标题，看看有没有相关的论文。",
     },
     "search.identifier_mentioned": {
@@ -212,7 +216,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "button.unsubscribe": {"en": "Unsubscribe", "zh": "取消订阅"},
     "button.undo": {"en": "Undo", "zh": "撤销"},
     "button.preview_digest": {"en": "Preview the next digest", "zh": "预览下一期"},
-    "button.digest_options": {"en": "Digest options", "zh": "日报选项"},
+    "button.digest_options": {"en": "Digest settings", "zh": "订阅设置"},
     "button.subscribe_here": {"en": "Subscribe here", "zh": "在这里订阅"},
     "button.subscribe_anyway": {"en": "Subscribe anyway", "zh": "仍然订阅"},
     "button.use_filter": {"en": "Use “{filter}”", "zh": "改用“{filter}”"},
@@ -317,9 +321,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "You haven't picked a language: a query with Chinese characters shows Chinese first, otherwise English. Pick one with `/papers lang en` or `/papers lang zh`.",
         "zh": "你还没有选择语言：含中文的查询优先显示中文，否则显示英文。可用 `/papers lang en` 或 `/papers lang zh` 选择。",
     },
-    "lang.usage": {
-        "en": "I know two languages: `/papers lang en` (English) or `/papers lang zh` (中文).",
-        "zh": "目前支持两种语言：`/papers lang en`（English）或 `/papers lang zh`（中文）。",
+    "lang.bad_value": {
+        "en": "I can't show papers in “{value}”: use `/papers lang en` (English) or `/papers lang zh` (Chinese).",
+        "zh": "不支持“{value}”：请用 `/papers lang en`（英文）或 `/papers lang zh`（中文）。",
     },
     "lang.name_en": {"en": "English", "zh": "英文"},
     "lang.name_zh": {"en": "Chinese", "zh": "中文"},
@@ -389,11 +393,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "digest.left_out": {
         "en": "{count} more new papers from {feed} are not in this digest: one feed fills at most {most} of a digest. They are in the library; `/papers feed:…` finds them.",
-        "zh": "另有 {count} 篇来自 {feed} 的新论文未收入本期日报：每期日报中同一来源最多 {most} 篇。这些论文仍在库中，可用 `/papers feed:…` 查找。",
+        "zh": "另有 {count} 篇来自 {feed} 的新论文未收入本期：每期中同一来源最多 {most} 篇。这些论文仍在库中，可用 `/papers feed:…` 查找。",
     },
     "digest.footer": {
         "en": "`/papers subscriptions` shows this digest's settings · `/papers unsubscribe` stops it",
-        "zh": "`/papers subscriptions` 查看日报设置 · `/papers unsubscribe` 取消订阅",
+        "zh": "`/papers subscriptions` 查看订阅设置 · `/papers unsubscribe` 取消订阅",
     },
     "digest.empty": {
         "en": "📭 No new papers since the last digest{filter_note}.",
@@ -503,18 +507,18 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "subscribe.ask_typo": {
         "en": "⚠️ No paper in the library matches “{filter}” as typed, and digests take their filter literally, so {not_done} yet. Did you mean “{suggestion}”? ({count} papers match it today.)",
-        "zh": "⚠️ 库中没有论文与“{filter}”完全匹配；日报按筛选条件的原样匹配，所以{not_done}。你是不是想输入“{suggestion}”？（目前有 {count} 篇论文匹配。）",
+        "zh": "⚠️ 筛选条件按原样匹配，库中目前没有论文匹配“{filter}”，因此{not_done}。你是不是想输入“{suggestion}”？（目前有 {count} 篇匹配。）",
     },
     "subscribe.ask_typo_one": {
         "en": "⚠️ No paper in the library matches “{filter}” as typed, and digests take their filter literally, so {not_done} yet. Did you mean “{suggestion}”? (1 paper matches it today.)",
-        "zh": "⚠️ 库中没有论文与“{filter}”完全匹配；日报按筛选条件的原样匹配，所以{not_done}。你是不是想输入“{suggestion}”？（目前有 1 篇论文匹配。）",
+        "zh": "⚠️ 筛选条件按原样匹配，库中目前没有论文匹配“{filter}”，因此{not_done}。你是不是想输入“{suggestion}”？（目前有 1 篇匹配。）",
     },
     "subscribe.ask_no_match": {
-        "en": "⚠️ No paper in the library matches “{filter}” yet, so this digest would stay empty until one arrives, and {not_done}: subscribe anyway, or check the spelling first (`/papers {search}` searches with it).",
-        "zh": "⚠️ 目前库中没有论文匹配“{filter}”，在出现匹配的新论文之前，这份日报不会有内容，所以{not_done}：可以仍然订阅，或先检查拼写（用 `/papers {search}` 搜索试试）。",
+        "en": "⚠️ No paper in the library matches “{filter}” yet, so this digest would stay empty until one arrives; {not_done}. Check the spelling (`/papers {search}` searches with it), or go ahead anyway.",
+        "zh": "⚠️ 目前库中没有论文匹配“{filter}”，出现匹配的新论文之前，这份订阅都不会有内容，因此{not_done}。可以先检查拼写（用 `/papers {search}` 搜索试试），或者仍然继续。",
     },
     "subscribe.not_subscribed_yet": {"en": "I haven't subscribed {place}", "zh": "还没有为{place}订阅"},
-    "subscribe.not_changed_yet": {"en": "I haven't changed the digest for {place}", "zh": "还没有修改{place}的日报"},
+    "subscribe.not_changed_yet": {"en": "I haven't changed the digest for {place}", "zh": "还没有修改{place}的订阅"},
     "subscribe.cancelled": {"en": "Cancelled; nothing was subscribed.", "zh": "已取消，没有订阅任何内容。"},
     "subscribe.notify_empty_note": {
         "en": "On days without new papers I'll post a short note.",
@@ -553,7 +557,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "That filter is too long; keep it under {limit} characters.",
         "zh": "筛选条件太长，请控制在 {limit} 个字符以内。",
     },
-    "subscribe.list_header": {"en": "*Paper digests for {place}*", "zh": "*{place}的论文日报*"},
+    "subscribe.list_header": {"en": "*Digests for {place}*", "zh": "*{place}的订阅*"},
     "subscribe.list_item": {
         "en": "{number}. {place} · {schedule} at *{time}* ({zone}) · {lang_name}{filter} · next: {next_run}",
         "zh": "{number}. {place} · {schedule} *{time}*（{zone}）· {lang_name}{filter} · 下一期：{next_run}",
@@ -586,8 +590,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "这里没有编号为“{value}”的日报。`/papers subscriptions` 会列出订阅及其编号。",
     },
     "subscribe.nothing_to_remove": {
-        "en": "There's no paper digest here to stop.",
-        "zh": "这里没有可以取消的论文日报。",
+        "en": "There's no digest here to stop. `/papers subscriptions` lists yours; `/papers subscribe` starts one here.",
+        "zh": "这里没有可以取消的订阅。`/papers subscriptions` 查看你的订阅；`/papers subscribe` 在这里订阅。",
     },
     # --- inbox and listing uploads (bot/feeds/inbox.py, bot/slack/listeners/uploads.py) ---------------------------
     "inbox.report": {
@@ -790,7 +794,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "library.top_bad_period": {
         "en": "`/papers top` takes `week` (the default) or `month`, not `{value}`: try `/papers top month`.",
-        "zh": "`/papers top` 后面只能跟 `week`（默认，本周）或 `month`（最近 30 天），不能是 `{value}`。试试 `/papers top month`。",
+        "zh": "`/papers top` 后面只能跟 `week`/`本周`（默认）或 `month`/`本月`（最近 30 天），不能是 `{value}`。试试 `/papers top 本月`。",
     },
     # People, not times: one person sharing a paper ten times is one vote (issue 29).
     "library.top_shares": {"en": "shared by {count} people", "zh": "{count} 人分享"},
@@ -972,7 +976,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the team's default; add `tz:…` to choose another",
         "zh": "团队默认时区；可加 `tz:…` 另选",
     },
-    "zone.next_your_time": {"en": "{date} ({yours} your time)", "zh": "{date}（你的时间：{yours}）"},
+    "zone.next_your_time": {"en": "{date} ({yours} your time)", "zh": "{date}（你当地时间 {yours}）"},
     "subscribe.zone_note": {"en": "Time zone: {zone} ({why}).", "zh": "时区：{zone}（{why}）。"},
     "subscribe.top_note_filter": {
         "en": "Each digest opens with the *{top}* papers most relevant to the filter; the rest follow in its thread.",
@@ -1263,7 +1267,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "button.search_instead": {"en": "Search “{query}” as typed", "zh": "按原文搜索“{query}”"},
     "button.back_to_corrected": {"en": "‹ Back to “{query}”", "zh": "‹ 返回“{query}”"},
-    "search.corrected_from": {"en": "Corrected from “{query}”.", "zh": "已将“{query}”自动更正。"},
+    "search.corrected_from": {"en": "Corrected from “{query}”.", "zh": "已自动更正拼写（原文：“{query}”）。"},
     "search.as_typed": {"en": "Searched as typed, without spelling correction.", "zh": "已按原文搜索，未做拼写更正。"},
     "search.none_as_typed": {
         "en": "No papers found for “{query}” as typed.",

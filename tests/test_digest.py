@@ -159,7 +159,7 @@ def test_the_default_share_of_one_feed_is_half_a_digest():
 @pytest.mark.parametrize(
     "lang, words",
     [("en", "120 more new papers from Flood &lt;!channel&gt; ∗now∗ are not in this digest: one feed fills at most 30"),
-     ("zh", "另有 120 篇来自 Flood &lt;!channel&gt; ∗now∗ 的新论文未收入本期日报：每期日报中同一来源最多 30 篇")],
+     ("zh", "另有 120 篇来自 Flood &lt;!channel&gt; ∗now∗ 的新论文未收入本期：每期中同一来源最多 30 篇")],
 )  # fmt: skip
 def test_the_digest_says_what_it_left_out_and_from_where(flooded, lang, words):
     from slack_helpers import all_text

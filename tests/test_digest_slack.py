@@ -146,7 +146,7 @@ def test_subscribe_list_update_and_unsubscribe_in_a_channel(w, slack):
         ('subscribe "KV cache', "en", "I couldn't read the filter"),
         ('subscribe "KV cache', "zh", "无法识别筛选条件"),
         ("subscribe notify:sometimes", "en", "isn't an option I know"),
-        ("unsubscribe", "en", "There's no paper digest here to stop"),
+        ("unsubscribe", "en", "There's no digest here to stop"),
         ("subscribe help", "zh", "*论文日报*，可订阅到频道"),
     ],
 )
@@ -407,7 +407,7 @@ def test_digest_with_a_word_that_is_not_a_language_says_what_it_ignored(w, slack
     ("text", "expected"),
     [
         ("订阅列表", "这里还没有订阅论文日报"),
-        ("退订", "这里没有可以取消的论文日报"),
+        ("退订", "这里没有可以取消的订阅"),
         ("日报", "这里还没有订阅日报"),
         ("订阅 help", "*论文日报*，可订阅到频道"),
         ("subscriptions", "No paper digests here yet"),
@@ -625,12 +625,12 @@ def test_replies_follow_the_person_not_the_channel_digest(w, slack):
     w.fake.users["U_ZH_LOC"] = {"locale": "zh-CN"}
     slack.command("subscribe en", user_id="U_EN_OWNER", channel_id="C_MIX")  # an English digest
     _, body = slack.command("subscriptions", user_id="U_ZH_LOC", channel_id="C_MIX")
-    assert "频道 <#C_MIX> 的论文日报" in ack_text(body) and "英文" in ack_text(body)
+    assert "*频道 <#C_MIX> 的订阅*" in ack_text(body) and "英文" in ack_text(body)
     _, body = slack.command("speculative decoding", user_id="U_ZH_LOC", channel_id="C_MIX")  # a search, too
     assert "共找到" in ack_text(body)
     slack.command("lang en", user_id="U_ZH_LOC")  # an explicit setting beats the locale
     _, body = slack.command("subscriptions", user_id="U_ZH_LOC", channel_id="C_MIX")
-    assert "Paper digests for <#C_MIX>" in ack_text(body)
+    assert "Digests for <#C_MIX>" in ack_text(body)
     assert [c.args["user"] for c in w.fake.calls_to("users.info")].count("U_ZH_LOC") == 1  # cached
 
 
@@ -874,7 +874,7 @@ def test_unsubscribe_offers_an_undo_that_brings_the_same_digest_back(w, slack):
 def test_a_new_subscription_offers_the_next_steps(w, slack):
     _, body = slack.command("subscribe", user_id="U_NEXT", channel_id="C_NEXT")
     steps = next(b for b in body["blocks"] if b.get("block_id") == "next_steps")
-    assert [e["text"]["text"] for e in steps["elements"]] == ["Preview the next digest", "Digest options"]
+    assert [e["text"]["text"] for e in steps["elements"]] == ["Preview the next digest", "Digest settings"]
     (preview,) = button_values(body["blocks"], "papers_command_1")
     slack.click("papers_command_1", preview, user_id="U_NEXT", channel_id="C_NEXT")
     (answer,) = w.fake.wait_for("response")
@@ -902,7 +902,7 @@ def test_chinese_composed_messages_use_full_width_punctuation_throughout(w, slac
     sent += [body["text"], all_text(body["blocks"])]
     assert any("论文周报" in text for text in sent)  # the digest was posted and the answers were Chinese
     # The typo'd filter was asked about, and the digest already there said to be unchanged, not "not subscribed".
-    assert any("所以还没有修改频道 <#C_PUNCT> 的日报：可以仍然订阅" in text for text in sent)
+    assert any("因此还没有修改频道 <#C_PUNCT> 的订阅。可以先检查拼写" in text for text in sent)
     bad = [(bad, line) for text in sent for line in text.split("\n") for bad in half_width_between_chinese(line)]
     assert bad == []
     # Nor a space after a full-width bracket before Chinese text ("（周五） 论文日报").

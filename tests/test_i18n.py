@@ -114,7 +114,7 @@ def test_chinese_calls_a_digest_ribao_not_a_summary():
         ("subscribe.created", "频道 <#C1>", "已为频道 <#C1> 订阅论文日报"),
         ("subscribe.created", "你", "已为你订阅论文日报"),
         ("subscribe.updated", "频道 <#C1>", "已更新频道 <#C1> 的论文日报"),
-        ("subscribe.list_header", "频道 <#C1>", "*频道 <#C1> 的论文日报*"),
+        ("subscribe.list_header", "频道 <#C1>", "*频道 <#C1> 的订阅*"),
         ("subscribe.removed", "频道 <#C1>", "已取消订阅：频道 <#C1> 不再收到论文日报。"),
         ("subscribe.removed", "你的私信", "已取消订阅：你的私信不再收到论文日报。"),
         ("digest.paused_dm", "你的私信", "你的私信的论文日报已暂停"),

@@ -133,7 +133,8 @@ def test_lang_is_remembered_across_requests(slack):
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("lang fr", "I know two languages"),
+        ("lang fr", "I can't show papers in “fr”: use `/papers lang en` (English) or `/papers lang zh` (Chinese)."),
+        ("help foo", "There's no help page “foo”; try `/papers help search`"),  # named, then the short help
         ("lang", "You haven't picked a language"),
         ("subscribe 25:00", "isn't a time I can read"),
         ("share", "Tell me what to share"),
@@ -362,7 +363,11 @@ def test_language_followed_by_a_topic_is_a_search(slack, text):
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [("language", "You haven't picked a language"), ("语言", "你还没有选择语言"), ("lang models", "I know two languages")],
+    [
+        ("language", "You haven't picked a language"),
+        ("语言", "你还没有选择语言"),
+        ("lang models", "I can't show papers in “models”"),
+    ],
 )
 def test_language_words_alone_are_the_language_command(slack, text, expected):
     _, body = slack.command(text, user_id="U_LANGWORD2")
@@ -578,14 +583,18 @@ def test_help_is_five_things_to_do_first_and_where_the_rest_is(slack, user_id, l
     _, body = slack.command("help", user_id=user_id, channel_id="C_HELP")
     text = all_text(body["blocks"])
     assert text.count("\n") + 1 <= 7 and len(text) <= 600  # was 21 lines and 2,466 characters
-    assert "`/papers help search` · `/papers help digests` · `/papers help library`" in text
+    more = {
+        "en": "`/papers help search` · `/papers help digests` · `/papers help library`",
+        "zh": "`/papers help 搜索` · `/papers help 日报` · `/papers help 收藏`",
+    }
+    assert more[lang] in text
     assert {"en": "post it in this channel", "zh": "发到本频道"}[lang] in text
     _, body = slack.command("help", user_id=user_id, channel_id="D_HELP")  # in a DM: no "this channel"
     text = all_text(body["blocks"])
     assert "this channel" not in text and "本频道" not in text
     assert {"en": "in a channel: preview a paper", "zh": "在频道中使用"}[lang] in text
     assert {"en": "just for you", "zh": "只发给你"}[lang] in text
-    for topic, expected in (("search", "affil:"), ("digests", "tz:"), ("library", "/papers saved")):
+    for topic, expected in (("search", "affil:"), ("digests", "tz:"), ("library", "/papers saved"), ("收藏夹", "/papers saved")):
         _, body = slack.command(f"help {topic}", user_id=user_id, channel_id="C_HELP")
         assert expected in all_text(body["blocks"]), topic
 
@@ -594,7 +603,7 @@ def test_help_is_five_things_to_do_first_and_where_the_rest_is(slack, user_id, l
     ("line", "expected"),
     [
         ("top year", "`/papers top` takes `week` (the default) or `month`, not `year`"),
-        ("热门 今年", "`/papers top` 后面只能跟 `week`（默认，本周）或 `month`（最近 30 天），不能是 `今年`"),
+        ("热门 今年", "`/papers top` 后面只能跟 `week`/`本周`（默认）或 `month`/`本月`（最近 30 天），不能是 `今年`"),
     ],
 )
 def test_top_with_a_period_it_doesnt_take_says_what_it_takes(slack, line, expected):

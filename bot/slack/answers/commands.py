@@ -111,7 +111,7 @@ def answer_lang(services: Services, asked: Asked) -> Reply:
             return notice("lang.current", lang, name=lang_name(lang, lang))
         return notice("lang.unset", lang)
     if not is_lang(arg):
-        return notice("lang.usage", lang)
+        return notice("lang.bad_value", lang, value=arg)
     lang = normalize_lang(arg)
     services.corpus.set_user_lang(asked.user_id, lang)
     return notice("lang.set", lang)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from bot.i18n import t
 from bot.slack.render.blocks import Message, context, notification_text, section
+from bot.slack.render.mrkdwn import escape
 
 HELP_TOPICS = {
     "search": "search",
@@ -23,6 +24,12 @@ HELP_TOPICS = {
     "saved": "library",
     "save": "library",
     "收藏": "library",
+    "我的收藏": "library",
+    "收藏夹": "library",
+    "foryou": "library",
+    "推荐": "library",
+    "interests": "library",
+    "兴趣": "library",
 }
 """What `/papers help` takes: a topic, in either language."""
 
@@ -48,4 +55,6 @@ def render_help(lang: str, *, in_dm: bool = False, topic: str = "") -> Message:
         t("help.line_lang", lang),
     ]
     blocks = [section(t("help.title", lang)), section("\n".join(lines)), context(t("help.more", lang))]
+    if topic.strip():  # `help foo`: say there is no such page, then the short help
+        blocks.insert(0, section(t("help.unknown_topic", lang, topic=escape(topic.strip()[:60]))))
     return Message(text=notification_text(t("help.title", lang)), blocks=blocks)
