@@ -7,7 +7,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.errors import ConfigError, DataDirError
@@ -58,6 +58,23 @@ def _networks(env: Mapping[str, str], name: str) -> tuple[ipaddress.IPv4Network 
         raise ConfigError(
             f"{name}={raw!r} must be on, off, or networks such as 10.1.0.0/16,192.168.0.0/24; fix it in .env or the environment."
         ) from None
+
+
+def database_passwords(url: str) -> tuple[str, ...]:
+    """Every spelling of the password a database URL carries: in its user info
+    (`//user:pw@`, `//:pw@`) or its query (`?password=pw`), as typed and percent-decoded."""
+    parts = urlsplit(url)
+    found: list[str] = []
+    if "@" in parts.netloc:
+        userinfo = parts.netloc.rsplit("@", 1)[0]
+        if ":" in userinfo:
+            found.append(userinfo.split(":", 1)[1])
+    for pair in parts.query.split("&"):
+        key, _, value = pair.partition("=")
+        if unquote(key) == "password":
+            found.append(value)
+    found += [unquote(p) for p in found]
+    return tuple(dict.fromkeys(p for p in found if p))
 
 
 @dataclass(frozen=True)
@@ -130,8 +147,8 @@ class Settings:
     @property
     def secrets(self) -> tuple[str, ...]:
         """The values that must never reach a log line or a message."""
-        password = urlsplit(self.database_url).password if self.database_url else None
-        return tuple(s for s in (self.slack_bot_token, self.slack_signing_secret, self.slack_app_token, password) if s)
+        passwords = database_passwords(self.database_url) if self.database_url else ()
+        return tuple(s for s in (self.slack_bot_token, self.slack_signing_secret, self.slack_app_token, *passwords) if s)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:

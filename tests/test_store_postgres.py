@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from digest_support import FakeClock, QuietDirectory, RecordingPoster, ingest, listing_text
@@ -21,7 +22,8 @@ from bot.feeds.listings import record_source_papers
 from bot.feeds.sources import SourceStore
 from bot.library.readinglist import Library
 from bot.services import build_services
-from bot.store.database import open_store
+from bot.store.database import open_store, schema_location
+from bot.store.feedback import FeedbackStore, PlaceVotes
 from bot.store.postgres import TableInfo, translate
 
 
@@ -34,13 +36,18 @@ def _table(name: str) -> TableInfo:
     return {"meta": TableInfo(("key",), None), "ingests": TableInfo(("id",), "id")}.get(name, TableInfo((), None))
 
 
+def test_rowid_is_refused_because_postgresql_has_no_insertion_order():
+    """ctid moves when a row is updated or vacuumed: a room orders by a column instead."""
+    with pytest.raises(ValueError, match="rowid"):
+        translate("SELECT x FROM saves ORDER BY at DESC, rowid DESC", _table)
+
+
 @pytest.mark.parametrize(
     ("sqlite", "postgres"),
     [
         ("SELECT a FROM t WHERE b = ? AND c = '?%'", "SELECT a FROM t WHERE b = %s AND c = '?%'"),
         ("SELECT id FROM t ORDER BY seq LIMIT ?", "SELECT id FROM t ORDER BY seq LIMIT NULLIF(%s::bigint, -1)"),
         ("UPDATE s SET c = MAX(c, ?) WHERE id = ?", "UPDATE s SET c = GREATEST(c, %s) WHERE id = %s"),
-        ("SELECT x FROM saves ORDER BY at DESC, rowid DESC", "SELECT x FROM saves ORDER BY at DESC, ctid DESC"),
         ("INSERT OR IGNORE INTO t (a, b) VALUES (?, ?)", "INSERT INTO t (a, b) VALUES (%s, %s) ON CONFLICT DO NOTHING"),
         (
             "INSERT OR REPLACE INTO meta (key, value) VALUES ('counter', ?)",
@@ -84,6 +91,17 @@ def test_subscriptions_claim_each_day_once_and_a_failed_day_again(database_locat
     assert services.digests.run(sub.id).status == "sent"
     assert len(poster.papers_posted(sub.id)) == 5  # the papers after the cursor (seq 7)
     corpus.close()
+
+
+def test_feedback_counts_and_interests_read_alike_on_both(database_location, tmp_path):
+    corpus = open_corpus_at(tmp_path, database_location)
+    feedback = FeedbackStore(corpus.store)
+    for user, value in (("U1", 1), ("U2", 1), ("U3", -1)):
+        feedback.vote("T1", user, "p1", value, place_id="C1")
+    assert feedback.place_votes("T1", "C1")["p1"] == PlaceVotes("p1", up=2, down=1)
+    assert feedback.place_votes("T2", "C1") == {}  # another workspace's channel of the same id
+    feedback.add_interests("T1", "U1", ["推测解码", "KV cache"])
+    assert feedback.interests("T1", "U1") == ["推测解码", "KV cache"] and feedback.interests("T2", "U1") == []
 
 
 def test_saves_cards_votes_and_events(database_location, tmp_path):
@@ -167,3 +185,18 @@ def test_a_restarted_server_is_met_with_a_clear_error_then_reconnected(postgres_
     store.set_user_lang("U2", "en")
     assert store.get_user_lang("U2") == "en"
     store.close()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://paperbot:s3cr%40t@db:5432/paperbot",
+        "postgresql://:s3cr%40t@db/paperbot",
+        "postgresql://db/paperbot?password=s3cr%40t&sslmode=require",
+    ],
+)
+def test_a_database_password_in_any_spelling_is_a_secret_and_never_shown(url):
+    settings = Settings(data_dir=Path("unused"), database_url=url)
+    assert {"s3cr@t", "s3cr%40t"} <= set(settings.secrets)
+    shown = schema_location(url)
+    assert "s3cr" not in shown and shown.startswith("postgresql://db")

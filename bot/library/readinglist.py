@@ -195,7 +195,7 @@ class Library:
     def saved_papers(self, user_id: str, limit: int | None = None) -> list[Paper]:
         """The person's saved papers, newest save first."""
         rows = self.store.read(
-            "SELECT paper_id FROM saves WHERE user_id = ? ORDER BY saved_at DESC, rowid DESC LIMIT ?",
+            "SELECT paper_id FROM saves WHERE user_id = ? ORDER BY saved_at DESC, paper_id LIMIT ?",
             (user_id, -1 if limit is None else limit),
         )
         return self.store.get_many([r[0] for r in rows])

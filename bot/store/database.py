@@ -16,7 +16,6 @@ from __future__ import annotations
 import errno
 import json
 import logging
-import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -24,6 +23,7 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta
 from json.encoder import encode_basestring  # how json.dumps(ensure_ascii=False) quotes a string
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from bot.clock import utc_now_iso
 from bot.models import Affiliation, ArxivRecord, IngestReport, Listing, Paper
@@ -99,7 +99,8 @@ CREATE TABLE IF NOT EXISTS arxiv_records (
     journal_ref      TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS arxiv_records_id ON arxiv_records (arxiv_id);
-CREATE INDEX IF NOT EXISTS arxiv_records_doi ON arxiv_records (doi COLLATE NOCASE);
+DROP INDEX IF EXISTS arxiv_records_doi;
+CREATE INDEX IF NOT EXISTS arxiv_records_doi_lower ON arxiv_records (lower(doi));
 CREATE INDEX IF NOT EXISTS arxiv_records_checked ON arxiv_records (checked_at);
 """
 
@@ -179,8 +180,11 @@ def is_postgres_url(location: object) -> bool:
 
 
 def schema_location(url: str) -> str:
-    """The URL without its password, for logs and messages."""
-    return re.sub(r"//([^:/@]+):[^@/]*@", r"//\1:***@", url)
+    """The URL as logs and messages show it: scheme, host, port and database only, so no
+    password (in the user info or a `?password=`) can reach them."""
+    parts = urlsplit(url)
+    host = parts.netloc.rsplit("@", 1)[-1]
+    return f"{parts.scheme}://{host}{parts.path}"
 
 
 def open_store(location: Path | str, *, clock: Callable[[], str] = utc_now_iso, readonly: bool = False) -> Store:
@@ -564,7 +568,7 @@ class Store:
 
     def paper_id_for_doi(self, doi: str) -> str | None:
         """The paper whose arXiv record gives this DOI (DOIs are case-insensitive), if any."""
-        rows = self.read("SELECT paper_id FROM arxiv_records WHERE doi = ? COLLATE NOCASE AND status = 'found' LIMIT 1", (doi,))
+        rows = self.read("SELECT paper_id FROM arxiv_records WHERE lower(doi) = lower(?) AND status = 'found' LIMIT 1", (doi,))
         return rows[0][0] if rows else None
 
     def paper_id_for_arxiv(self, arxiv_id: str) -> str | None:

@@ -72,7 +72,8 @@ class FeedbackStore:
     def __init__(self, store: Store):
         self.store = store
         with self.store.transaction() as db:
-            apply_schema(db, SCHEMA)
+            # position: the order interests were added in (timestamps tie within one command).
+            apply_schema(db, SCHEMA, {"interests": {"position": "INTEGER NOT NULL DEFAULT 0"}})
 
     # -- votes ------------------------------------------------------------------------------
 
@@ -140,7 +141,7 @@ class FeedbackStore:
     def place_votes(self, team_id: str, place_id: str) -> dict[str, PlaceVotes]:
         """Per paper, how many members of the channel gave 👍 / 👎 on its cards: counts only."""
         rows = self.store.read(
-            "SELECT paper_id, SUM(value > 0), SUM(value < 0) FROM feedback"
+            "SELECT paper_id, SUM(CASE WHEN value > 0 THEN 1 ELSE 0 END), SUM(CASE WHEN value < 0 THEN 1 ELSE 0 END) FROM feedback"
             " WHERE team_id = ? AND place_id = ? AND kind = ? GROUP BY paper_id",
             (team_id, place_id, VOTE),
         )
@@ -166,12 +167,15 @@ class FeedbackStore:
 
     def add_interests(self, team_id: str, user_id: str, interests: list[str]) -> list[str]:
         """Add interests (already cleaned); return those that were new."""
-        added = []
+        added: list[str] = []
         with self.store.transaction() as db:
+            (last,) = db.execute(
+                "SELECT COALESCE(MAX(position), 0) FROM interests WHERE team_id = ? AND user_id = ?", (team_id, user_id)
+            ).fetchone()
             for interest in interests:
                 if db.execute(
-                    "INSERT OR IGNORE INTO interests (team_id, user_id, interest, added_at) VALUES (?, ?, ?, ?)",
-                    (team_id, user_id, interest, self.store.now()),
+                    "INSERT OR IGNORE INTO interests (team_id, user_id, interest, added_at, position) VALUES (?, ?, ?, ?, ?)",
+                    (team_id, user_id, interest, self.store.now(), last + len(added) + 1),
                 ).rowcount:
                     added.append(interest)
         return added
@@ -190,6 +194,6 @@ class FeedbackStore:
     def interests(self, team_id: str, user_id: str) -> list[str]:
         """The person's interests, in the order they added them."""
         rows = self.store.read(
-            "SELECT interest FROM interests WHERE team_id = ? AND user_id = ? ORDER BY added_at, rowid", (team_id, user_id)
+            "SELECT interest FROM interests WHERE team_id = ? AND user_id = ? ORDER BY added_at, position", (team_id, user_id)
         )
         return [r[0] for r in rows]

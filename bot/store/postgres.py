@@ -2,11 +2,11 @@
 
 Every room writes its SQL once, in the SQL SQLite and PostgreSQL share, with SQLite's few
 shorthands (`?` placeholders, `INSERT OR IGNORE`, `INSERT OR REPLACE`, `LIMIT -1`, the
-two-argument `MAX`, `rowid`, `INTEGER PRIMARY KEY`, `cursor.lastrowid`, `PRAGMA table_info`).
+two-argument `MAX`, `INTEGER PRIMARY KEY`, `cursor.lastrowid`, `PRAGMA table_info`).
 `translate` rewrites a statement into PostgreSQL's once per distinct text (cached), and
 `PgConnection` gives the rooms the same calls sqlite3's connection does (`execute`,
 `executemany`, cursors with `fetchone`/`fetchall`/`rowcount`/`lastrowid`, rows read by
-position or name). So the schema and its upgrades (`apply_schema`, `ensure_columns`) are one
+position or name). `rowid` is refused: PostgreSQL's ctid is no insertion order. So the schema and its upgrades (`apply_schema`, `ensure_columns`) are one
 path for both, the rooms keep their SQL as it is, and SQLite's path is untouched: no layer
 sits between it and its driver (bench/run.py --code: search and ingest as before).
 
@@ -64,15 +64,15 @@ _TYPES = (
 
 
 def _placeholders(sql: str) -> str:
-    """`?` -> `%s`, a literal `%` -> `%%`, `rowid` -> `ctid`, never inside a quoted string."""
+    """`?` -> `%s`, a literal `%` -> `%%`, never inside a quoted string; `rowid` is refused."""
     out = []
     for token in _TOKENS.findall(sql):
         if token == "?":
             out.append("%s")
         elif token == "%":
             out.append("%%")
-        elif token.lower() == "rowid":
-            out.append("ctid")  # the row's place: insertion order for rows never updated, as SQLite's rowid
+        elif token.lower() == "rowid":  # ctid is not insertion order once a row is updated or vacuumed
+            raise ValueError(f"rowid has no PostgreSQL equivalent; order by a column instead: {sql}")
         else:
             out.append(token)
     return "".join(out)
