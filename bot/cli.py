@@ -33,6 +33,7 @@ from bot.models import IngestReport, Paper, SearchResult
 from bot.slack.render.digest import render_digest
 from bot.slack.render.plain import blocks_to_text
 from bot.slack.render.results import results_header
+from bot.store.migrate import copy_sqlite_into
 
 logger = logging.getLogger("bot")
 
@@ -100,6 +101,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--since", type=int, default=0, metavar="SEQ", help="papers first stored after ingest sequence SEQ (default: all)"
     )
     digest.add_argument("--json", action="store_true", help='print {"papers": N, "messages": [{"text", "blocks"}, ...]}')
+
+    store = commands.add_parser("store", help="the store itself: copy a SQLite store into PostgreSQL")
+    store_commands = store.add_subparsers(dest="store_command", metavar="ACTION", required=True)
+    copy = store_commands.add_parser(
+        "copy-to-postgres", help="copy data/paperbot.sqlite3 into the empty PostgreSQL of PAPERBOT_DATABASE_URL"
+    )
+    copy.add_argument("--from", dest="source", metavar="PATH", help="the SQLite file (default: the data folder's)")
 
     export = commands.add_parser("export", help="write saved papers (or papers by id) as BibTeX, RIS or CSL-JSON")
     export.add_argument("--format", required=True, metavar="FORMAT", help="bibtex, ris or csl-json")
@@ -511,6 +519,27 @@ def cmd_sources(settings: Settings, args) -> int:
     return EXIT_OK
 
 
+def cmd_store(settings: Settings, args) -> int:
+    """`store copy-to-postgres`: every table of the SQLite store, into an empty PostgreSQL."""
+    if not settings.database_url:
+        return _fail(t("migrate.no_url", "en"))
+    source = Path(args.source) if args.source else settings.db_path
+    corpus = _open(settings, writing=True)
+    try:
+        # Deferred: the console builds every service, and so every room's tables on the target.
+        from bot.console import console_services
+
+        console_services(corpus, sys.stdout)
+        copied = copy_sqlite_into(source, corpus.store)
+        corpus.reindex()
+    finally:
+        corpus.close()
+    for item in copied:
+        print(f"{item.table}: {item.rows} rows")
+    print(t("migrate.done", "en", path=str(source)))
+    return EXIT_OK
+
+
 def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt
 
@@ -526,4 +555,5 @@ COMMANDS = {
     "stats": cmd_stats,
     "reindex": cmd_reindex,
     "serve": cmd_serve,
+    "store": cmd_store,
 }

@@ -684,6 +684,27 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Searched for the words as typed. Did you mean `/papers {command}`?",
         "zh": "已按输入的关键词搜索。你是不是想用 `/papers {command}`？",
     },
+    # -- moving a SQLite store into PostgreSQL (issue 24) --
+    "migrate.no_url": {
+        "en": "set PAPERBOT_DATABASE_URL=postgresql://… to the database to copy into, then run this again",
+        "zh": "请先把 PAPERBOT_DATABASE_URL 设为要复制到的数据库（postgresql://…），再运行一次",
+    },
+    "migrate.no_source": {
+        "en": "there is no SQLite store at {path}; name it with --from PATH",
+        "zh": "{path} 没有 SQLite 数据库；请用 --from PATH 指定",
+    },
+    "migrate.not_postgres": {
+        "en": "PAPERBOT_DATABASE_URL is not a postgresql:// URL: the copy goes into PostgreSQL only",
+        "zh": "PAPERBOT_DATABASE_URL 不是 postgresql:// 地址：只能复制到 PostgreSQL",
+    },
+    "migrate.target_not_empty": {
+        "en": "the PostgreSQL database already holds {count} papers, so nothing was copied; copy only into an empty one",
+        "zh": "这个 PostgreSQL 数据库中已有 {count} 篇论文，所以没有复制任何内容；只能复制到空数据库",
+    },
+    "migrate.done": {
+        "en": "copied; {path} is unchanged (unset PAPERBOT_DATABASE_URL to go back to it)",
+        "zh": "已复制；{path} 未改动（取消 PAPERBOT_DATABASE_URL 即可改回使用它）",
+    },
     # -- serving (issue 12) --
     "search.searching": {
         "en": ":hourglass_flowing_sand: Searching… the results will appear here in a moment.",
