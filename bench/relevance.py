@@ -3,6 +3,7 @@
     .venv/bin/python bench/relevance.py                 # a table, this checkout
     .venv/bin/python bench/relevance.py --json          # {"kinds": {...}, "overall": {...}, "queries": [...]}
     .venv/bin/python bench/relevance.py --code /tmp/old # the same set against another copy of bot/
+    .venv/bin/python bench/relevance.py --semantic      # through the corpus, with vectors (search by meaning)
 
 The index is built from seeds/ in a temporary folder (a second, so this runs anywhere).
 Judgments are in bench/relevance_set.py. A `nonsense` query scores 1 on every measure when
@@ -74,14 +75,16 @@ def score(ranked: list[str], relevant: set[str]) -> dict[str, float]:
     return {"hit@5": hit, "mrr": rr, "ndcg@10": dcg / ideal}
 
 
-def evaluate(index, papers, cases) -> dict:
-    """Run every case; return per-query scores, per-kind means and the overall mean."""
+def evaluate(index, papers, cases, search=None) -> dict:
+    """Run every case; return per-query scores, per-kind means and the overall mean.
+
+    `search(query) -> [paper id, ...]` replaces the index's own search (the corpus's hybrid one).
+    """
     titles = {p.id: p.title_en for p in papers}
     rows = []
     for kind, query, prefixes in cases:
         relevant = resolve(prefixes, titles)
-        page = index.search(query, per_page=TOP)
-        ranked = [h.id for h in page.hits]
+        ranked = search(query) if search else [h.id for h in index.search(query, per_page=TOP).hits]
         rows.append(
             {
                 "kind": kind,
@@ -101,11 +104,29 @@ def evaluate(index, papers, cases) -> dict:
     return {"kinds": kinds, "overall": overall, "queries": rows}
 
 
+def evaluate_semantic(papers, cases) -> dict:
+    """The set through Corpus.search (lexical and dense), every seed paper's vector computed first."""
+    from bot.config import Settings
+    from bot.corpus import Corpus
+
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(data_dir=Path(tmp), seeds_dir=SEEDS, arxiv_enabled=False)
+        corpus = Corpus.open(settings)
+        try:
+            corpus.ingest_seeds_if_empty()
+            assert corpus.meaning is not None
+            corpus.meaning.builder.run()
+            return evaluate(None, papers, cases, search=lambda q: [h.paper.id for h in corpus.search(q, per_page=TOP).hits])
+        finally:
+            corpus.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--code", help="evaluate the bot package in DIR instead of this checkout")
     parser.add_argument("--misses", action="store_true", help="also list the queries that missed")
+    parser.add_argument("--semantic", action="store_true", help="search through the corpus with every paper's vector")
     args = parser.parse_args(argv)
     _setup_path(args.code)
     from layout import find
@@ -114,13 +135,15 @@ def main(argv: list[str] | None = None) -> int:
     PaperIndex = find("bot.search.index:PaperIndex", "bot.index:PaperIndex")
 
     papers = read_seed_papers()
+    report = evaluate_semantic(papers, CASES) if args.semantic else None
     with tempfile.TemporaryDirectory() as tmp:
-        index = PaperIndex(Path(tmp) / "index")
-        index.rebuild(papers)
-        try:
-            report = evaluate(index, papers, CASES)
-        finally:
-            index.close()
+        if report is None:
+            index = PaperIndex(Path(tmp) / "index")
+            index.rebuild(papers)
+            try:
+                report = evaluate(index, papers, CASES)
+            finally:
+                index.close()
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
         return 0

@@ -65,6 +65,8 @@ class Settings:
     arxiv_backoff_seconds: float = 5.0
     arxiv_recheck_days: int = 30
     sources_interval_minutes: int = 60
+    # Search by meaning (bot/semantic/): off gives exactly the lexical search of before
+    semantic_enabled: bool = True
 
     @property
     def db_path(self) -> Path:
@@ -73,6 +75,11 @@ class Settings:
     @property
     def index_dir(self) -> Path:
         return self.data_dir / "index"
+
+    @property
+    def vectors_dir(self) -> Path:
+        """The papers' vectors (bot/semantic/vectors.py): derived, like the index, and rebuilt from the store."""
+        return self.data_dir / "vectors"
 
     @property
     def aliases_path(self) -> Path:
@@ -104,6 +111,9 @@ class Settings:
         arxiv_switch = env.get("PAPERBOT_ARXIV", "").strip().lower() or "on"
         if arxiv_switch not in ("on", "off", "1", "0", "true", "false", "yes", "no"):
             raise ConfigError(f"PAPERBOT_ARXIV={arxiv_switch!r} must be on or off; fix it in .env or the environment.")
+        semantic_switch = env.get("PAPERBOT_SEMANTIC", "").strip().lower() or "on"
+        if semantic_switch not in ("on", "off", "1", "0", "true", "false", "yes", "no"):
+            raise ConfigError(f"PAPERBOT_SEMANTIC={semantic_switch!r} must be on or off; fix it in .env or the environment.")
         admins = frozenset(a.strip() for a in env.get("PAPERBOT_ADMINS", "").split(",") if a.strip())
         return cls(
             data_dir=data_dir,
@@ -126,6 +136,7 @@ class Settings:
             arxiv_backoff_seconds=float(_int(env, "PAPERBOT_ARXIV_BACKOFF_SECONDS", 5, minimum=0)),
             arxiv_recheck_days=_int(env, "PAPERBOT_ARXIV_RECHECK_DAYS", 30, minimum=1),
             sources_interval_minutes=_int(env, "PAPERBOT_SOURCES_INTERVAL_MINUTES", 60, minimum=5),
+            semantic_enabled=semantic_switch in ("on", "1", "true", "yes"),
         )
 
     @property

@@ -36,6 +36,8 @@ logger = logging.getLogger(__name__)
 SOURCES_JOB = "sources-poll"
 ENRICH_JOB = "arxiv-enrich"
 ENRICH_INTERVAL = timedelta(minutes=2)  # each run works through up to Enricher.per_run papers
+VECTORS_JOB = "vectors"
+VECTORS_INTERVAL = timedelta(minutes=1)  # each run embeds for up to builder.RUN_SECONDS, newest papers first
 
 
 @dataclass
@@ -110,7 +112,7 @@ def build_services(
 
 def start_services(services: Services, *, background: bool = False) -> None:
     """Start the scheduler: digests (with a catch-up run), inbox scans and, with
-    `background` (serve), feed polls and arXiv lookups, all on the scheduler's threads,
+    `background` (serve), feed polls, arXiv lookups and the papers' vectors, all on the scheduler's threads,
     never a request's."""
     services.settings.inbox_dir.mkdir(parents=True, exist_ok=True)
     if background:
@@ -118,12 +120,17 @@ def start_services(services: Services, *, background: bool = False) -> None:
         services.scheduler.add_background_job(SOURCES_JOB, services.sources.poll_due, interval)
         if services.enricher is not None:
             services.scheduler.add_background_job(ENRICH_JOB, services.enricher.run_background, ENRICH_INTERVAL)
+        meaning = services.corpus.meaning
+        if meaning is not None:  # vectors for search by meaning, never in a request or an ingest
+            services.scheduler.add_background_job(VECTORS_JOB, meaning.builder.run_background, VECTORS_INTERVAL)
     services.scheduler.start()
 
 
 def stop_services(services: Services) -> None:
     """Stop the scheduler; background jobs waiting out a backoff are woken first, so this is prompt."""
     services.sources.arxiv.stop()
+    if services.corpus.meaning is not None:
+        services.corpus.meaning.builder.stop()
     if services.enricher is not None:
         services.enricher.client.stop()
     services.scheduler.shutdown()
