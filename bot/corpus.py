@@ -28,6 +28,7 @@ from bot.search.analysis import load_chinese
 from bot.search.index import MAX_PER_PAGE, IndexHit, IndexPage, PaperIndex
 from bot.search.lexicon import DICTIONARY
 from bot.search.writers import StoredPapers
+from bot.semantic.dupes import merged
 from bot.semantic.hybrid import FILL, FLOOR, FUSE_DEPTH, NEIGHBOUR_FLOOR, fuse, is_meaningful
 from bot.semantic.service import Meaning
 from bot.store.database import Store, read_papers
@@ -421,7 +422,11 @@ class Corpus:
             return self._result(paper_id, result, page, per_page)
         page, window = max(1, int(page)), max(1, min(int(per_page), MAX_PER_PAGE))
         start, end = (page - 1) * window, page * window
-        nearest = self.meaning.vectors.nearest(vector, max(FUSE_DEPTH, end), exclude={paper_id})
+        # The paper is not like itself: nor are its duplicates, or the paper it duplicates.
+        duplicates = self.meaning.duplicates
+        canonical = duplicates.canonical(paper_id)
+        itself = {paper_id, canonical, *duplicates.members(canonical)}
+        nearest = self.meaning.vectors.nearest(vector, max(FUSE_DEPTH, end), exclude=itself)
         neighbours = [(pid, score) for pid, score in nearest if score >= NEIGHBOUR_FLOOR]
         # Ties by meaning (the same to 0.01) go to the paper sharing more of its key terms.
         lexical_rank = {h.id: i for i, h in enumerate(self.index.more_like(paper_id, per_page=FUSE_DEPTH).hits)}
@@ -460,7 +465,10 @@ class Corpus:
         if estimated and page.hits and len(page.hits) < window:
             # A page the matches did not fill is the last: every match is counted now.
             total, estimated = (max(1, number) - 1) * window + len(page.hits), False
-        papers = {p.id: p for p in self.store.get_many([h.id for h in page.hits])}
+        hit_list = page.hits
+        if self.meaning is not None and self.meaning.duplicates.count():
+            hit_list = self._canonical_hits(hit_list)
+        papers = {p.id: p for p in self._papers([h.id for h in hit_list])}
         hits = [
             Hit(
                 paper=papers[h.id],
@@ -470,7 +478,7 @@ class Corpus:
                 expanded=h.expanded,
                 found=(found or {}).get(h.id, "partial" if page.mode == "any" else "expanded" if h.expanded else "literal"),
             )  # fmt: skip
-            for h in page.hits
+            for h in hit_list
             if h.id in papers
         ]
         return SearchResult(
@@ -487,13 +495,49 @@ class Corpus:
         )
 
     def get(self, paper_id: str) -> Paper | None:
-        """Return a paper by id, or by an unambiguous id prefix (at least 4 characters)."""
+        """Return a paper by id, or by an unambiguous id prefix (at least 4 characters).
+
+        A duplicate's id (bot/semantic/dupes.py) gives the paper it duplicates, with both's fields.
+        """
         paper_id = paper_id.strip().lower()
         paper = self.store.get(paper_id)
-        if paper or not _ID.match(paper_id):
+        if not paper and _ID.match(paper_id):
+            ids = self.store.find_ids(paper_id)
+            paper = self.store.get(ids[0]) if len(ids) == 1 else None
+        if paper is None or self.meaning is None or not self.meaning.duplicates.count():
             return paper
-        ids = self.store.find_ids(paper_id)
-        return self.store.get(ids[0]) if len(ids) == 1 else None
+        found = self._papers([paper.id])
+        return found[0] if found else paper
+
+    def _canonical_hits(self, hits: list[IndexHit]) -> list[IndexHit]:
+        """Each duplicate's hit becomes its canonical paper's, shown once (at the better place)."""
+        duplicates = self.meaning.duplicates if self.meaning is not None else None
+        if duplicates is None:
+            return hits
+        out, seen = [], set()
+        for hit in hits:
+            canonical = duplicates.canonical(hit.id)
+            if canonical in seen:
+                continue
+            seen.add(canonical)
+            out.append(hit if canonical == hit.id else IndexHit(canonical, hit.score, [], "", hit.expanded))
+        return out
+
+    def _papers(self, ids: list[str]) -> list[Paper]:
+        """The papers with these ids, each canonical one with everything from its duplicates."""
+        papers = self.store.get_many(ids)
+        duplicates = self.meaning.duplicates if self.meaning is not None else None
+        if duplicates is None or not duplicates.count():
+            return papers
+        out = []
+        for paper in papers:
+            canonical = duplicates.canonical(paper.id)
+            if canonical != paper.id:
+                found = self.store.get(canonical)
+                paper = found if found is not None else paper
+            members = duplicates.members(paper.id)
+            out.append(merged(paper, self.store.get_many(members)) if members else paper)
+        return out
 
     def resolve(self, query_or_id: str) -> Paper | None:
         """Return the paper with this id, else the best search match, else None."""

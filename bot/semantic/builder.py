@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.semantic.dupes import Duplicates
 from bot.semantic.model import Encoder
 from bot.semantic.text import paper_text, text_key
 from bot.semantic.vectors import VectorStore
@@ -47,8 +48,17 @@ class BuildProgress:
 class VectorBuilder:
     """Finds papers without an up-to-date vector and computes theirs, newest first."""
 
-    def __init__(self, store: Store, vectors: VectorStore, encoder: Encoder, *, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        store: Store,
+        vectors: VectorStore,
+        encoder: Encoder,
+        *,
+        duplicates: Duplicates | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.store = store
+        self.duplicates = duplicates
         self.vectors = vectors
         self.encoder = encoder
         self._clock = clock
@@ -126,6 +136,8 @@ class VectorBuilder:
             vecs = self.encoder.encode(texts)
             self.vectors.add([p.id for p in papers], [text_key(t) for t in texts], vecs)
             elapsed = self._clock() - t0
+            if self.duplicates is not None:
+                self.duplicates.find(papers, self.vectors, self.store.now())
             if elapsed > 0 and papers:
                 self._rate = len(papers) / elapsed
             done += len(batch_ids)

@@ -6,6 +6,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from bot.semantic.builder import VectorBuilder
+from bot.semantic.dupes import Duplicates
 from bot.semantic.model import Encoder, UseEncoder
 from bot.semantic.vectors import VectorStore
 from bot.store.database import Store
@@ -24,7 +25,8 @@ class Meaning:
     def __init__(self, store: Store, path: Path, encoder: Encoder | None = None):
         self.encoder = encoder or UseEncoder()
         self.vectors = VectorStore(path)
-        self.builder = VectorBuilder(store, self.vectors, self.encoder)
+        self.duplicates = Duplicates(store)
+        self.builder = VectorBuilder(store, self.vectors, self.encoder, duplicates=self.duplicates)
 
     def has_vectors(self) -> bool:
         return len(self.vectors) > 0

@@ -1,0 +1,296 @@
+"""Search by meaning (bot/semantic/): the bundled encoder, vectors, hybrid search, More like
+this, duplicates, the off switch, and the background builder surviving kill -9.
+
+The encoder is loaded once for the module (with the network blocked) and shared by every
+corpus here; corpora are the seeds (97 papers) or a handful of papers made below.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bot.config import Settings
+from bot.corpus import Corpus
+from bot.models import Listing, Paper
+from bot.semantic.model import DIM, UseEncoder
+from bot.semantic.service import Meaning
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+from relevance_set import CASES  # noqa: E402
+
+
+class _NoNetwork(OSError):
+    pass
+
+
+def _refuse(*args, **kwargs):
+    raise _NoNetwork("the network is blocked in this test")
+
+
+@pytest.fixture(scope="module")
+def encoder():
+    """The bundled encoder, loaded and run with every way out to the network refused."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(socket.socket, "connect", _refuse)
+        mp.setattr(socket.socket, "connect_ex", _refuse)
+        mp.setattr(socket, "create_connection", _refuse)
+        mp.setattr(socket, "getaddrinfo", _refuse)
+        model = UseEncoder()
+        model.warm()
+        vectors = model.encode(["a cat sits on the mat", "一只猫坐在垫子上", "股票市场今天大幅下跌"])
+    return model, vectors
+
+
+def _open(data: Path, encoder, *, semantic: bool = True, seeds: bool = True) -> Corpus:
+    settings = Settings(data_dir=data, seeds_dir=REPO / "seeds" if seeds else data / "no-seeds", semantic_enabled=semantic)
+    corpus = Corpus.open(settings)
+    if corpus.meaning is not None:
+        corpus.meaning = Meaning(corpus.store, settings.vectors_dir, encoder=encoder)
+    corpus.ingest_seeds_if_empty()
+    return corpus
+
+
+@pytest.fixture(scope="module")
+def seeds(tmp_path_factory, encoder):
+    """The seed papers with every vector computed."""
+    corpus = _open(tmp_path_factory.mktemp("semantic-seeds"), encoder[0])
+    corpus.meaning.builder.run()
+    yield corpus
+    corpus.close()
+
+
+def _id(corpus: Corpus, prefix: str) -> str:
+    return next(p.id for p in corpus.store.iter_papers() if p.title_en.startswith(prefix))
+
+
+def test_the_model_loads_and_embeds_with_the_network_blocked(encoder):
+    _, vectors = encoder
+    assert vectors.shape == (3, DIM)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+    same, other = float(vectors[0] @ vectors[1]), float(vectors[0] @ vectors[2])
+    assert same > other + 0.2, (same, other)  # a sentence and its translation, against an unrelated one
+
+
+def test_the_semantic_neighbour_ranks_first_in_both_directions_of_language(tmp_path, encoder):
+    papers = [
+        Paper(id="a1", title_en="Recognising bird species from their songs in field recordings", title_zh="", authors=["A"]),
+        Paper(
+            id="a2",
+            title_en="",
+            title_zh="基于潜在空间融合的无训练多图像隐写",
+            summary_zh="把秘密信息藏进图片里。",
+            authors=["B"],
+        ),
+        Paper(id="a3", title_en="Sparse attention kernels for long sequences on GPUs", title_zh="", authors=["C"]),
+        Paper(id="a4", title_en="", title_zh="联邦学习中的偏差补偿", summary_zh="分割联邦学习的收敛问题。", authors=["D"]),
+        Paper(id="a5", title_en="Auction design for online advertising", title_zh="", authors=["E"]),
+        Paper(
+            id="a6", title_en="", title_zh="城市交通拥堵的预测", summary_zh="用历史车流数据预测早晚高峰的堵车。", authors=["F"]
+        ),
+    ]
+    corpus = _open(tmp_path, encoder[0], seeds=False)
+    try:
+        corpus.ingest_listing(Listing(path="made.txt", feed="made", records=[(i + 1, p) for i, p in enumerate(papers)]))
+        corpus.meaning.builder.run()
+        zh_to_en = corpus.search("鸟鸣识别")  # a Chinese query, the paper only in English
+        en_to_zh = corpus.search("gridlock forecasting")  # English, the paper only in Chinese; no word the lexicon maps
+    finally:
+        corpus.close()
+    assert zh_to_en.hits and zh_to_en.hits[0].paper.id == "a1"
+    assert zh_to_en.hits[0].found == "meaning"
+    assert en_to_zh.hits and en_to_zh.hits[0].paper.id == "a6"
+    assert en_to_zh.hits[0].found == "meaning"
+
+
+def test_literal_matches_stay_above_dense_ones(seeds):
+    lexical = seeds.index.search("speculative decoding", per_page=10)
+    result = seeds.search("speculative decoding", per_page=10)
+    found = [h.found for h in result.hits]
+    assert [h.paper.id for h in result.hits[: lexical.total]] == [h.id for h in lexical.hits]
+    assert set(found[: lexical.total]) == {"literal"}
+    assert "meaning" in found[lexical.total :]  # the page is filled by meaning after them
+    assert found.index("meaning") == lexical.total
+
+
+def test_no_word_in_common_finds_the_paper_by_meaning_and_nonsense_finds_nothing(seeds):
+    for query, title in (("鸟类叫声", "MetaPerch"), ("hue shifts", "A Hypertoroidal Covering")):
+        assert seeds.index.search(query).hits == []  # nothing lexical: the meaning finds it
+        result = seeds.search(query)
+        assert result.hits and result.hits[0].paper.title_en.startswith(title), query
+        assert result.hits[0].found == "meaning" and result.hits[0].by_meaning
+    for nonsense in ("asdfghjkl qwerty", "<script>alert(1)</script>", "啊啊啊啊", "lorem ipsum dolor"):
+        assert seeds.search(nonsense).hits == [], nonsense
+
+
+def test_the_off_switch_gives_the_lexical_results_exactly(seeds, encoder):
+    off = Corpus.open(Settings(data_dir=seeds.settings.data_dir, seeds_dir=REPO / "seeds", semantic_enabled=False))
+    try:
+        assert off.meaning is None
+        changed = 0
+        for _, query, _ in CASES[::3]:  # a third of the judged set, every kind: each search here runs three times
+            for page in (1, 2):
+                lexical = seeds.index.search(query, page=page, per_page=5)
+                got = off.search(query, page=page, per_page=5)
+                on = seeds.search(query, page=page, per_page=5)
+                assert [h.paper.id for h in got.hits] == [h.id for h in lexical.hits], query
+                assert [h.score for h in got.hits] == [h.score for h in lexical.hits], query
+                assert [h.snippet for h in got.hits] == [h.snippet for h in lexical.hits], query
+                assert (got.total, got.mode, got.suggestion, got.problem) == (
+                    lexical.total, lexical.mode, lexical.suggestion, lexical.problem,
+                ), query  # fmt: skip
+                assert all(h.found != "meaning" for h in got.hits)
+                changed += [h.paper.id for h in on.hits] != [h.paper.id for h in got.hits]
+        assert changed  # with vectors on, the same queries do change: the switch is what kept them
+        like = _id(seeds, "Skip a Layer")
+        assert [h.paper.id for h in off.more_like(like).hits] == [h.id for h in seeds.index.more_like(like).hits]
+    finally:
+        off.close()
+
+
+def test_more_like_this_never_quotes_a_lone_character_or_an_affiliation(seeds):
+    polar = seeds.more_like(_id(seeds, "Skip a Layer"), per_page=10)
+    assert polar.hits
+    for hit in polar.hits:
+        quoted = [f.text for f in hit.snippet if f.hit]
+        assert all(len(q.strip()) > 1 for q in quoted), (hit.paper.title_en, quoted)
+        assert hit.found == "meaning"
+    paris = seeds.more_like(_id(seeds, "ParisKV"), per_page=10)
+    titles = [h.paper.title_en for h in paris.hits]
+    assert titles[0].startswith("OBCache")  # the other KV-cache paper
+    assert not any(t.startswith("Characterization of Gaussian Universality") for t in titles)  # only Paris in common
+
+
+def test_search_json_says_how_each_hit_was_found(seeds):
+    data = seeds.search("which papers cut the energy cost of training?", per_page=10).to_dict()
+    assert {h["found"] for h in data["hits"]} <= {"literal", "expanded", "partial", "meaning"}
+    assert "meaning" in {h["found"] for h in data["hits"]}
+
+
+def test_duplicates_merge_and_a_near_miss_stays_apart(tmp_path, encoder):
+    corpus = _open(tmp_path, encoder[0])
+    try:
+        paris = corpus.get(_id(corpus, "ParisKV"))
+        assert paris is not None
+        variant = Paper(
+            id="variantparis",
+            title_en="ParisKV: Fast and Drift Robust KV Cache Retrieval for Long Context LLMs",
+            title_zh=paris.title_zh,
+            authors=[a.replace("Qi", "QI") for a in paris.authors],
+            summary_zh=paris.summary_zh,
+            urls=["https://example.org/pariskv-v2"],
+            feeds=["otherfeed"],
+        )
+        sequel = Paper(  # the same authors, another paper
+            id="sequelparis",
+            title_en="Vector Search Benchmarks for Time Series",
+            title_zh="时间序列的向量检索基准",
+            authors=paris.authors,
+            summary_zh="提出一个面向时间序列相似性搜索的基准，比较多种索引结构的召回率与延迟。",
+        )
+        lookalike = Paper(  # the same topic and summary, other authors
+            id="lookalike01",
+            title_en="Drift-Robust Retrieval of KV Caches",
+            title_zh="漂移鲁棒的KV缓存检索",
+            authors=["Someone Else", "Another Person"],
+            summary_zh=paris.summary_zh,
+        )
+        listing = Listing(path="other-feed.txt", feed="otherfeed", records=[(1, variant), (2, sequel), (3, lookalike)])
+        corpus.ingest_listing(listing)
+        corpus.meaning.builder.run()
+        assert corpus.meaning.duplicates.canonical("variantparis") == paris.id
+        assert corpus.meaning.duplicates.canonical("sequelparis") == "sequelparis"
+        assert corpus.meaning.duplicates.canonical("lookalike01") == "lookalike01"
+        result = corpus.search("drift robust KV cache retrieval", per_page=20)
+        ids = [h.paper.id for h in result.hits]
+        assert ids.count(paris.id) == 1 and "variantparis" not in ids
+        shown = next(h.paper for h in result.hits if h.paper.id == paris.id)
+        assert "otherfeed" in shown.feeds and "https://example.org/pariskv-v2" in shown.urls  # everything from both
+        assert "lookalike01" in ids
+        similar = [h.paper.id for h in corpus.more_like(paris.id, per_page=10).hits]
+        assert paris.id not in similar and "variantparis" not in similar  # not similar to itself
+        assert "lookalike01" in similar
+        again = corpus.get("variantparis")  # a save or a vote made under its id still finds it
+        assert again is not None and again.id == paris.id
+    finally:
+        corpus.close()
+
+
+CHILD = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, {repo!r})
+    import bot.semantic.builder as builder
+    from bot.config import Settings
+    from bot.corpus import Corpus
+    builder.BATCH = 4  # many small chunks, so the kill lands between two of them
+    corpus = Corpus.open(Settings(data_dir=Path({data!r}), seeds_dir=Path({seeds!r})))
+    print("ready", flush=True)
+    corpus.meaning.builder.run()
+    print("finished", flush=True)
+    """
+)
+
+
+def test_background_embedding_resumes_after_kill_9_and_searches_run_meanwhile(tmp_path, encoder):
+    corpus = _open(tmp_path, encoder[0])
+    total = corpus.store.state()[0]
+    vectors_dir = corpus.settings.vectors_dir
+    script = CHILD.format(repo=str(REPO), data=str(tmp_path), seeds=str(REPO / "seeds"))
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "ready"
+        searched = 0
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            assert corpus.search("speculative decoding").hits  # searches answer while it works
+            searched += 1
+            chunks = [n for n in os.listdir(vectors_dir) if n.endswith(".npz")] if vectors_dir.is_dir() else []
+            if len(chunks) >= 3:
+                break
+            time.sleep(0.05)
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(timeout=10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode == -signal.SIGKILL
+    assert searched
+    partial = len(corpus.meaning.vectors)
+    assert 0 < partial < total  # killed part way
+    assert corpus.meaning.builder.progress(count=True).missing == total - partial  # what is left to do
+    done = corpus.meaning.builder.run()  # a restart resumes with the rest
+    try:
+        assert done == total - partial
+        assert len(corpus.meaning.vectors) == total
+        assert corpus.search("鸟类叫声").hits[0].paper.title_en.startswith("MetaPerch")
+    finally:
+        corpus.close()
+
+
+def test_compacted_vectors_answer_as_the_chunks_did(seeds, tmp_path):
+    query = seeds.meaning.embed_query("bird sounds")
+    before = seeds.meaning.vectors.nearest(query, 5)
+    copy = tmp_path / "vectors"
+    copy.mkdir()
+    for name in os.listdir(seeds.settings.vectors_dir):
+        (copy / name).write_bytes((seeds.settings.vectors_dir / name).read_bytes())
+    from bot.semantic.vectors import VectorStore
+
+    store = VectorStore(copy)
+    assert store.compact() == len(seeds.meaning.vectors)
+    assert not [n for n in os.listdir(copy) if n.startswith("chunk-")]
+    after = VectorStore(copy).nearest(query, 5)
+    assert [pid for pid, _ in after] == [pid for pid, _ in before]
+    assert np.allclose([s for _, s in after], [s for _, s in before], atol=0.02)
