@@ -91,6 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
     remove = sources_commands.add_parser("remove", help="remove a source (its papers stay)")
     remove.add_argument("target", metavar="SOURCE")
     remove.add_argument("--json", action="store_true")
+    remove_papers = sources_commands.add_parser(
+        "remove-papers", help="remove the papers only SOURCE brought, and SOURCE (asks for --yes first)"
+    )
+    remove_papers.add_argument("target", metavar="SOURCE")
+    remove_papers.add_argument("--yes", action="store_true", help="remove them (without it: say what would go)")
+    remove_papers.add_argument("--json", action="store_true")
 
     digest = commands.add_parser("digest", help="show what a daily digest would post")
     digest.add_argument("--lang", choices=("en", "zh"), default="en")
@@ -427,6 +433,7 @@ def digest_payload(
     return {
         "papers": digest.count,
         "held_back": digest.held_back,
+        "left_out": digest.left_out,
         "messages": [{"text": m.text, "blocks": m.blocks} for m in messages],
     }
 
@@ -503,11 +510,14 @@ def cmd_sources(settings: Settings, args) -> int:
     # Deferred: feedparser, as in cmd_enrich.
     from bot.feeds.sources import SourceService, format_source_line
 
+    # Deferred: the library's ranking loads the analysers; only remove-papers asks it (whose papers people kept).
+    from bot.library.readinglist import Library
+
     if not getattr(args, "sources_command", None):
-        return _fail("say what to do: python -m bot sources list|add|remove|poll")
+        return _fail("say what to do: python -m bot sources list|add|remove|poll|remove-papers")
     corpus = _open(settings)
     try:
-        service = SourceService(settings, corpus)
+        service = SourceService(settings, corpus, kept_by_people=Library(corpus.store).kept_by_people)
         data: object
         results: list = []
         try:
@@ -526,6 +536,13 @@ def cmd_sources(settings: Settings, args) -> int:
             elif args.sources_command == "remove":
                 source = service.remove(args.target)
                 data, lines = source.to_dict(), [f"removed {source.target}; its papers stay in the store"]
+            elif args.sources_command == "remove-papers":
+                removal = service.remove_papers(args.target) if args.yes else service.plan_removal(args.target)
+                data, lines = removal.to_dict(), [removal.line("en", done=args.yes)]
+                if not args.yes and removal.count:
+                    lines.append(
+                        f"nothing is removed yet; to go ahead: python -m bot sources remove-papers {removal.target} --yes"
+                    )
             else:
                 results = service.poll_all(args.targets or None, force=True)
                 data = [r.to_dict() for r in results]

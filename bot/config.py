@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -40,6 +41,24 @@ def _int(env: Mapping[str, str], name: str, default: int, minimum: int = 0) -> i
     return value
 
 
+ALL_NETWORKS = (ipaddress.ip_network("0.0.0.0/0"), ipaddress.ip_network("::/0"))
+
+
+def _networks(env: Mapping[str, str], name: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    """`on` (every network), `off` or nothing (none), or networks such as 10.1.0.0/16,fd00::/8."""
+    raw = env.get(name, "").strip()
+    if raw.lower() in ("", "off", "0", "false", "no"):
+        return ()
+    if raw.lower() in ("on", "1", "true", "yes"):
+        return ALL_NETWORKS
+    try:
+        return tuple(ipaddress.ip_network(part.strip(), strict=False) for part in raw.split(",") if part.strip())
+    except ValueError:
+        raise ConfigError(
+            f"{name}={raw!r} must be on, off, or networks such as 10.1.0.0/16,192.168.0.0/24; fix it in .env or the environment."
+        ) from None
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything paperbot reads from its environment. Secrets never appear in repr()."""
@@ -65,6 +84,10 @@ class Settings:
     arxiv_backoff_seconds: float = 5.0
     arxiv_recheck_days: int = 30
     sources_interval_minutes: int = 60
+    # Feeds at addresses that are not public (intranet, loopback): none unless the operator
+    # allows them (bot/feeds/fetch.py); networks, or ALL_NETWORKS for PAPERBOT_FEEDS_ALLOW_PRIVATE=on.
+    feeds_allow_private: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
+    feeds_max_new_per_poll: int = 2000  # new papers one poll of one feed may add; the rest wait
     # Search by meaning (bot/semantic/): off gives exactly the lexical search of before
     semantic_enabled: bool = True
 
@@ -136,6 +159,8 @@ class Settings:
             arxiv_backoff_seconds=float(_int(env, "PAPERBOT_ARXIV_BACKOFF_SECONDS", 5, minimum=0)),
             arxiv_recheck_days=_int(env, "PAPERBOT_ARXIV_RECHECK_DAYS", 30, minimum=1),
             sources_interval_minutes=_int(env, "PAPERBOT_SOURCES_INTERVAL_MINUTES", 60, minimum=5),
+            feeds_allow_private=_networks(env, "PAPERBOT_FEEDS_ALLOW_PRIVATE"),
+            feeds_max_new_per_poll=_int(env, "PAPERBOT_FEEDS_MAX_NEW_PER_POLL", 2000, minimum=1),
             semantic_enabled=semantic_switch in ("on", "1", "true", "yes"),
         )
 

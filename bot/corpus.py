@@ -181,6 +181,8 @@ class Corpus:
                     count = self.store.state()[0]
                 if index_count != count:
                     return self._rebuild(f"index count {index_count} != store count {count} after catching up; rebuilding")
+                if not changed:
+                    return None  # the revs above the index's were papers removed since (Store.remove_papers)
                 reason = f"index was behind the store (rev {index_rev} < {rev}); indexed {changed} changed papers"
                 logger.info(reason)
                 return reason
@@ -253,6 +255,25 @@ class Corpus:
         if sync and (report.new or report.updated) and self._progress is None:
             self._sync_index()
         return report
+
+    def index_stored(self, report: IngestReport) -> IngestReport:
+        """A listing was stored by other means (a feed's, by a child process): bring the index up to date."""
+        return self._stored(report, True)
+
+    def remove_papers(self, paper_ids: list[str]) -> int:
+        """Delete papers from the store, then from the index; return how many were stored.
+
+        An index another process is writing (IndexBusy) keeps them until the next check
+        (ensure_index) sees its count above the store's and rebuilds it.
+        """
+        removed = self.store.remove_papers(paper_ids)
+        if removed:
+            with self._sync_lock:
+                try:
+                    self.index.remove(removed)
+                except (IndexBusy, TimeoutError) as exc:
+                    logger.warning("%s; the index drops the removed papers at its next check", exc)
+        return len(removed)
 
     def ingest_paths(self, paths: Iterable[str | Path], progress: Progress | None = None) -> list[IngestReport]:
         """Ingest files and folders, one transaction per file; the index is synced once.

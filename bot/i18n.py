@@ -332,6 +332,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{count} more new paper didn't fit today; it leads the next digest.",
         "zh": "另有 {count} 篇新论文今天放不下，将在下一期日报中优先发送。",
     },
+    "digest.left_out": {
+        "en": "{count} more new papers from {feed} are not in this digest: one feed fills at most {most} of a digest. They are in the library; `/papers feed:…` finds them.",
+        "zh": "另有 {count} 篇来自 {feed} 的新论文未收入本期日报：每期日报中同一来源最多 {most} 篇。这些论文仍在库中，可用 `/papers feed:…` 查找。",
+    },
     "digest.footer": {
         "en": "`/papers subscriptions` shows this digest's settings · `/papers unsubscribe` stops it",
         "zh": "`/papers subscriptions` 查看日报设置 · `/papers unsubscribe` 取消订阅",
@@ -531,6 +535,14 @@ MESSAGES: dict[str, dict[str, str]] = {
     "inbox.report": {
         "en": "`{name}`{feed}: *{new}* new, {updated} updated, {unchanged} unchanged, {rejected} rejected.",
         "zh": "`{name}`{feed}：新增 *{new}* 篇，更新 {updated} 篇，未变 {unchanged} 篇，拒收 {rejected} 条。",
+    },
+    "inbox.refused_symlink": {
+        "en": "refused unread: it is a symbolic link; put the listing file itself in the inbox, not a link to it",
+        "zh": "未读取即拒收：这是符号链接；请把列表文件本身放进收件箱，而不是指向它的链接",
+    },
+    "inbox.refused_special": {
+        "en": "refused unread: it is not a regular file (a named pipe, socket or device); put a listing file in the inbox",
+        "zh": "未读取即拒收：这不是普通文件（而是命名管道、套接字或设备）；请把列表文件放进收件箱",
     },
     "inbox.rejected_header": {"en": "Rejected records (file:line: reason):", "zh": "被拒收的记录（`文件:行号`：原因）："},
     "inbox.rejected_more": {"en": "…and {count} more.", "zh": "……另有 {count} 条。"},
@@ -972,8 +984,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "card.label_abstract": {"en": "Abstract (arXiv)", "zh": "英文摘要（arXiv）"},
     "card.arxiv_published": {"en": "first submitted {date}", "zh": "首次提交于 {date}"},
     "sources.usage": {
-        "en": 'Usage: `/papers sources` lists the feeds; `/papers sources add URL|arxiv:cs.CL|arxiv:"a query"`, `/papers sources remove SOURCE`, `/papers sources poll` polls them now.',
-        "zh": '用法：`/papers sources` 列出所有订阅源；`/papers sources add 网址|arxiv:cs.CL|arxiv:"检索词"` 添加，`/papers sources remove 订阅源` 删除，`/papers sources poll` 立即抓取。',
+        "en": 'Usage: `/papers sources` lists the feeds; `/papers sources add URL|arxiv:cs.CL|arxiv:"a query"`, `/papers sources remove SOURCE`, `/papers sources poll` polls them now; `/papers sources remove-papers SOURCE` removes the papers only that source brought (it asks you to confirm first).',
+        "zh": '用法：`/papers sources` 列出所有订阅源；`/papers sources add 网址|arxiv:cs.CL|arxiv:"检索词"` 添加，`/papers sources remove 订阅源` 删除，`/papers sources poll` 立即抓取；`/papers sources remove-papers 订阅源` 移除仅由该订阅源带来的论文（执行前会请你确认）。',
     },
     "sources.admins_only": {
         "en": "Only paperbot's admins (PAPERBOT_ADMINS) can manage feeds. Ask one of them to add the feed you want.",
@@ -1001,6 +1013,44 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "已删除 `{source}`。它带来的论文仍会保留。",
     },
     "sources.title": {"en": "Feeds", "zh": "订阅源"},
+    "sources.remove_papers_preview": {
+        "en": "Removing the papers of `{source}` takes away {count} papers that only it brought, and the source itself, so its next poll can't bring them back.",
+        "zh": "删除 `{source}` 的论文将移除仅由它带来的 {count} 篇论文，并一并删除该订阅源，以免下次抓取又把它们带回来。",
+    },
+    "sources.remove_papers_preview_one": {
+        "en": "Removing the papers of `{source}` takes away 1 paper that only it brought, and the source itself, so its next poll can't bring it back.",
+        "zh": "删除 `{source}` 的论文将移除仅由它带来的 1 篇论文，并一并删除该订阅源，以免下次抓取又把它带回来。",
+    },
+    "sources.remove_papers_nothing": {
+        "en": "`{source}` brought no papers that only it has: there is nothing of its to remove.",
+        "zh": "`{source}` 没有带来只属于它的论文：没有可移除的内容。",
+    },
+    "sources.remove_papers_confirm": {
+        "en": "Nothing is removed yet. To go ahead: `/papers sources remove-papers {source} confirm`",
+        "zh": "目前尚未移除任何内容。确认执行：`/papers sources remove-papers {source} confirm`",
+    },
+    "sources.papers_removed": {
+        "en": "Removed {count} papers that only `{source}` brought.",
+        "zh": "已移除仅由 `{source}` 带来的 {count} 篇论文。",
+    },
+    "sources.papers_removed_one": {
+        "en": "Removed 1 paper that only `{source}` brought.",
+        "zh": "已移除仅由 `{source}` 带来的 1 篇论文。",
+    },
+    "sources.remove_papers_kept": {"en": "Kept: {kept}.", "zh": "保留：{kept}。"},
+    "sources.remove_papers_and": {"en": "; ", "zh": "；"},
+    "sources.remove_papers_kept_listed": {
+        "en": "{count} that another feed or a listing file also brought",
+        "zh": "{count} 篇其他订阅源或列表文件也收录的论文",
+    },
+    "sources.remove_papers_kept_people": {
+        "en": "{count} that someone saved or shared",
+        "zh": "{count} 篇有人收藏或分享过的论文",
+    },
+    "sources.remove_papers_source_gone": {
+        "en": "`{source}` is no longer a source.",
+        "zh": "`{source}` 已不再是订阅源。",
+    },
     "sources.polling": {
         "en": "Polling {count} feeds now; `/papers sources` shows how it went.",
         "zh": "正在抓取 {count} 个订阅源；稍后用 `/papers sources` 查看结果。",
@@ -1025,6 +1075,14 @@ MESSAGES: dict[str, dict[str, str]] = {
     "sources.no_error": {"en": "no errors", "zh": "无错误"},
     "sources.poll_done": {"en": "`{source}`: {count} new papers.", "zh": "`{source}`：新增 {count} 篇论文。"},
     "sources.poll_done_one": {"en": "`{source}`: 1 new paper.", "zh": "`{source}`：新增 1 篇论文。"},
+    "sources.poll_held_back": {
+        "en": "{count} more new papers wait for the next poll (at most {cap} per poll: PAPERBOT_FEEDS_MAX_NEW_PER_POLL).",
+        "zh": "另有 {count} 篇新论文留待下次抓取（每次最多 {cap} 篇：PAPERBOT_FEEDS_MAX_NEW_PER_POLL）。",
+    },
+    "sources.row_held_back": {
+        "en": "{count} more new papers waiting for the next poll (PAPERBOT_FEEDS_MAX_NEW_PER_POLL)",
+        "zh": "另有 {count} 篇新论文等待下次抓取（PAPERBOT_FEEDS_MAX_NEW_PER_POLL）",
+    },
     "sources.poll_unchanged": {"en": "`{source}`: unchanged since the last poll.", "zh": "`{source}`：自上次抓取以来没有变化。"},
     "sources.poll_failed": {"en": "`{source}` failed: {reason}", "zh": "`{source}` 抓取失败：{reason}"},
     "sources.poll_skipped_busy": {
@@ -1065,6 +1123,14 @@ MESSAGES: dict[str, dict[str, str]] = {
     "sources.error_arxiv_off": {"en": "arXiv is turned off ({detail})", "zh": "arXiv 已关闭（{detail}）"},
     "sources.error_stopped": {"en": "paperbot was shutting down ({detail})", "zh": "paperbot 正在关闭（{detail}）"},
     "sources.error_internal": {"en": "an internal error ({detail}); see the log", "zh": "内部错误（{detail}）；请查看日志"},
+    "sources.error_private": {
+        "en": "the feed's address {detail} is not a public one (loopback, a private network, link-local or another internal address), so paperbot does not fetch it; if it is an intranet feed you trust, allow its network with PAPERBOT_FEEDS_ALLOW_PRIVATE (e.g. 10.1.0.0/16, or on) in .env",
+        "zh": "订阅源地址 {detail} 不是公网地址（属于本机、内网、链路本地或其他内部地址），paperbot 不会抓取；如果这是你信任的内网订阅源，请在 .env 中用 PAPERBOT_FEEDS_ALLOW_PRIVATE 放行它所在的网段（例如 10.1.0.0/16，或设为 on）",
+    },
+    "sources.error_scheme": {
+        "en": "the feed redirected to {detail}, which is not an http:// or https:// address; paperbot fetches only those",
+        "zh": "订阅源重定向到了 {detail}，这不是 http:// 或 https:// 地址；paperbot 只抓取这两类地址",
+    },
     # -- search across languages, scripts, aliases and typos (issue 8) --
     "search.showing_for": {
         "en": "Showing results for “{suggestion}” · Search instead for “{query}”",

@@ -102,7 +102,7 @@ def build_services(
         library=library,
         subscriptions=subscriptions,
         digests=digests,
-        sources=SourceService(settings, corpus, clock=clock, on_failing=on_feed_failing),
+        sources=SourceService(settings, corpus, clock=clock, on_failing=on_feed_failing, kept_by_people=library.kept_by_people),
         enricher=build_enricher(settings, corpus, clock=clock) if settings.arxiv_enabled else None,
         directory=directory,
         scheduler=jobs,

@@ -79,14 +79,14 @@ class Request:
 
 
 class FakeArxiv:
-    def __init__(self):
+    def __init__(self, host: str = "127.0.0.1"):
         self.entries: list[Entry] = []
         self.requests: list[Request] = []
         self.pages: dict[str, tuple[str, str]] = {}  # path -> (body, etag)
         self.delay: dict[str, float] = {}  # path -> seconds to wait before answering
         self._scripts: dict[str, list[tuple[int, dict, bytes]]] = {}
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = ThreadingHTTPServer((host, 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
@@ -104,7 +104,12 @@ class FakeArxiv:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def port(self) -> int:
+        return self._server.server_address[1]
 
     @property
     def api_url(self) -> str:

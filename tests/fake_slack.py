@@ -211,6 +211,7 @@ class FilesFakeSlack(FakeSlack):
 
     def __init__(self):
         self.files: dict[str, bytes] = {}
+        self.redirects: dict[str, str] = {}  # file name -> where its download redirects
         super().__init__()
 
     def file_url(self, name: str, data: bytes) -> str:
@@ -223,6 +224,13 @@ class FilesFakeSlack(FakeSlack):
         class Handler(base):
             def do_GET(self):  # noqa: N802
                 fake._record(Call("GET", {"path": self.path}, dict(self.headers.items())))
+                location = fake.redirects.get(self.path.removeprefix("/files/"))
+                if location:
+                    self.send_response(302)
+                    self.send_header("Location", location)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 data = fake.files.get(self.path.removeprefix("/files/"))
                 self.send_response(200 if data is not None else 404)
                 self.send_header("Content-Length", str(len(data or b"")))

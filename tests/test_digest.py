@@ -119,6 +119,56 @@ def test_compose_leaves_out_papers_already_posted(corpus150):
     assert digest.count == 140 and not posted & {p.id for p in digest.papers}
 
 
+@pytest.fixture(scope="module")
+def flooded(tmp_path_factory):
+    """A feed that flooded the library (150 papers), then two ordinary feeds' new papers."""
+    tmp = tmp_path_factory.mktemp("flooded")
+    corpus = open_corpus(tmp / "data")
+    ingest(corpus, tmp, "flood.txt", listing_text("Flood <!channel> *now*", 1, 150, topic="Flood"))
+    ingest(corpus, tmp, "icml.txt", listing_text("ICML", 1, 12, topic="Kernel"))
+    ingest(corpus, tmp, "neurips.txt", listing_text("NeurIPS", 1, 8, topic="Graph"))
+    yield corpus
+    corpus.close()
+
+
+def test_one_feed_cannot_fill_a_digest(flooded):
+    """Oldest first, the flood alone filled the first 150 / 60 digests; the others waited behind it."""
+    digest = compose_digest(flooded, after_seq=0, local_date=date(2026, 12, 1), max_papers=60, max_per_feed=30)
+    feeds = [p.feeds[0] for p in digest.papers]
+    assert (feeds.count("Flood <!channel> *now*"), feeds.count("ICML"), feeds.count("NeurIPS")) == (30, 12, 8)
+    assert digest.left_out == {"Flood <!channel> *now*": 120} and digest.held_back == 0
+    assert digest.to_seq == 170  # past the flood: the next digest is not the flood again
+    assert compose_digest(flooded, after_seq=digest.to_seq, local_date=date(2026, 12, 2)).count == 0
+
+
+def test_a_capped_feed_after_the_cut_comes_back_with_the_held_back(flooded):
+    digest = compose_digest(flooded, after_seq=0, local_date=date(2026, 12, 1), max_papers=20, max_per_feed=15)
+    assert [p.seq for p in digest.papers] == list(range(1, 16)) + list(range(151, 156))
+    # Only the flood's papers below the cut are left out for good; the rest lead the next digest.
+    assert digest.left_out == {"Flood <!channel> *now*": 135} and digest.held_back == 15 and digest.to_seq == 155
+    again = compose_digest(flooded, after_seq=digest.to_seq, local_date=date(2026, 12, 2), max_papers=20, max_per_feed=15)
+    assert [p.seq for p in again.papers] == list(range(156, 171)) and not again.left_out
+
+
+def test_the_default_share_of_one_feed_is_half_a_digest():
+    from bot.digests.compose import MAX_PAPERS, MAX_PER_FEED
+
+    assert MAX_PER_FEED * 2 == MAX_PAPERS
+
+
+@pytest.mark.parametrize(
+    "lang, words",
+    [("en", "120 more new papers from Flood &lt;!channel&gt; ∗now∗ are not in this digest: one feed fills at most 30"),
+     ("zh", "另有 120 篇来自 Flood &lt;!channel&gt; ∗now∗ 的新论文未收入本期日报：每期日报中同一来源最多 30 篇")],
+)  # fmt: skip
+def test_the_digest_says_what_it_left_out_and_from_where(flooded, lang, words):
+    from slack_helpers import all_text
+
+    digest = compose_digest(flooded, after_seq=0, local_date=date(2026, 12, 1), lang=lang, max_papers=60, max_per_feed=30)
+    first = render_digest(digest)[0]
+    assert words in all_text(first.blocks) and "<!channel>" not in all_text(first.blocks)
+
+
 # -- how it looks ---------------------------------------------------------------------------------
 
 

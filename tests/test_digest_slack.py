@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
 import time
 from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from digest_support import FakeClock, ingest, listing_text, open_corpus
@@ -348,6 +350,40 @@ def test_the_token_is_never_sent_to_a_host_that_is_not_slack(w, slack):
     assert json.dumps([c.args for c in w.fake.calls]).count(BOT_TOKEN) == 0
 
 
+def test_a_download_redirected_to_another_host_does_not_carry_the_token(w, slack):
+    """Slack's file host may redirect (to a CDN with a signed URL): the token stays behind."""
+    seen = []
+    body = listing_text("Redirected（重定向）", 8100, 2).encode()
+
+    class Elsewhere(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            seen.append(dict(self.headers.items()))
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    other = ThreadingHTTPServer(("127.0.0.1", 0), Elsewhere)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    try:
+        url = w.fake.file_url("moved.txt", b"")
+        w.fake.redirects["moved.txt"] = f"http://127.0.0.1:{other.server_address[1]}/signed/moved.txt?sig=1"
+        before = w.corpus.store.state()[0]
+        slack.event(file_share_event(ADMIN, "moved.txt", url))
+        (reply,) = w.fake.wait_for("chat.postMessage")
+        (first,) = w.fake.calls_to("GET")
+        assert first.headers["Authorization"] == f"Bearer {BOT_TOKEN}"  # to Slack's host: yes
+        assert len(seen) == 1 and "Authorization" not in seen[0] and BOT_TOKEN not in json.dumps(seen)
+        assert w.corpus.store.state()[0] == before + 2 and "*2* new" in reply.args["text"]
+    finally:
+        other.shutdown()
+        other.server_close()
+        w.fake.redirects.clear()
+
+
 def test_chinese_subcommand_words_reach_the_digest_answers(w, slack):
     slack.command("订阅 zh 08:30", user_id="U1", channel_id="C201")
     (sub,) = w.services.subscriptions.all()
@@ -526,7 +562,10 @@ def test_a_misspelled_filter_is_flagged_with_the_correction(w, slack):
 @pytest.mark.parametrize("count", [10, 97, 500])
 def test_a_digest_opens_with_its_highlights_and_threads_the_rest_within_block_kit_limits(w, slack, count):
     slack.command("subscribe daily", user_id=f"U_N{count}", channel_id=f"C_N{count}")
-    ingest(w.corpus, w.tmp, f"n{count}.txt", listing_text("ICML Feed（ICML订阅）", 10_000 * count, count))
+    # Two feeds: one fills at most half a digest (bot/digests/compose.py MAX_PER_FEED).
+    half = count // 2
+    ingest(w.corpus, w.tmp, f"n{count}.txt", listing_text("ICML Feed（ICML订阅）", 10_000 * count, half))
+    ingest(w.corpus, w.tmp, f"m{count}.txt", listing_text("NeurIPS Feed", 10_000 * count + half, count - half))
     run_at(w, 2026, 12, 1, 9, 0)
     calls = posts(w.fake)
     head, replies = calls[0], calls[1:]

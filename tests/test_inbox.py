@@ -57,7 +57,7 @@ def test_rejected_records_leave_a_report_beside_the_file(corpus, tmp_path):
     assert (inbox / "done" / "mixed.txt").exists()
     report = (inbox / "rejected" / "mixed.txt.report.txt").read_text(encoding="utf-8")
     line = next(n for n, x in enumerate(text.split("\n"), start=1) if x.startswith("A Title Without"))
-    assert report.splitlines()[0].startswith("mixed.txt [ICML]: 3 new")
+    assert report.splitlines()[0].startswith("mixed.txt: 3 new")  # no text of the file: not even its feed line
     assert f"mixed.txt:{line}: record has no 'AI总结' line" in report
 
 
@@ -116,3 +116,54 @@ def test_serve_scans_the_inbox_on_a_real_background_scheduler(corpus, tmp_path):
     finally:
         stop_services(services)
     assert not services.scheduler.scheduler.running
+
+
+SECRET = "db_password=hunter2-very-secret"
+
+
+def test_a_symlink_to_a_file_outside_the_inbox_is_refused_unread(corpus, tmp_path):
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    secret = tmp_path / "secret.txt"  # a listing-shaped secret: followed, it would be stored and searchable
+    secret.write_text(SECRET + "\n\n" + listing_text("x", 1, 2).split("\n", 2)[2], encoding="utf-8")
+    (inbox / "innocent.txt").symlink_to(secret)
+    (result,) = scan_inbox(corpus, inbox, clock=now, settle_seconds=0)
+    assert corpus.store.state()[0] == 0 and result.report.rejected == 1
+    moved = inbox / "rejected" / "innocent.txt"
+    assert moved.is_symlink() and secret.read_text(encoding="utf-8").startswith(SECRET)  # the link moved, the target untouched
+    report = result.report_path.read_text(encoding="utf-8")
+    assert "innocent.txt: refused unread: it is a symbolic link" in report and "hunter2" not in report
+
+
+def test_a_named_pipe_is_refused_without_blocking_the_scan(corpus, tmp_path):
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    os.mkfifo(inbox / "pipe.txt")
+    drop(inbox, "good.txt", listing_text("ICML", 1, 2).encode())
+    results = {r.name: r for r in scan_inbox(corpus, inbox, clock=now, settle_seconds=0)}
+    assert results["good.txt"].report.new == 2
+    assert "pipe.txt: refused unread: it is not a regular file" in results["pipe.txt"].report_path.read_text(encoding="utf-8")
+
+
+def test_a_file_swapped_for_a_link_after_the_scan_looked_is_not_read(tmp_path):
+    from bot.feeds.inbox import NotRegularFile, read_regular_file
+
+    (tmp_path / "secret.txt").write_text(SECRET, encoding="utf-8")
+    (tmp_path / "late.txt").symlink_to(tmp_path / "secret.txt")
+    with pytest.raises(NotRegularFile):
+        read_regular_file(tmp_path / "late.txt")
+
+
+def test_reports_hold_no_file_text_and_are_not_world_readable(corpus, tmp_path):
+    inbox = tmp_path / "inbox"
+    drop(inbox, "notes.txt", (SECRET + "\n\nsome line\nanother line\n").encode())
+    (tmp_path / "elsewhere.txt").write_text("keep me", encoding="utf-8")
+    (inbox / "rejected").mkdir(parents=True)
+    (inbox / "rejected" / "notes.txt.report.txt").symlink_to(tmp_path / "elsewhere.txt")  # planted
+    (result,) = scan_inbox(corpus, inbox, clock=now)
+    assert (tmp_path / "elsewhere.txt").read_text(encoding="utf-8") == "keep me"
+    drop(inbox, "notes.txt", (SECRET + "\n\nsome line\nanother line\n").encode())
+    (result,) = scan_inbox(corpus, inbox, clock=now)
+    report = result.report_path.read_text(encoding="utf-8")
+    assert result.report.rejected == 1 and "hunter2" not in report and "notes.1.txt" in str(result.report_path)
+    assert oct(result.report_path.stat().st_mode & 0o777) == "0o640"

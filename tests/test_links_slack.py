@@ -9,12 +9,12 @@ import time
 from datetime import UTC, datetime
 
 import pytest
-from digest_support import FakeClock, ingest, open_corpus
+from digest_support import FakeClock, ingest, listing_text, open_corpus
 from fake_arxiv import Entry, FakeArxiv
 from fake_slack import FakeSlack
 from slack_helpers import BOT_TOKEN, SIGNING_SECRET, SlackSender, all_text, button_values
 
-from bot.config import Settings
+from bot.config import ALL_NETWORKS, Settings
 from bot.digests.scheduler import ManualScheduler
 from bot.feeds.arxiv import ArxivClient, Enricher
 from bot.services import start_services, stop_services
@@ -57,6 +57,7 @@ def world(tmp_path_factory):
         data_dir=tmp / "data", inbox_dir=tmp / "data" / "inbox", slack_bot_token=BOT_TOKEN, slack_signing_secret=SIGNING_SECRET,
         slack_api_base_url=fake.api_url.rstrip("/"), admins=frozenset({ADMIN}), timezone="UTC",
         arxiv_api_url=arxiv.api_url, arxiv_interval_seconds=0.0, arxiv_backoff_seconds=0.0,
+        feeds_allow_private=ALL_NETWORKS,  # the fake feed server is on 127.0.0.1
     )  # fmt: skip
     services = slack_services(settings, corpus, clock=clock, scheduler=ManualScheduler(clock))
     start_services(services, background=True)
@@ -206,8 +207,54 @@ def test_a_failing_feed_tells_the_admins_once(w, slack):
     for _ in range(3):
         w.services.sources.poll_all(force=True)
     dms = [c for c in w.fake.calls_to("chat.postMessage") if "nothing-here.txt" in c.args.get("text", "")]
-    assert len(dms) == 1 and "is failing: the server answered HTTP 404" in dms[0].args["text"]
+    assert len(dms) == 1 and "is failing: the server answered `HTTP 404`" in dms[0].args["text"]
     w.services.sources.remove(w.arxiv.url + "/nothing-here.txt")
+
+
+HOSTILE = "<https://evil.example|Click here to re-authorize paperbot> <!channel> *bold* `tick`"
+
+
+def test_a_feed_servers_text_reaches_admins_as_inert_text(w, slack):
+    """Its Content-Type (in the "web page" error) in the admins' DM, App Home and /papers sources."""
+    url = w.arxiv.url + "/hostile.txt"
+    w.arxiv.script("/hostile.txt", *[(200, {"Content-Type": f"text/html; {HOSTILE}"}, "<html>hi</html>")] * 3)
+    w.services.sources.add(url, added_by=ADMIN)
+    try:
+        (result,) = w.services.sources.poll_all([url], force=True)
+        assert result.error == "html" and HOSTILE in result.source.last_error_detail
+        (dm,) = [c for c in w.fake.calls_to("chat.postMessage") if "hostile.txt" in c.args.get("text", "")]
+        slack.event({"type": "app_home_opened", "user": ADMIN, "tab": "home"})
+        (view,) = [c for c in w.fake.wait_for("views.publish") if c.args["user_id"] == ADMIN][-1:]
+        _, body = slack.command("sources", user_id=ADMIN)
+        shown = {
+            "dm": dm.args["text"] + all_text(dm.args["blocks"]),
+            "home": all_text(view.args["view"]["blocks"]),
+            "sources": all_text(body["blocks"]),
+        }
+        for where, text in shown.items():
+            assert "<https://evil.example" not in text and "<!channel>" not in text, where
+            assert "`text/html; &lt;https://evil.example|Click here to re-authorize paperbot&gt; &lt;!channel&gt; " in text, where
+            assert "*bold* ˋtickˋ`" in text, where  # inside code: no formatting, no stray backtick to close it
+    finally:
+        w.services.sources.remove(url)
+
+
+def test_an_admin_removes_a_feeds_papers_after_confirming(w, slack):
+    url = w.arxiv.url + "/cleanup.txt"
+    w.arxiv.pages["/cleanup.txt"] = (listing_text("Cleanup（清理）", 1, 2, topic="Internal Memo"), "")
+    w.services.sources.add(url, added_by=ADMIN)
+    assert w.services.sources.poll_all([url], force=True)[0].added == 2
+    before = w.corpus.store.state()[0]
+    _, body = slack.command(f"sources remove-papers <{url}>", user_id=ADMIN)
+    text = all_text(body["blocks"])
+    assert f"Removing the papers of `{url}` takes away 2 papers that only it brought" in text
+    assert f"Nothing is removed yet. To go ahead: `/papers sources remove-papers {url} confirm`" in text
+    assert w.corpus.store.state()[0] == before
+    _, body = slack.command(f"sources remove-papers {url}", user_id="U_NOT_ADMIN")
+    assert "Only paperbot's admins" in all_text(body["blocks"])
+    _, body = slack.command(f"sources remove-papers {url} confirm", user_id=ADMIN)
+    assert f"Removed 2 papers that only `{url}` brought. `{url}` is no longer a source." in all_text(body["blocks"])
+    assert w.corpus.store.state()[0] == before - 2 and w.corpus.search('"Internal Memo Study Number 1"').total == 0
 
 
 def test_serve_enriches_new_papers_in_the_background(w, slack):

@@ -17,6 +17,17 @@ from bot.models import Paper
 
 MAX_PAPERS = 500
 """At most this many papers in one digest (about 23 messages); more wait for the next."""
+MAX_PER_FEED = MAX_PAPERS // 2
+"""At most this many papers of one feed in one digest, so no feed can fill it.
+
+A feed that floods the library (a poll of thousands, hour after hour) would otherwise
+fill every digest, oldest first, for hundreds of runs. Its papers over this are left out
+and counted (`Digest.left_out`), not held back: held back, they would keep the cursor
+behind them and lead every next digest, which is the flood again. Why a cap and not an
+interleave by feed: with one cursor, whatever a digest skips below it is skipped for
+good either way, and a cap says plainly how much and from where. Half of MAX_PAPERS: a
+day's large listing still fills half a digest, and the other feeds always have the other half.
+"""
 
 
 @dataclass
@@ -30,6 +41,8 @@ class Digest:
     from_seq: int = 0
     to_seq: int = 0
     held_back: int = 0  # matching papers over MAX_PAPERS, left for the next digest
+    left_out: dict[str, int] = field(default_factory=dict)  # feed -> its papers over max_per_feed, not in any digest
+    max_per_feed: int = MAX_PER_FEED  # the share of one feed this digest was composed with
     resumed: bool = False  # continues a thread whose first message is already posted
     # Set by the subscription's order (bot.library.readinglist.Library.order_digest):
     order: str = "new"  # "new" keeps papers oldest first; otherwise they are ranked
@@ -109,31 +122,63 @@ def compose_digest(
     local_date: date,
     exclude_ids: Iterable[str] = (),
     max_papers: int = MAX_PAPERS,
+    max_per_feed: int = MAX_PER_FEED,
     top: int = 10,
 ) -> Digest:
     """Collect the papers first stored after `after_seq` that match `filter_text`.
 
     Covers seqs up to `covered_seq`; papers in `exclude_ids` (already posted by a digest
-    that was cut short) are left out. When more than `max_papers` match, the oldest go
-    now and `to_seq` stops after them, so the rest lead the next digest.
+    that was cut short) are left out, and so are a feed's papers over `max_per_feed`
+    (counted in `left_out`). When more than `max_papers` are left, the oldest go now and
+    `to_seq` stops after them, so the rest lead the next digest.
     """
     upto = covered_seq(corpus, filter_text)
     digest = Digest(
-        lang=lang, local_date=local_date, filter_text=filter_text, from_seq=after_seq, to_seq=max(after_seq, upto), top=top
+        lang=lang,
+        local_date=local_date,
+        filter_text=filter_text,
+        from_seq=after_seq,
+        to_seq=max(after_seq, upto),
+        top=top,
+        max_per_feed=max_per_feed,
     )
     if upto <= after_seq:
         return digest
     papers = corpus.new_papers(after_seq=after_seq, upto_seq=upto, filter_text=filter_text)
     skip = set(exclude_ids)
     papers = [p for p in papers if p.id not in skip]
-    if len(papers) > max_papers:
-        digest.held_back = len(papers) - max_papers
-        papers = papers[:max_papers]
-        digest.to_seq = papers[-1].seq
+    kept, over = share_by_feed(papers, max_per_feed)
+    if len(kept) > max_papers:
+        kept = kept[:max_papers]
+        digest.to_seq = kept[-1].seq
+        # Everything after the cut comes back next time, a capped feed's papers too.
+        digest.held_back = sum(1 for paper in papers if paper.seq > digest.to_seq)
+    for paper in over:
+        if paper.seq <= digest.to_seq:
+            feed = feed_of(paper)
+            digest.left_out[feed] = digest.left_out.get(feed, 0) + 1
+    papers = kept
     digest.papers = papers
     if filter_text.strip() and papers:
         digest.relevance = relevance_scores(corpus, filter_text, after_seq, {p.id for p in papers})
     return digest
+
+
+def feed_of(paper: Paper) -> str:
+    """The feed a paper counts against in a digest: the first that listed it."""
+    return paper.feeds[0] if paper.feeds else ""
+
+
+def share_by_feed(papers: list[Paper], max_per_feed: int) -> tuple[list[Paper], list[Paper]]:
+    """Split papers (oldest first) into those within their feed's `max_per_feed` and the rest."""
+    kept: list[Paper] = []
+    over: list[Paper] = []
+    counts: dict[str, int] = {}
+    for paper in papers:
+        feed = feed_of(paper)
+        counts[feed] = counts.get(feed, 0) + 1
+        (kept if counts[feed] <= max_per_feed else over).append(paper)
+    return kept, over
 
 
 def relevance_scores(corpus: Corpus, filter_text: str, after_seq: int, ids: set[str]) -> dict[str, float]:

@@ -33,7 +33,7 @@ from bot.clock import Clock, system_clock, to_iso
 from bot.config import Settings
 from bot.corpus import Corpus
 from bot.errors import ArxivError, FetchError
-from bot.feeds.fetch import fetch
+from bot.feeds.fetch import EVERYWHERE, fetch
 from bot.ingest.listing import FIELD_LIMITS
 from bot.models import ArxivRecord, Paper, paper_links
 
@@ -254,7 +254,9 @@ class ArxivClient:
                 raise ArxivError("stopped", "paperbot is shutting down")
             self.requests += 1
             try:
-                response = fetch(url, timeout=self.timeout, accept="application/atom+xml")
+                # The API URL is the operator's own setting (PAPERBOT_ARXIV_API_URL, maybe an
+                # intranet mirror), not a feed anyone can add: any address it names is theirs.
+                response = fetch(url, timeout=self.timeout, accept="application/atom+xml", allow_private=EVERYWHERE)
                 return parse_feed(response.body)
             except FetchError as error:
                 retryable = error.kind in ("network", "timeout", "rate_limited", "unavailable") or (

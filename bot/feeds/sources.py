@@ -21,6 +21,7 @@ failure of a run of failures is reported once through `on_failing` (admins' DMs)
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import threading
@@ -34,15 +35,10 @@ from bot.corpus import Corpus
 from bot.errors import ArxivError, FetchError, PaperbotError, SourceError
 from bot.feeds.arxiv import ArxivClient, authors_overlap, normalize_title, plain_title
 from bot.feeds.fetch import DEFAULT_MAX_BYTES, fetch
+from bot.feeds.listings import SCHEMA as SOURCE_PAPERS
+from bot.feeds.listings import record_source_papers, store_fetched
 from bot.i18n import t
-from bot.ingest.listing import (
-    decode_listing,
-    find_urls,
-    find_venue,
-    paper_id,
-    parse_text,
-    venue_label,
-)
+from bot.ingest.listing import find_urls, find_venue, paper_id, venue_label
 from bot.models import ArxivRecord, Listing, Paper
 from bot.store.database import Store, apply_schema
 
@@ -69,7 +65,9 @@ CREATE TABLE IF NOT EXISTS sources (
 );
 """
 
-COLUMNS: dict[str, dict[str, str]] = {}
+COLUMNS: dict[str, dict[str, str]] = {
+    "sources": {"held_back": "INTEGER NOT NULL DEFAULT 0"},  # new papers the last poll left for the next (the cap)
+}
 """Columns added to `sources` after it first shipped (see bot.store.database.ensure_columns)."""
 
 LISTING_TIMEOUT = 30.0
@@ -98,6 +96,7 @@ class Source:
     retry_at: str = ""
     notified: bool = False
     papers_added: int = 0
+    held_back: int = 0
 
     @property
     def feed_name(self) -> str:
@@ -110,12 +109,17 @@ class Source:
         spec = self.target.removeprefix("arxiv:")
         return f"cat:{spec}" if _CATEGORY.match(spec) else f'all:"{spec.strip(chr(34))}"'
 
-    def error_text(self, lang: str) -> str:
-        """Why the last poll failed, in `lang` ("" when it succeeded)."""
+    def error_text(self, lang: str, *, quote: Callable[[str], str] = str) -> str:
+        """Why the last poll failed, in `lang` ("" when it succeeded).
+
+        The detail is often the feed server's own text (its Content-Type, where it
+        redirected, arXiv's error message): `quote` makes it safe where it is shown
+        (Slack's renderers pass one that shows it as inert code).
+        """
         if not self.last_error:
             return ""
         key = ERROR_TEXTS.get(self.last_error, "sources.error_internal")
-        return t(key, lang, detail=self.last_error_detail or "?")
+        return t(key, lang, detail=quote(self.last_error_detail or "?"))
 
     def to_dict(self) -> dict:
         data = asdict(self)
@@ -132,8 +136,10 @@ ERROR_TEXTS = {
     "internal": "sources.error_internal",
     "listing": "sources.error_listing",
     "network": "sources.error_network",
+    "private": "sources.error_private",
     "rate_limited": "sources.error_rate_limited",
     "redirects": "sources.error_redirects",
+    "scheme": "sources.error_scheme",
     "stopped": "sources.error_stopped",
     "timeout": "sources.error_timeout",
     "too_large": "sources.error_too_large",
@@ -151,6 +157,8 @@ class PollResult:
     unchanged: bool = False
     skipped: str = ""  # "busy" (another poll holds it) or "waiting" (backing off)
     error: str = ""  # an error kind
+    held_back: int = 0  # new papers over the per-poll cap, left for the next poll
+    cap: int = 0  # that cap
 
     def line(self, lang: str) -> str:
         """One line for the CLI and Slack: what this poll did."""
@@ -160,11 +168,58 @@ class PollResult:
             return t("sources.poll_failed", lang, source=self.source.target, reason=self.source.error_text(lang))
         if self.unchanged:
             return t("sources.poll_unchanged", lang, source=self.source.target)
-        return t("sources.poll_done", lang, source=self.source.target, count=self.added)
+        line = t("sources.poll_done", lang, source=self.source.target, count=self.added)
+        if self.held_back:
+            line += " " + t("sources.poll_held_back", lang, count=self.held_back, cap=f"{self.cap:,}")
+        return line
 
     def to_dict(self) -> dict:
         return {"source": self.source.target, "added": self.added, "unchanged": self.unchanged, "skipped": self.skipped,
-                "error": self.error, "error_text": self.source.error_text("en")}  # fmt: skip
+                "error": self.error, "error_text": self.source.error_text("en"), "held_back": self.held_back}  # fmt: skip
+
+
+@dataclass
+class Removal:
+    """What removing a source's papers takes away, and what it keeps and why."""
+
+    target: str
+    paper_ids: list[str]  # brought by this source alone: these go
+    kept_listed: int = 0  # another source, another feed or a listing file also brought them
+    kept_people: int = 0  # someone saved or shared them
+    source_exists: bool = True  # the source itself is removed too, so its next poll can't bring them back
+    removed: int = 0  # once done: how many went
+
+    @property
+    def count(self) -> int:
+        return len(self.paper_ids)
+
+    def line(self, lang: str, *, done: bool, code: Callable[[str], str] = str) -> str:
+        """What it would do (`done` False: how to go ahead) or did, for the CLI and Slack."""
+        if done:
+            text = t("sources.papers_removed", lang, source=code(self.target), count=self.removed)
+        elif self.count:
+            text = t("sources.remove_papers_preview", lang, source=code(self.target), count=self.count)
+        else:
+            text = t("sources.remove_papers_nothing", lang, source=code(self.target))
+        kept = []
+        if self.kept_listed:
+            kept.append(t("sources.remove_papers_kept_listed", lang, count=self.kept_listed))
+        if self.kept_people:
+            kept.append(t("sources.remove_papers_kept_people", lang, count=self.kept_people))
+        if kept:
+            text += " " + t("sources.remove_papers_kept", lang, kept=t("sources.remove_papers_and", lang).join(kept))
+        if done and self.source_exists:
+            text += " " + t("sources.remove_papers_source_gone", lang, source=code(self.target))
+        return text
+
+    def to_dict(self) -> dict:
+        return {"source": self.target, "papers": self.count, "removed": self.removed, "kept_listed": self.kept_listed,
+                "kept_people": self.kept_people, "source_removed": self.source_exists}  # fmt: skip
+
+
+def feed_name_of(target: str) -> str:
+    """The feed name a source's papers are listed under when it is arXiv's (Source.feed_name)."""
+    return "arXiv " + target.removeprefix("arxiv:") if target.startswith("arxiv:") else ""
 
 
 def parse_target(text: str) -> tuple[str, str]:
@@ -193,6 +248,7 @@ class SourceStore:
         self.store = store
         with store.transaction() as db:
             apply_schema(db, SCHEMA, COLUMNS)
+            apply_schema(db, SOURCE_PAPERS)
 
     def all(self) -> list[Source]:
         return [_source(r) for r in self.store.read("SELECT * FROM sources ORDER BY id")]
@@ -235,6 +291,7 @@ def _source(row) -> Source:
     names = row.keys()  # a sqlite3.Row iterates over its values, not its names
     data = {k: row[k] for k in names if k != "polling_until"}
     data["notified"] = bool(data["notified"])
+    data["held_back"] = int(data.get("held_back") or 0)
     return Source(**data)
 
 
@@ -271,6 +328,7 @@ class SourceService:
         clock: Clock = system_clock,
         arxiv_client: ArxivClient | None = None,
         on_failing: Callable[[Source], None] | None = None,
+        kept_by_people: Callable[[list[str]], set[str]] | None = None,
         timeout: float = LISTING_TIMEOUT,
         max_bytes: int = LISTING_MAX_BYTES,
     ):
@@ -282,9 +340,12 @@ class SourceService:
             settings.arxiv_api_url, interval=settings.arxiv_interval_seconds, backoff=settings.arxiv_backoff_seconds, retries=1
         )
         self.on_failing = on_failing
+        # Which papers someone saved or shared (the library's; bot/services.py wires it): never removed.
+        self.kept_by_people = kept_by_people or (lambda ids: set())
         self.timeout = timeout
         self.max_bytes = max_bytes
         self.interval = timedelta(minutes=settings.sources_interval_minutes)
+        self.cap = settings.feeds_max_new_per_poll
         self._lock = threading.Lock()
 
     def list_sources(self) -> list[Source]:
@@ -312,6 +373,91 @@ class SourceService:
         self.sources.remove(source.target)
         return source
 
+    def _known_target(self, text: str) -> str:
+        """A source's target as typed or as parse_target reads it: one that exists, or one whose papers are remembered."""
+        candidates = [text.strip()]
+        with contextlib.suppress(SourceError):  # not a target as typed: maybe an exact one still
+            candidates.append(parse_target(text)[1])
+        for target in candidates:
+            if self.sources.get(target) is not None or self.corpus.store.read(
+                "SELECT 1 FROM source_papers WHERE source = ? LIMIT 1", (target,)
+            ):
+                return target
+        raise SourceError("sources.unknown", source=text.strip()[:200])
+
+    def plan_removal(self, text: str) -> Removal:
+        """What `remove_papers(text)` would remove: the papers this source alone brought.
+
+        A paper stays when another source listed it, when it has a feed this source never
+        used, when a listing file (inbox, upload, CLI) with one of this source's feed names
+        was stored since the paper arrived (it may have listed it too), or when someone
+        saved or shared it. Only papers this source stored first are candidates at all.
+        """
+        target = self._known_target(text)
+        store = self.corpus.store
+        rows = store.read(
+            "SELECT p.id, p.first_seen FROM source_papers s JOIN papers p ON p.id = s.paper_id WHERE s.source = ? AND s.brought = 1",
+            (target,),
+        )
+        first_seen = {row[0]: row[1] for row in rows}  # paper id -> when it was first stored
+        others = {
+            row[0]
+            for row in store.read(
+                "SELECT DISTINCT o.paper_id FROM source_papers o JOIN source_papers s ON s.paper_id = o.paper_id "
+                "WHERE s.source = ? AND s.brought = 1 AND o.source != ?",
+                (target, target),
+            )
+        }
+        own_feeds = {row[0] for row in store.read("SELECT DISTINCT feed FROM ingests WHERE path = ?", (target,))}
+        own_feeds.discard("")
+        if feed_name_of(target):
+            own_feeds.add(feed_name_of(target))
+        feeds: dict[str, set[str]] = {}
+        for pid, feed in store.read(
+            "SELECT f.paper_id, f.feed FROM paper_feeds f JOIN source_papers s ON s.paper_id = f.paper_id "
+            "WHERE s.source = ? AND s.brought = 1",
+            (target,),
+        ):
+            feeds.setdefault(pid, set()).add(feed)
+        # Listing files that used one of this source's feed names: their latest time, by feed.
+        source_paths = {row[0] for row in store.read("SELECT DISTINCT source FROM source_papers")}
+        source_paths |= {s.target for s in self.sources.all()}
+        source_paths |= {feed_name_of(path) for path in source_paths if feed_name_of(path)}
+        listed_at: dict[str, str] = {}
+        for feed in own_feeds:
+            for path, at in store.read("SELECT path, MAX(at) FROM ingests WHERE feed = ? GROUP BY path", (feed,)):
+                if path not in source_paths and at > listed_at.get(feed, ""):
+                    listed_at[feed] = at
+        alone, listed = [], 0
+        for pid, seen in first_seen.items():
+            paper_feeds = feeds.get(pid, set())
+            if pid in others or not paper_feeds <= own_feeds or any(listed_at.get(feed, "") >= seen for feed in paper_feeds):
+                listed += 1
+            else:
+                alone.append(pid)
+        people = self.kept_by_people(alone)
+        return Removal(
+            target=target,
+            paper_ids=[pid for pid in alone if pid not in people],
+            kept_listed=listed,
+            kept_people=len(people),
+            source_exists=self.sources.get(target) is not None,
+        )
+
+    def remove_papers(self, text: str) -> Removal:
+        """Remove the papers this source alone brought (plan_removal), and the source itself."""
+        removal = self.plan_removal(text)
+        if removal.source_exists:
+            self.sources.remove(removal.target)  # first: a poll now can't bring them back
+        removal.removed = self.corpus.remove_papers(removal.paper_ids)
+        with self.corpus.store.transaction() as db:  # what is remembered of papers no longer stored
+            for start in range(0, removal.count, 500):
+                chunk = removal.paper_ids[start : start + 500]
+                db.execute(f"DELETE FROM source_papers WHERE paper_id IN ({', '.join('?' for _ in chunk)})", chunk)
+        logger.warning("removed %d papers that only %s brought (kept %d listed elsewhere, %d saved or shared)",
+                       removal.removed, removal.target, removal.kept_listed, removal.kept_people)  # fmt: skip
+        return removal
+
     def poll_all(self, targets: list[str] | None = None, *, force: bool = False) -> list[PollResult]:
         """Poll every source (or those named); `force` ignores a backoff's waiting time."""
         chosen = self.list_sources()
@@ -337,11 +483,12 @@ class SourceService:
             return PollResult(source, skipped="waiting")
         if not self.sources.lease(source.id, now):
             return PollResult(source, skipped="busy")
+        held_back = 0
         try:
             if source.kind == "arxiv":
                 added, unchanged, etag, modified = self._poll_arxiv(source), False, "", ""
             else:
-                added, unchanged, etag, modified = self._poll_listing(source)
+                added, unchanged, etag, modified, held_back = self._poll_listing(source)
         except _PollFailed as failure:
             return self._failed(source, failure, now)
         except Exception as error:  # a bug must not leave the lease held or kill the scheduler
@@ -350,11 +497,13 @@ class SourceService:
         done = to_iso(self.clock())
         self.sources.finish(
             source.id, last_poll=done, last_success=done, last_error="", last_error_detail="", failures=0, retry_at="",
-            notified=0, papers_added=source.papers_added + added, etag=etag or source.etag,
-            last_modified=modified or source.last_modified,
+            notified=0, papers_added=source.papers_added + added, etag=etag, last_modified=modified, held_back=held_back,
         )  # fmt: skip
         fresh = self.sources.get(source.target) or source
-        return PollResult(fresh, added=added, unchanged=unchanged)
+        if held_back:
+            logger.warning("source %s: %d new papers added, %d more wait for the next poll (PAPERBOT_FEEDS_MAX_NEW_PER_POLL=%d)",
+                           source.target, added, held_back, self.cap)  # fmt: skip
+        return PollResult(fresh, added=added, unchanged=unchanged, held_back=held_back, cap=self.cap)
 
     def _failed(self, source: Source, failure: _PollFailed, now: datetime) -> PollResult:
         failures = source.failures + 1
@@ -377,27 +526,31 @@ class SourceService:
 
     # -- the two kinds --------------------------------------------------------------------
 
-    def _poll_listing(self, source: Source) -> tuple[int, bool, str, str]:
+    def _poll_listing(self, source: Source) -> tuple[int, bool, str, str, int]:
+        """Fetch and store a listing: (added, unchanged, ETag, Last-Modified, held back).
+
+        A poll that hit the cap keeps no ETag or Last-Modified: the next one must get the
+        whole listing again (a 304 would leave the rest waiting for good).
+        """
         try:
             response = fetch(source.target, etag=source.etag, last_modified=source.last_modified, timeout=self.timeout,
-                             max_bytes=self.max_bytes, accept="text/plain")  # fmt: skip
+                             max_bytes=self.max_bytes, accept="text/plain",
+                             allow_private=self.settings.feeds_allow_private)  # fmt: skip
         except FetchError as error:
             raise _PollFailed(error.kind, error.detail, error.retry_after) from None
         if response.status == 304:
-            return 0, True, response.etag, response.last_modified
+            return 0, True, response.etag, response.last_modified, source.held_back
         if "html" in response.content_type.lower() or _HTML.match(response.body[:1024]):
             raise _PollFailed("html", response.content_type or "text/html")
-        text, problem = decode_listing(source.target, response.body)
-        if problem is not None:
-            raise _PollFailed("listing", problem.reason)
-        listing = parse_text(text or "", source.target)
-        if not listing.records:
-            reason = listing.errors[0].reason if listing.errors else "no records"
-            raise _PollFailed("listing", reason)
-        report = self.corpus.ingest_listing(listing)
+        intake = store_fetched(self.corpus, source.target, response.body, self.cap)
+        if intake.problem:
+            raise _PollFailed("listing", intake.problem)
+        report = intake.report
         if report.errors:
             logger.warning("source %s: %d record(s) rejected, first: %s", source.target, report.rejected, report.errors[0])
-        return report.new, False, response.etag, response.last_modified
+        if intake.held_back:
+            return report.new, False, "", "", intake.held_back
+        return report.new, False, response.etag, response.last_modified, 0
 
     def _poll_arxiv(self, source: Source) -> int:
         if not self.settings.arxiv_enabled:
@@ -406,10 +559,11 @@ class SourceService:
             page = self.arxiv.query(search_query=source.arxiv_query, max_results=ARXIV_FEED_RESULTS, sort_by="submittedDate")
         except ArxivError as error:
             raise _PollFailed(error.kind, error.detail, error.retry_after) from None
-        return self.store_arxiv_papers(page.entries, source.feed_name)
+        return self.store_arxiv_papers(page.entries, source.feed_name, source=source.target)
 
-    def store_arxiv_papers(self, records: list[ArxivRecord], feed: str) -> int:
-        """Store arXiv entries as papers of `feed`, merged with the papers already stored."""
+    def store_arxiv_papers(self, records: list[ArxivRecord], feed: str, *, source: str = "") -> int:
+        """Store arXiv entries as papers of `feed`, merged with the papers already stored;
+        remembered as listed by `source` (its target), when given."""
         store = self.corpus.store
         now = to_iso(self.clock())
         new_papers: list[Paper] = []
@@ -431,6 +585,8 @@ class SourceService:
             added = report.new
         if known:
             store.add_feed(list(known), feed)
+        if source:
+            record_source_papers(store, source, [*known, *(p.id for p in new_papers)], [p.id for p in new_papers])
         self.corpus.save_arxiv({**{p.id: p.arxiv for p in new_papers}, **known}, now)
         self.corpus.ensure_index()
         return added
@@ -454,13 +610,17 @@ class _PollFailed(PaperbotError):
         self.retry_after = retry_after
 
 
-def format_source_line(source: Source, lang: str) -> str:
-    """One source for `sources list` and App Home: target, last poll/success/error, papers added."""
+def format_source_line(source: Source, lang: str, *, code: Callable[[str], str] = str, quote: Callable[[str], str] = str) -> str:
+    """One source for `sources list` and App Home: target, last poll/success/error, papers added.
+
+    `code` makes the target safe inside the row's backticks, `quote` the server's text in
+    the error (see Source.error_text); plain text for the CLI by default.
+    """
     return t(
         "sources.row", lang,
-        source=source.target,
+        source=code(source.target),
         poll=source.last_poll or t("sources.never", lang),
         success=source.last_success or t("sources.never", lang),
         count=source.papers_added,
-        error=source.error_text(lang) or t("sources.no_error", lang),
-    )  # fmt: skip
+        error=source.error_text(lang, quote=quote) or t("sources.no_error", lang),
+    ) + (" · " + t("sources.row_held_back", lang, count=source.held_back) if source.held_back else "")  # fmt: skip

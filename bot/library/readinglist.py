@@ -195,6 +195,20 @@ class Library:
         shown = papers[(page - 1) * per_page : page * per_page]
         return SavedPage(shown, len(papers), page, per_page, query)
 
+    def kept_by_people(self, paper_ids: list[str]) -> set[str]:
+        """Which of these papers someone saved or shared: removing a feed's papers keeps them
+        (bot/feeds/sources.py plan_removal), so nobody's reading list loses a paper."""
+        kept: set[str] = set()
+        for start in range(0, len(paper_ids), 500):
+            chunk = paper_ids[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            for table in ("saves", "shares"):
+                kept.update(
+                    r[0]
+                    for r in self.store.read(f"SELECT DISTINCT paper_id FROM {table} WHERE paper_id IN ({marks})", tuple(chunk))
+                )
+        return kept
+
     # -- what the bot posted, and reactions to it ---------------------------------------------
 
     def record_card(self, channel_id: str, message_ts: str, paper_ids: Iterable[str], *, kind: str) -> None:

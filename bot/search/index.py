@@ -266,6 +266,21 @@ class PaperIndex:
             written += self._upsert_batch(batch)
         return written
 
+    def remove(self, papers: list[tuple[str, int]]) -> int:
+        """Delete the indexed versions of `papers` (id, seq); return how many there were.
+
+        One commit that adds nothing; the segments keep their revs, so state() reports
+        the rev the store keeps for removed papers (Store.remove_papers).
+        Raises IndexBusy if another process holds the write lock past `writer_timeout`.
+        """
+        if not papers:
+            return 0
+        with self._write_lock:
+            ix = self._index()
+            before = self.state()[0]
+            self._commit(ix, papers, lambda writer: lambda writer, segments: segments, large=False)
+            return before - self.state()[0]
+
     def share_size(self, backlog: int) -> int:
         """Papers a share of `backlog` holds in upsert_stored: commits of `procs` equal
         shares of at most `segment_docs` each (equal, so no worker waits on another)."""

@@ -25,6 +25,8 @@ from bot.feeds.sources import Source
 from bot.i18n import normalize_lang, t
 from bot.slack.client import error_code
 from bot.slack.render.blocks import section
+from bot.slack.render.mrkdwn import escape_code
+from bot.slack.render.sources import quoted
 
 logger = logging.getLogger(__name__)
 
@@ -85,7 +87,8 @@ def tell_admins_failing(client: WebClient, corpus: Corpus, admins: frozenset[str
     for admin in sorted(admins):
         try:
             lang = normalize_lang(corpus.get_user_lang(admin))
-            text = t("sources.failing_dm", lang, source=source.target, reason=source.error_text(lang))
+            reason = source.error_text(lang, quote=quoted)  # the feed server's words, made inert
+            text = t("sources.failing_dm", lang, source=escape_code(source.target), reason=reason)
             channel = client.conversations_open(users=admin)["channel"]["id"]
             client.chat_postMessage(channel=channel, text=text, blocks=[section(text)])
         except (SlackApiError, OSError) as error:

@@ -71,12 +71,16 @@ SOURCES_ACTIONS = {
     "add": "add",
     "remove": "remove",
     "poll": "poll",
+    "remove-papers": "remove_papers",
     "添加": "add",
     "删除": "remove",
     "抓取": "poll",
     "列表": "list",
+    "删除论文": "remove_papers",
 }
 """What `/papers sources` takes."""
+CONFIRM_WORDS = ("confirm", "确认")
+"""The last word of `/papers sources remove-papers SOURCE confirm`: go ahead."""
 SUBSCRIBE_HELP_WORDS = ("help", "帮助", "?")
 """`/papers subscribe help` explains the options instead of subscribing."""
 

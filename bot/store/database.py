@@ -363,6 +363,15 @@ class Store:
             ).rowcount
         return added
 
+    def known_ids(self, ids: list[str]) -> set[str]:
+        """Which of these paper ids are stored."""
+        known: set[str] = set()
+        for start in range(0, len(ids), 500):  # SQLite caps the number of bound variables
+            chunk = ids[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            known.update(row[0] for row in self.read(f"SELECT id FROM papers WHERE id IN ({marks})", tuple(chunk)))
+        return known
+
     def get(self, paper_id: str) -> Paper | None:
         papers = self.get_many([paper_id])
         return papers[0] if papers else None
@@ -469,6 +478,33 @@ class Store:
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('counter', ?)", (str(counter),))
         return changed
 
+    def remove_papers(self, paper_ids: list[str]) -> list[tuple[str, int]]:
+        """Delete these papers, their feeds and arXiv records in one transaction; return the
+        (id, seq) of those that were stored, for the index to drop them too.
+
+        The highest rev among them is kept (meta `removed_rev`) and `state()` reports it:
+        the index still counts the removed papers' revs in its segments, and a store
+        whose highest rev went down would look older than its index (a rebuild). Saves,
+        cards and shares of a removed paper stay: nothing shows a paper that is not stored.
+        """
+        removed: list[tuple[str, int]] = []
+        with self.transaction() as db:
+            top = 0
+            for start in range(0, len(paper_ids), 500):
+                chunk = paper_ids[start : start + 500]
+                marks = ", ".join("?" for _ in chunk)
+                rows = db.execute(f"SELECT id, seq, rev FROM papers WHERE id IN ({marks})", chunk).fetchall()
+                if not rows:
+                    continue
+                removed.extend((row[0], row[1]) for row in rows)
+                top = max(top, *(row[2] for row in rows))
+                for table, column in (("arxiv_records", "paper_id"), ("paper_feeds", "paper_id"), ("papers", "id")):
+                    db.execute(f"DELETE FROM {table} WHERE {column} IN ({marks})", chunk)
+            row = db.execute("SELECT value FROM meta WHERE key = 'removed_rev'").fetchone()
+            if top > (int(row[0]) if row else 0):
+                db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('removed_rev', ?)", (str(top),))
+        return removed
+
     def add_feed(self, paper_ids: list[str], feed: str) -> int:
         """List stored papers under one more feed (an arXiv feed that saw them); new `rev` each."""
         added = 0
@@ -548,8 +584,11 @@ class Store:
         the rev index's pages and finds the highest rev in it (together in one scan they
         cost 60-120 ms at 1M papers, of every CLI command's and server's start; as subqueries, 8 ms).
         """
-        row = self.read("SELECT (SELECT COUNT(*) FROM papers), (SELECT COALESCE(MAX(rev), 0) FROM papers)")[0]
-        return int(row[0]), int(row[1])
+        row = self.read(
+            "SELECT (SELECT COUNT(*) FROM papers), (SELECT COALESCE(MAX(rev), 0) FROM papers), "
+            "(SELECT COALESCE(MAX(CAST(value AS INTEGER)), 0) FROM meta WHERE key = 'removed_rev')"
+        )[0]
+        return int(row[0]), max(int(row[1]), int(row[2]))  # a removed paper's rev still counts (remove_papers)
 
     def last_seq(self) -> int:
         return int(self.read("SELECT COALESCE(MAX(seq), 0) FROM papers")[0][0])

@@ -18,7 +18,7 @@ from bot.slack.render.blocks import Message, render_notice
 from bot.slack.render.mrkdwn import escape_code
 from bot.slack.render.sources import render_meaning_status, render_sources
 from bot.slack.reply import Reply, notice
-from bot.slack.words import SOURCES_ACTIONS
+from bot.slack.words import CONFIRM_WORDS, SOURCES_ACTIONS
 
 logger = logging.getLogger(__name__)
 
@@ -34,7 +34,7 @@ def _in_background(name: str, func: Callable[[], object]) -> None:
 
 
 def answer_sources_command(services: Services, *, user_id: str, rest: str, lang: str) -> Reply:
-    """Answer `/papers sources [list|add|remove|poll] ...` for an admin; others are told why not."""
+    """Answer `/papers sources [list|add|remove|poll|remove-papers] ...` for an admin; others are told why not."""
     service = services.sources
     if not services.is_admin(user_id):
         return notice("sources.admins_only", lang)
@@ -59,8 +59,32 @@ def answer_sources_command(services: Services, *, user_id: str, rest: str, lang:
                 return notice("sources.usage", lang)
             source = service.remove(arg)
             return notice("sources.removed", lang, source=escape_code(source.target))
+        if action == "remove_papers":
+            return answer_remove_papers(services, arg, lang)
         sources = service.list_sources()
         _in_background("poll sources", lambda: service.poll_all(force=True))
         return notice("sources.polling", lang, count=len(sources))
     except SourceError as error:
         return Reply(render_notice(error.text(lang)), lang=lang)
+
+
+def answer_remove_papers(services: Services, arg: str, lang: str) -> Reply:
+    """`remove-papers SOURCE` says what would go and how to confirm; `... confirm` does it.
+
+    Two steps rather than an undo: the papers go with their arXiv records, and a typed
+    confirmation is as clear in the CLI (`--yes`) as in Slack.
+    """
+    words = arg.split()
+    confirmed = len(words) > 1 and words[-1].lower() in CONFIRM_WORDS
+    target = " ".join(words[:-1] if confirmed else words)
+    if not target:
+        return notice("sources.usage", lang)
+    service = services.sources
+    if not confirmed:
+        removal = service.plan_removal(target)
+        text = removal.line(lang, done=False, code=escape_code)
+        if removal.count:
+            text += "\n" + t("sources.remove_papers_confirm", lang, source=escape_code(removal.target))
+        return Reply(render_notice(text), lang=lang)
+    removal = service.remove_papers(target)
+    return Reply(render_notice(removal.line(lang, done=True, code=escape_code)), lang=lang)

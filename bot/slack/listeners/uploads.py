@@ -1,7 +1,8 @@
 """Listing files that admins send to paperbot in a DM: download, ingest, report back.
 
 Only users in PAPERBOT_ADMINS may add papers; others are told so politely. The bot token
-is only ever sent to Slack's own file hosts (or the configured API host, for tests).
+is only ever sent to Slack's own file hosts (or the configured API host, for tests), also
+after a redirect.
 """
 
 from __future__ import annotations
@@ -68,10 +69,37 @@ class TooLarge(PaperbotError):
     """The file turned out larger than we read."""
 
 
-def download_file(url: str, token: str, *, limit: int = UPLOAD_MAX_BYTES, timeout: float = 30) -> bytes:
-    """GET a private Slack file with the bot token; raise TooLarge when over `limit` bytes."""
+class _TokenStaysWithSlack(urllib.request.HTTPRedirectHandler):
+    """Follow a download's redirects, but carry the bot token only to Slack's file hosts.
+
+    urllib copies every header of a request to its redirect, Authorization included, to
+    whatever host the Location names; and it follows redirects to ftp:// too.
+    """
+
+    def __init__(self, settings: Settings | None):
+        self.settings = settings
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        if urlsplit(newurl).scheme.lower() not in ("http", "https"):
+            raise urllib.error.HTTPError(newurl, code, "redirect to a scheme that is not http(s)", headers, fp)
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if new is not None and not is_trusted_download(newurl, self.settings):
+            new.remove_header("Authorization")
+            logger.info("a file download redirected to %s; following it without the token", urlsplit(newurl).hostname)
+        return new
+
+
+def download_file(
+    url: str, token: str, *, settings: Settings | None = None, limit: int = UPLOAD_MAX_BYTES, timeout: float = 30
+) -> bytes:
+    """GET a private Slack file with the bot token; raise TooLarge when over `limit` bytes.
+
+    `url` is a trusted download (is_trusted_download); a redirect elsewhere is followed
+    without the token.
+    """
     request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
-    with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 (checked host)
+    opener = urllib.request.build_opener(_TokenStaysWithSlack(settings))
+    with opener.open(request, timeout=timeout) as response:  # checked host
         data = response.read(limit + 1)
     if len(data) > limit:
         raise TooLarge(url)
@@ -113,7 +141,7 @@ def handle_listing_upload(
                     t("inbox.download_failed", lang, name=escape_code(name), error=t("inbox.detail_no_url", lang)) + lost_nothing
                 )
                 continue
-            data = download_file(url, token)
+            data = download_file(url, token, settings=services.settings)
         except TooLarge:
             replies.append(t("inbox.too_large", lang, name=escape_code(name), limit_mb=UPLOAD_MAX_BYTES // (1024 * 1024)))
             continue

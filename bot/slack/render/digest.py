@@ -42,6 +42,7 @@ from bot.slack.render.when import format_date
 from bot.slack.values import Action, ButtonValue
 
 logger = logging.getLogger(__name__)
+LEFT_OUT_SHOWN = 3  # feeds named in the footer for papers left out (bot/digests/compose.py, MAX_PER_FEED)
 
 
 MESSAGE_BLOCKS = LIMITS["message_blocks"] - 2  # room for the part/footer lines
@@ -247,6 +248,9 @@ def render_digest(digest: Digest) -> list[DigestMessage]:
         footer = [t("digest.footer", lang)]
         if digest.held_back:
             footer.insert(0, t("digest.held_back", lang, count=digest.held_back))
+        for feed, count in sorted(digest.left_out.items(), key=lambda item: -item[1])[:LEFT_OUT_SHOWN]:
+            name = escape(feed) if feed else t("digest.group_other", lang)  # a listing's first line: anyone's text
+            footer.insert(0, t("digest.left_out", lang, count=count, feed=name, most=digest.max_per_feed))
         blocks.append(context(*footer))
         text = t("digest.notification", lang, date=day, count=digest.count)
         messages.append(
