@@ -29,7 +29,7 @@ from bot.search.index import MAX_PER_PAGE, IndexHit, IndexPage, PaperIndex
 from bot.search.lexicon import DICTIONARY
 from bot.search.writers import StoredPapers
 from bot.semantic.dupes import merged
-from bot.semantic.hybrid import FILL, FLOOR, FUSE_DEPTH, NEIGHBOUR_FLOOR, fuse, is_meaningful
+from bot.semantic.hybrid import FILL, FLOOR, FUSE_DEPTH, NEIGHBOUR_FLOOR, fuse, is_meaningful, taken_as_typed
 from bot.semantic.service import Meaning
 from bot.store.database import Store, read_papers
 
@@ -377,7 +377,13 @@ class Corpus:
         aliases (digest filters, which are taken literally).
         """
         result = self.index.search(text, page=page, per_page=per_page, lang=lang, correct=correct, expand=expand)
-        if self.meaning is None or not expand or result.problem == "query_empty" or not self.meaning.has_vectors():
+        if (
+            self.meaning is None
+            or not expand
+            or result.problem == "query_empty"
+            or not self.meaning.has_vectors()
+            or taken_as_typed(text)
+        ):
             return self._result(text, result, page, per_page)
         return self._hybrid(text, result, page=page, per_page=per_page, lang=lang, correct=correct)
 
@@ -429,8 +435,17 @@ class Corpus:
         """The papers nearest `text` by meaning, above the floor below which nothing is related."""
         meaning = self.meaning
         assert meaning is not None
-        found = meaning.vectors.nearest(meaning.embed_query(text), k, exclude=exclude)
-        return [(pid, score) for pid, score in found if score >= floor]
+        found = [
+            (pid, score)
+            for pid, score in meaning.vectors.nearest(meaning.embed_query(text), k, exclude=exclude)
+            if score >= floor
+        ]
+        return self._still_stored(found)
+
+    def _still_stored(self, found: list[tuple[str, float]]) -> list[tuple[str, float]]:
+        """A removed paper's vector stays until the next compaction: only stored papers are neighbours."""
+        stored = {p.id for p in self.store.get_many([pid for pid, _ in found])}
+        return [(pid, score) for pid, score in found if pid in stored]
 
     def more_like(self, paper_id: str, *, page: int = 1, per_page: int = 5) -> SearchResult:
         """Papers similar to `paper_id` (excluding itself): by meaning, shared key terms only breaking ties.
@@ -448,7 +463,7 @@ class Corpus:
         canonical = duplicates.canonical(paper_id)
         itself = {paper_id, canonical, *duplicates.members(canonical)}
         nearest = self.meaning.vectors.nearest(vector, max(FUSE_DEPTH, end), exclude=itself)
-        neighbours = [(pid, score) for pid, score in nearest if score >= NEIGHBOUR_FLOOR]
+        neighbours = self._still_stored([(pid, score) for pid, score in nearest if score >= NEIGHBOUR_FLOOR])
         # Ties by meaning (the same to 0.01) go to the paper sharing more of its key terms.
         lexical_rank = {h.id: i for i, h in enumerate(self.index.more_like(paper_id, per_page=FUSE_DEPTH).hits)}
         ordered = sorted(neighbours, key=lambda item: (-round(item[1], 2), lexical_rank.get(item[0], FUSE_DEPTH)))

@@ -9,7 +9,8 @@
 - No lexical match at all: dense neighbours alone, only for a query made of words (not
   keyboard noise, markup or a name no dictionary knows) and only above a floor.
 
-Each hit says how it was found: literal, expanded, partial (some words) or meaning.
+A query taken as typed (a quoted phrase, a field, an exclusion, OR) gets its lexical
+results only. Each hit says how it was found: literal, expanded, partial (some words) or meaning.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 
 from bot.search.analysis import load_chinese, segment_chinese
 from bot.search.lexicon import DICTIONARY
+from bot.search.query import Clause, Group, parse_query
 
 FUSE_DEPTH = 30  # lexical and dense candidates fused for an any-term query
 RRF_K = 60  # the usual reciprocal-rank constant: rank 1 and rank 10 weigh 1/61 and 1/70
@@ -53,6 +55,19 @@ def is_meaningful(text: str) -> bool:
         load_chinese()
         return any(len(w) >= 2 and DICTIONARY.english_for(w) for w, *_ in segment_chinese(han, True))
     return False
+
+
+def taken_as_typed(text: str) -> bool:
+    """Whether the query asks for exactly what it says, so nothing is added to it by meaning:
+    a quoted phrase, a field (`author:`), an exclusion (`-word`) or `OR`. A paper near
+    "KV cache" in meaning is not what `"KV cache"` or `-cache` asked for."""
+
+    def literal(node: Clause | Group) -> bool:
+        if isinstance(node, Clause):
+            return node.phrase or bool(node.prefix) or node.negated
+        return node.negated or node.op == "or" or any(literal(child) for child in node.children)
+
+    return any(literal(child) for child in parse_query(text).root.children)
 
 
 def fuse(lexical: Sequence[str], dense: Sequence[str], *, depth: int = FUSE_DEPTH) -> list[str]:
