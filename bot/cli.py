@@ -14,6 +14,7 @@ import os
 import signal
 import sqlite3
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -404,7 +405,16 @@ def serve(settings: Settings, corpus: Corpus, *, stdin: TextIO | None = None, st
 
         corpus.prepare()
         settle_heap()
-        return run_console(corpus, stdin=stdin or sys.stdin, stdout=stdout)
+        meaning = corpus.meaning
+        if meaning is not None:
+            # As the Slack server's scheduler does: the vectors are computed beside the console,
+            # newest first, and its searches are by words alone for papers still without one.
+            threading.Thread(target=meaning.builder.run, name="vectors", daemon=True).start()
+        try:
+            return run_console(corpus, stdin=stdin or sys.stdin, stdout=stdout)
+        finally:
+            if meaning is not None:
+                meaning.builder.stop()
     missing = settings.missing_slack_settings()
     if missing:
         print(t("setup.missing_some", "en", names=" and ".join(missing)), file=sys.stderr, flush=True)

@@ -7,6 +7,7 @@ corpus here; corpora are the seeds (97 papers) or a handful of papers made below
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -328,7 +329,8 @@ def test_compacted_vectors_answer_as_the_chunks_did(seeds, tmp_path):
 @pytest.fixture(scope="module")
 def meaning_server(seeds, slack_settings):
     """paperbot's HTTP server over the seeds with their vectors, talking to the fake Slack."""
-    running = start_app_server(slack_settings, seeds)
+    seeds.prepare()  # as `serve` makes it ready: dictionaries, typo vocabularies, the encoder's weights
+    running = start_app_server(dataclasses.replace(slack_settings, admins=frozenset({"U_MEANING_ADMIN"})), seeds)
     yield running
     running.shutdown()
 
@@ -362,6 +364,14 @@ def test_slack_more_like_this_ranks_by_meaning_and_quotes_no_lone_character(slac
     text = all_text(blocks)
     assert "*过*" not in text and "\n> " not in text  # no quote of a shared character (PoLar's 过参数化, 过拟合)
     assert text.count("related in meaning") >= 3
+
+
+def test_an_admin_sees_how_far_the_vectors_are(slack_meaning):
+    _, body = slack_meaning.command("sources", user_id="U_MEANING_ADMIN")
+    assert "Search by meaning: all 97 papers have vectors." in all_text(body["blocks"])
+    _, body = slack_meaning.command("lang zh", user_id="U_MEANING_ADMIN")
+    _, body = slack_meaning.command("sources", user_id="U_MEANING_ADMIN")
+    assert "语义搜索：全部 97 篇论文都已算好向量。" in all_text(body["blocks"])
 
 
 def test_console_says_related_in_meaning(seeds):
