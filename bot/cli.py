@@ -115,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument(
         "--ids", nargs="+", default=[], metavar="ID", help="paper ids (or unique prefixes), comma or space separated"
     )
+    export.add_argument("--lang", choices=("en", "zh"), default="en", help="the language of the AI summary note's label")
     return parser
 
 
@@ -486,7 +487,7 @@ def cmd_export(settings: Settings, args) -> int:
         return _fail(f"no paper with id {', '.join(map(repr, unknown))}; find ids with `python -m bot search QUERY`")
     if not papers:
         print(f"paperbot: {', '.join(args.user)} saved no papers yet", file=sys.stderr)
-    sys.stdout.write(export_papers(list(papers.values()), fmt))
+    sys.stdout.write(export_papers(list(papers.values()), fmt, args.lang))
     return EXIT_OK
 
 

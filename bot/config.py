@@ -7,6 +7,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.errors import ConfigError, DataDirError
@@ -73,6 +74,9 @@ class Settings:
     host: str = "0.0.0.0"
     port: int = 3000
     ack_budget_ms: int = 1500  # a /papers answer not ready by then goes to its response_url
+    # Open connections one client address may hold (bot/slack/http.py); behind a reverse proxy
+    # every request comes from the proxy, so raise it there.
+    http_connections_per_client: int = 50
     slack_bot_token: str = field(default="", repr=False)
     slack_signing_secret: str = field(default="", repr=False)
     slack_app_token: str = field(default="", repr=False)
@@ -90,10 +94,27 @@ class Settings:
     feeds_max_new_per_poll: int = 2000  # new papers one poll of one feed may add; the rest wait
     # Search by meaning (bot/semantic/): off gives exactly the lexical search of before
     semantic_enabled: bool = True
+    # Several instances (issue 24): the store on PostgreSQL (empty: SQLite in the data folder),
+    # how often an instance looks for papers stored through another, and how long a claim on
+    # background work (feed polls, arXiv lookups, inbox scans) or a digest lasts unless renewed.
+    database_url: str = field(default="", repr=False)
+    follow_interval_seconds: float = 2.0
+    lease_seconds: int = 120
+    index_snapshot_dir: Path | None = None  # an index folder to start from instead of rebuilding
 
     @property
     def db_path(self) -> Path:
         return self.data_dir / "paperbot.sqlite3"
+
+    @property
+    def database_location(self) -> str:
+        """Where the store is: PAPERBOT_DATABASE_URL, else the SQLite file in the data folder."""
+        return self.database_url or str(self.db_path)
+
+    @property
+    def shared_database(self) -> bool:
+        """Whether other instances may share the store (PostgreSQL), so one follows their changes."""
+        return bool(self.database_url)
 
     @property
     def index_dir(self) -> Path:
@@ -116,7 +137,8 @@ class Settings:
     @property
     def secrets(self) -> tuple[str, ...]:
         """The values that must never reach a log line or a message."""
-        return tuple(s for s in (self.slack_bot_token, self.slack_signing_secret, self.slack_app_token) if s)
+        password = urlsplit(self.database_url).password if self.database_url else None
+        return tuple(s for s in (self.slack_bot_token, self.slack_signing_secret, self.slack_app_token, password) if s)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -138,6 +160,13 @@ class Settings:
         if semantic_switch not in ("on", "off", "1", "0", "true", "false", "yes", "no"):
             raise ConfigError(f"PAPERBOT_SEMANTIC={semantic_switch!r} must be on or off; fix it in .env or the environment.")
         admins = frozenset(a.strip() for a in env.get("PAPERBOT_ADMINS", "").split(",") if a.strip())
+        database_url = env.get("PAPERBOT_DATABASE_URL", "").strip()
+        if database_url and not database_url.startswith(("postgresql://", "postgres://")):
+            raise ConfigError(
+                "PAPERBOT_DATABASE_URL must be a PostgreSQL URL such as postgresql://paperbot:secret@db:5432/paperbot "
+                "(or empty for SQLite in the data folder); fix it in .env or the environment."
+            )
+        snapshot = env.get("PAPERBOT_INDEX_SNAPSHOT", "").strip()
         return cls(
             data_dir=data_dir,
             seeds_dir=Path(env.get("PAPERBOT_SEEDS_DIR", "").strip() or "seeds"),
@@ -149,6 +178,7 @@ class Settings:
             host=env.get("PAPERBOT_HOST", "").strip() or "0.0.0.0",
             port=_int(env, "PORT", 3000, minimum=0),
             ack_budget_ms=_int(env, "PAPERBOT_ACK_BUDGET_MS", 1500),
+            http_connections_per_client=_int(env, "PAPERBOT_HTTP_CONNECTIONS_PER_CLIENT", 50, minimum=1),
             slack_bot_token=env.get("SLACK_BOT_TOKEN", "").strip(),
             slack_signing_secret=env.get("SLACK_SIGNING_SECRET", "").strip(),
             slack_app_token=env.get("SLACK_APP_TOKEN", "").strip(),
@@ -162,6 +192,10 @@ class Settings:
             feeds_allow_private=_networks(env, "PAPERBOT_FEEDS_ALLOW_PRIVATE"),
             feeds_max_new_per_poll=_int(env, "PAPERBOT_FEEDS_MAX_NEW_PER_POLL", 2000, minimum=1),
             semantic_enabled=semantic_switch in ("on", "1", "true", "yes"),
+            database_url=database_url,
+            follow_interval_seconds=float(_int(env, "PAPERBOT_FOLLOW_INTERVAL_SECONDS", 2, minimum=1)),
+            lease_seconds=_int(env, "PAPERBOT_LEASE_SECONDS", 120, minimum=1),
+            index_snapshot_dir=Path(snapshot) if snapshot else None,
         )
 
     @property

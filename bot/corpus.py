@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import logging
 import re
+import shutil
 import sqlite3
 import threading
 import time
@@ -20,10 +21,10 @@ from functools import partial
 from pathlib import Path
 
 from bot.config import Settings, ensure_data_dir
-from bot.errors import ChildFailed, DataDirError, IndexBusy, IndexUnusable
+from bot.errors import ChildFailed, ConfigError, DataDirError, IndexBusy, IndexUnusable
 from bot.ingest.intake import CHILD_BYTES, in_child, store_listing
 from bot.ingest.listing import parse_bytes, parse_path, parse_paths
-from bot.models import Hit, IngestReport, Listing, Paper, SearchResult
+from bot.models import Hit, Identifier, IngestReport, Listing, Paper, SearchResult, arxiv_id_of
 from bot.search.analysis import load_chinese
 from bot.search.index import MAX_PER_PAGE, IndexHit, IndexPage, PaperIndex
 from bot.search.lexicon import DICTIONARY
@@ -31,7 +32,7 @@ from bot.search.writers import StoredPapers
 from bot.semantic.dupes import merged
 from bot.semantic.hybrid import FILL, FLOOR, FUSE_DEPTH, NEIGHBOUR_FLOOR, fuse, is_meaningful, taken_as_typed
 from bot.semantic.service import Meaning
-from bot.store.database import Store, read_papers
+from bot.store.database import Store, open_store, read_papers, schema_location
 
 logger = logging.getLogger(__name__)
 
@@ -87,6 +88,7 @@ class Corpus:
         self._sync_lock = threading.Lock()
         self._ready = False
         self._progress: RebuildProgress | None = None
+        self._behind_since: float | None = None  # when this instance first saw the store ahead of its index
 
     @classmethod
     def load(cls, settings: Settings, *, writer_procs: int = 1) -> Corpus:
@@ -96,9 +98,20 @@ class Corpus:
         on two cores, but only safe in a process without other threads (the CLI).
         """
         ensure_data_dir(settings.data_dir)
+        snapshot = settings.index_snapshot_dir
+        if snapshot is not None and not settings.index_dir.exists() and snapshot.is_dir():
+            # A new instance starts from a copy of another's index and catches up from its rev,
+            # instead of rebuilding from the whole store (ensure_index checks it like any index).
+            shutil.copytree(snapshot, settings.index_dir)
+            logger.info("index copied from the snapshot %s", snapshot)
         try:
-            store = Store(settings.db_path)
-        except sqlite3.OperationalError as exc:  # the folder is writable, the database file is not
+            store = open_store(settings.database_location)
+        except sqlite3.OperationalError as exc:  # the folder is writable, the database file is not; or no PostgreSQL
+            if settings.database_url:
+                raise ConfigError(
+                    f"cannot open the database at {schema_location(settings.database_url)} ({exc}); check "
+                    "PAPERBOT_DATABASE_URL and that PostgreSQL is running and reachable."
+                ) from None
             raise DataDirError.of(settings.db_path, str(exc)) from None
         index = PaperIndex(settings.index_dir, procs=writer_procs, aliases_path=settings.aliases_path)
         meaning = Meaning(store, settings.vectors_dir) if settings.semantic_enabled else None
@@ -144,6 +157,42 @@ class Corpus:
 
     def is_ready(self) -> bool:
         return self._ready
+
+    def is_caught_up(self, *, grace_s: float | None = None) -> bool:
+        """Ready, and the index holds what the store holds (GET /readyz).
+
+        The store changes through other instances too (PAPERBOT_DATABASE_URL): an index a
+        follow or two behind (`grace_s`, two follow intervals) still counts as caught up, so
+        an instance is not taken out of a load balancer at every paper another one stores.
+        """
+        if not self._ready or self._progress is not None:
+            return False
+        count, rev = self.store.state()
+        index_count, index_rev = self.index.state()
+        if index_rev >= rev and index_count == count:
+            self._behind_since = None
+            return True
+        now = time.monotonic()
+        if self._behind_since is None:
+            self._behind_since = now
+        grace = 2 * self.settings.follow_interval_seconds if grace_s is None else grace_s
+        return now - self._behind_since < grace
+
+    def follow(self) -> str | None:
+        """Bring the index in step with a store other instances (or the CLI) also write to.
+
+        One cheap query when nothing changed; otherwise what `ensure_index` does (papers
+        stored elsewhere are indexed, removals rebuild). Run every few seconds (services).
+        """
+        if not self._ready or self._progress is not None:
+            return None
+        if self.store.state() == self.index.state():
+            return None
+        try:
+            return self.ensure_index()
+        except IndexBusy as exc:
+            logger.warning("%s; following the store again shortly", exc)
+            return None
 
     def rebuilding(self) -> RebuildProgress | None:
         """The rebuild under way in this process (after an upgrade, or of a damaged index), if any:
@@ -583,6 +632,30 @@ class Corpus:
         result = self.search(query_or_id, per_page=1)
         return result.hits[0].paper if result.hits else None
 
+    def find_identifier(self, identifier: Identifier) -> Paper | None:
+        """The paper a pasted identifier names exactly (bot.models.read_identifier), else None.
+
+        An arXiv id or DOI is looked up in the arXiv records, then among the links papers
+        give (the index finds the few that mention it; each is checked: a paper whose
+        Comments say "extends arXiv:2507.07996" is not that paper). A URL must be one of a
+        paper's own links.
+        """
+        kind, value = identifier.kind, identifier.value
+        if kind == "paper":
+            return self.get(value)
+        found_id = None
+        if kind == "arxiv":
+            found_id = self.store.paper_id_for_arxiv(value)
+        elif kind == "doi":
+            found_id = self.store.paper_id_for_doi(value)
+        if found_id:
+            return self.get(found_id)
+        page = self.index.search(f'"{value}"', per_page=MAX_PER_PAGE, expand=False, correct=False)
+        for paper in self.store.get_many([hit.id for hit in page.hits]):
+            if _names(paper, identifier):
+                return paper
+        return None
+
     def newest(self, limit: int = 5) -> list[Paper]:
         return self.store.newest(limit)
 
@@ -620,6 +693,18 @@ class Corpus:
 def _paged(like: IndexPage, hits: list[IndexHit], total: int, mode: str | None = None) -> IndexPage:
     """A page of hybrid hits that keeps what the lexical search said (suggestion, problem, expansions)."""
     return IndexPage(hits, total, mode or like.mode, suggestion=like.suggestion, problem=like.problem, expanded=like.expanded)
+
+
+def _names(paper: Paper, identifier: Identifier) -> bool:
+    """Whether `identifier` is the paper's own (its arXiv id, its DOI, one of its links)."""
+    value = identifier.value.casefold()
+    if identifier.kind == "arxiv":
+        return arxiv_id_of(paper).casefold() == value
+    if identifier.kind == "doi":
+        doi = paper.arxiv.doi.casefold() if paper.arxiv else ""
+        return doi == value or any(url.casefold().endswith("doi.org/" + value) for url in paper.urls)
+    wanted = value.rstrip("/")
+    return any(url.casefold().rstrip("/") == wanted for url in paper.urls)
 
 
 def _size(path: Path) -> int:

@@ -15,7 +15,8 @@
     ├── FetchError                    an HTTP GET of a feed gave nothing usable (bot/feeds/fetch.py)
     ├── ArxivError                    arXiv gave no usable answer (bot/feeds/arxiv.py)
     ├── ZoneRefusal                   a time-zone word that can't be taken (bot/digests/times.py)
-    └── DeliveryFailed                Slack refused a digest's post (bot/digests/service.py)
+    ├── DeliveryFailed                Slack refused a digest's post (bot/digests/service.py)
+    └── DigestClaimLost               another instance took a digest over from us (same)
 
 The CLI, the console and Slack listeners turn these into one clear line in the user's
 language; none of them needs to import the room that raised one (the CLI catches index
@@ -34,6 +35,7 @@ __all__ = [
     "ConfigError",
     "DataDirError",
     "DeliveryFailed",
+    "DigestClaimLost",
     "FetchError",
     "IndexBusy",
     "SearchIndexError",
@@ -146,3 +148,7 @@ class DeliveryFailed(PaperbotError):
         self.code = code
         self.gone = gone
         self.retryable = retryable
+
+
+class DigestClaimLost(PaperbotError):
+    """Another instance took this digest's claim over (our heartbeat stopped long enough): stop posting."""

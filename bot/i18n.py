@@ -80,29 +80,59 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "*paperbot* finds papers in English and Chinese. Only you see the results.",
         "zh": "*paperbot* 可以用中文或英文查找论文，结果仅你可见。",
     },
-    "help.body": {
+    "help.line_search": {
+        "en": "`/papers speculative decoding` search papers, in English or Chinese (`/papers 推测解码`)",
+        "zh": "`/papers 推测解码` 搜索论文，中英文均可（`/papers speculative decoding`）",
+    },
+    "help.line_share": {
+        "en": "`/papers share ParisKV` preview the best match, then post it in this channel",
+        "zh": "`/papers share ParisKV` 先预览最匹配的论文，确认后发到本频道",
+    },
+    "help.line_share_dm": {
+        "en": "`/papers share ParisKV` in a channel: preview a paper, then post it there",
+        "zh": "`/papers share ParisKV` 在频道中使用：先预览论文，确认后发到该频道",
+    },
+    "help.line_save": {
+        "en": "`/papers save ParisKV` keep a paper; `/papers saved` lists what you kept",
+        "zh": "`/papers save ParisKV` 收藏论文；`/papers saved` 查看你的收藏",
+    },
+    "help.line_subscribe": {
+        "en": "`/papers subscribe` a digest of new papers in this channel, weekdays at 09:00",
+        "zh": "`/papers subscribe` 在本频道订阅论文日报，每个工作日 09:00 发送",
+    },
+    "help.line_subscribe_dm": {
+        "en": "`/papers subscribe` a digest of new papers just for you, weekdays at 09:00",
+        "zh": "`/papers subscribe` 订阅只发给你的论文日报，每个工作日 09:00 发送",
+    },
+    "help.line_lang": {
+        "en": "`/papers lang zh` show papers in Chinese first (`/papers lang en` for English)",
+        "zh": "`/papers lang en` 优先显示英文（`/papers lang zh` 显示中文）",
+    },
+    "help.more": {
+        "en": "More: `/papers help search` · `/papers help digests` · `/papers help library`",
+        "zh": "更多说明：`/papers help search` · `/papers help digests` · `/papers help library`",
+    },
+    "help.search_title": {"en": "Searching with paperbot", "zh": "用 paperbot 搜索"},
+    "help.library_title": {"en": "Your reading list", "zh": "我的收藏"},
+    "help.search_syntax": {
         "en": (
-            "`/papers speculative decoding` search titles, authors, affiliations and summaries\n"
-            "`/papers 推测解码` Chinese works too\n"
-            '`/papers "KV cache" author:Chen` a phrase and a field; also `affil:哈佛` (= `affil:Harvard`), `venue:ICML`, `feed:ICML`, `year:2026`\n'
-            "`/papers KV缓存 OR speculative decoding` either topic\n"
-            "`/papers share ParisKV` preview the best match, then post it in this channel for everyone\n"
-            "`/papers lang zh` show papers in Chinese first (`/papers lang en` for English)\n"
-            "`/papers help` this message"
+            '*Narrow it down:* `"KV cache"` a phrase; `author:Chen`, `affil:哈佛` (= `affil:Harvard`), `venue:ICML`, `feed:ICML`, '
+            "`year:2026` (or `year:2024-2026`) a field; `-word` leaves papers out; `KV缓存 OR speculative decoding` either topic. "
+            "A pasted arXiv link or id, a DOI, or a paper id from *Details* finds that paper."
         ),
         "zh": (
-            "`/papers speculative decoding` 在标题、作者、机构和 AI 总结中搜索\n"
-            "`/papers 推测解码` 也可以用中文搜索\n"
-            '`/papers "KV cache" author:Chen` 短语与字段搜索；还有 `affil:哈佛`（同 `affil:Harvard`）、`venue:ICML`、`feed:ICML`、`year:2026`\n'
-            "`/papers KV缓存 OR speculative decoding` 任一主题\n"
-            "`/papers share ParisKV` 先预览最匹配的论文，确认后发到本频道，所有人可见\n"
-            "`/papers lang en` 优先显示英文（`/papers lang zh` 显示中文）\n"
-            "`/papers help` 显示本说明"
+            '*缩小范围：* `"KV cache"` 短语；`author:Chen`、`affil:哈佛`（同 `affil:Harvard`）、`venue:ICML`、`feed:ICML`、'
+            "`year:2026`（或 `year:2024-2026`）按字段；`-词` 排除；`KV缓存 OR speculative decoding` 任一主题。"
+            "粘贴 arXiv 链接或编号、DOI，或 *详情* 中的论文编号，可直接找到该论文。"
         ),
     },
     "help.buttons": {
-        "en": "Results come with buttons: *Share* posts a paper here, *Details* shows the full card, *More like this* finds similar papers, *Save* keeps it in your reading list, and *arXiv*, *PDF*, *Code* open the paper, its PDF and its code.",
-        "zh": "每条结果都有按钮：*分享* 把论文发到频道，*详情* 显示完整信息，*相似论文* 查找类似的论文，*收藏* 把论文加入你的收藏，*arXiv 页面*、*PDF 全文*、*代码* 分别打开论文页面、PDF 和代码。",
+        "en": "Results come with buttons: *Share* previews a paper for this channel, *Details* shows the full card, *More like this* finds similar papers, *Save* keeps it in your reading list, and *arXiv*, *PDF*, *Code* open the paper, its PDF and its code.",
+        "zh": "每条结果都有按钮：*分享* 预览后把论文发到本频道，*详情* 显示完整信息，*相似论文* 查找类似的论文，*收藏* 把论文加入你的收藏，*arXiv 页面*、*PDF 全文*、*代码* 分别打开论文页面、PDF 和代码。",
+    },
+    "help.buttons_dm": {
+        "en": "Results come with buttons: *Details* shows the full card, *More like this* finds similar papers, *Save* keeps it in your reading list, and *arXiv*, *PDF*, *Code* open the paper, its PDF and its code.",
+        "zh": "每条结果都有按钮：*详情* 显示完整信息，*相似论文* 查找类似的论文，*收藏* 把论文加入你的收藏，*arXiv 页面*、*PDF 全文*、*代码* 分别打开论文页面、PDF 和代码。",
     },
     # --- search results -----------------------------------------------------------
     "search.header": {
@@ -141,6 +171,17 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "I found no papers like “{title}”.",
         "zh": "没有找到与“{title}”相似的论文。",
     },
+    "search.arxiv_missing": {"en": "arXiv `{value}` isn't in the library", "zh": "库中没有 arXiv 编号为 `{value}` 的论文"},
+    "search.doi_missing": {"en": "No paper in the library has the DOI `{value}`", "zh": "库中没有 DOI 为 `{value}` 的论文"},
+    "search.url_missing": {"en": "No paper in the library links to `{value}`", "zh": "库中没有链接到 `{value}` 的论文"},
+    "search.identifier_missing": {
+        "en": "{missing}: paperbot has the papers of its listings and feeds. Search for the paper's title to find papers like it.",
+        "zh": "{missing}：paperbot 只收录论文列表和订阅源中的论文。可以搜索这篇论文的标题，看看有没有相关的论文。",
+    },
+    "search.identifier_mentioned": {
+        "en": "{missing}; these papers mention it.",
+        "zh": "{missing}；以下论文提到了它。",
+    },
     "search.query_empty": {
         "en": "There was nothing to search for in that query.",
         "zh": "这个查询里没有可搜索的内容。",
@@ -169,6 +210,13 @@ MESSAGES: dict[str, dict[str, str]] = {
     "button.prev": {"en": "‹ Previous", "zh": "‹ 上一页"},
     "button.search": {"en": "Search “{query}”", "zh": "搜索“{query}”"},
     "button.unsubscribe": {"en": "Unsubscribe", "zh": "取消订阅"},
+    "button.undo": {"en": "Undo", "zh": "撤销"},
+    "button.preview_digest": {"en": "Preview the next digest", "zh": "预览下一期"},
+    "button.digest_options": {"en": "Digest options", "zh": "日报选项"},
+    "button.subscribe_here": {"en": "Subscribe here", "zh": "在这里订阅"},
+    "button.subscribe_anyway": {"en": "Subscribe anyway", "zh": "仍然订阅"},
+    "button.use_filter": {"en": "Use “{filter}”", "zh": "改用“{filter}”"},
+    "button.keep_filter": {"en": "Keep “{filter}”", "zh": "保留“{filter}”"},
     "button.keep": {"en": "Keep it", "zh": "保留"},
     # --- a paper's card -------------------------------------------------------------
     "card.label_authors": {"en": "Authors", "zh": "作者"},
@@ -188,6 +236,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "<@{user_id}> shared this paper",
         "zh": "<@{user_id}> 分享了这篇论文",
     },
+    "card.shared_notification": {"en": "{shared_by}: {title}", "zh": "{shared_by}：{title}"},
+    "card.affiliation_other_name": {"en": " ({name})", "zh": "（{name}）"},
     "card.paper_not_found": {
         "en": "That paper is no longer in the library. Search again with `/papers QUERY`.",
         "zh": "这篇论文已不在库中。请用 `/papers 关键词` 重新搜索。",
@@ -294,6 +344,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "home.results": {"en": "Results for “{query}”", "zh": "“{query}”的搜索结果"},
     "home.lang_label": {"en": "Show papers in", "zh": "论文显示语言"},
+    "home.lang_automatic": {"en": "{name} (automatic)", "zh": "{name}（自动）"},
     "home.subscriptions_title": {"en": "Subscriptions", "zh": "订阅"},
     "home.subscriptions_none": {
         "en": "You have no paper digests yet. Run `/papers subscribe` in a channel to get one there, or in a DM with me to get your own.",
@@ -309,28 +360,32 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "之后不会再发送这份日报，随时可以重新订阅。",
     },
     # --- daily digests (bot/slack/render/digest.py, answers/subscribe.py) ---------------------
-    "digest.header": {"en": "📚 Paper digest · {date}", "zh": "📚 论文日报 · {date}"},
-    "digest.preview_header": {"en": "👀 Preview of the next digest · {date}", "zh": "👀 下一期日报预览 · {date}"},
+    "digest.header": {"en": "📚 {digest} · {date}", "zh": "📚 {digest} · {date}"},
+    "digest.title_daily": {"en": "Paper digest", "zh": "论文日报"},
+    "digest.title_weekly": {"en": "Weekly paper digest", "zh": "论文周报"},
+    "digest.name_daily": {"en": "paper digest", "zh": "论文日报"},
+    "digest.name_weekly": {"en": "weekly paper digest", "zh": "论文周报"},
+    "digest.preview_header": {"en": "👀 Preview of the next {digest} · {date}", "zh": "👀 下一期{digest}预览 · {date}"},
     "digest.sample_header": {"en": "👀 What a digest looks like", "zh": "👀 日报示例"},
     "digest.count_one": {"en": "*{count}* new paper", "zh": "*{count}* 篇新论文"},
     "digest.count": {"en": "*{count}* new papers", "zh": "*{count}* 篇新论文"},
     "digest.filter": {"en": "filter: {filter}", "zh": "筛选：{filter}"},
     "digest.part": {"en": "{date} · part {part} of {parts}", "zh": "{date} · 第 {part}/{parts} 部分"},
-    "digest.notification": {"en": "Paper digest for {date}: {count} new papers", "zh": "{date} 论文日报：{count} 篇新论文"},
-    "digest.notification_one": {"en": "Paper digest for {date}: {count} new paper", "zh": "{date} 论文日报：{count} 篇新论文"},
+    "digest.notification": {"en": "{digest} for {date}: {count} new papers", "zh": "{date}{digest}：{count} 篇新论文"},
+    "digest.notification_one": {"en": "{digest} for {date}: {count} new paper", "zh": "{date}{digest}：{count} 篇新论文"},
     "digest.notification_part": {
-        "en": "Paper digest for {date}, part {part} of {parts}",
-        "zh": "{date} 论文日报，第 {part}/{parts} 部分",
+        "en": "{digest} for {date}, part {part} of {parts}",
+        "zh": "{date}{digest}，第 {part}/{parts} 部分",
     },
     "digest.group_continued": {"en": "{group} (continued)", "zh": "{group}（续）"},
     "digest.group_other": {"en": "Other", "zh": "其他"},
     "digest.held_back": {
         "en": "{count} more new papers didn't fit today; they lead the next digest.",
-        "zh": "另有 {count} 篇新论文今天放不下，将在下一期日报中优先发送。",
+        "zh": "另有 {count} 篇新论文今天放不下，将在下一期中优先发送。",
     },
     "digest.held_back_one": {
         "en": "{count} more new paper didn't fit today; it leads the next digest.",
-        "zh": "另有 {count} 篇新论文今天放不下，将在下一期日报中优先发送。",
+        "zh": "另有 {count} 篇新论文今天放不下，将在下一期中优先发送。",
     },
     "digest.left_out": {
         "en": "{count} more new papers from {feed} are not in this digest: one feed fills at most {most} of a digest. They are in the library; `/papers feed:…` finds them.",
@@ -342,7 +397,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "digest.empty": {
         "en": "📭 No new papers since the last digest{filter_note}.",
-        "zh": "📭 自上期日报以来没有新论文{filter_note}。",
+        "zh": "📭 自上一期以来没有新论文{filter_note}。",
     },
     "digest.empty_filter_note": {"en": " matching “{filter}”", "zh": "（筛选“{filter}”）"},
     "digest.preview_more": {
@@ -351,7 +406,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "digest.preview_none": {
         "en": "Nothing new yet for the next digest, due {when}. Papers added before then will be in it.",
-        "zh": "下一期日报将于 {when} 发送，目前还没有新论文；在此之前新增的论文都会收录其中。",
+        "zh": "下一期将于 {when} 发送，目前还没有新论文；在此之前新增的论文都会收录其中。",
     },
     "digest.preview_paused": {
         "en": "⏸ This digest is paused: {reason}. Nothing is posted until it is resumed. {fix}",
@@ -402,10 +457,10 @@ MESSAGES: dict[str, dict[str, str]] = {
             "`/papers subscribe` every weekday at 09:00 ({zone}), in your language\n"
             "`/papers subscribe zh 8:30am tz:Asia/Shanghai KV缓存 OR speculative decoding` language, time, zone and a filter (search syntax)\n"
             "`/papers subscribe weekly mon 9am` when it comes: `daily`, `weekdays`, `weekly mon` or days such as `mon wed fri`\n"
-            "`/papers subscribe top:5 ...` how many of the most relevant papers open the digest (the rest go in its thread; 10 unless you say)\n"
+            "`/papers subscribe top:5 ...` how many highlights open the digest (the rest go in its thread; 10 unless you say)\n"
             "`/papers subscribe notify:empty ...` also post a short note on days without new papers (`notify:none` to stop)\n"
             "`/papers subscribe order:foryou ...` the order of the papers: `order:new` as they arrive, `order:foryou` by your saves (in a channel: by what it shared and saved), `order:popular` by the channel's reactions\n"
-            "Times: `9`, `9am`, `09:30`, `9.30`, `0930`, `21:30`, `9:30pm`, `早上8点`. Zones: `tz:Europe/Berlin`, `tz:UTC+8`, `tz:London`, `tz:北京`; without one, your Slack time zone.\n"
+            "Times: `9`, `9am`, `09:30`, `9.30`, `0930`, `21:30`, `9:30pm`, `noon`, `早上8点`. Zones: `tz:Europe/Berlin`, `tz:UTC+8`, `tz:London`, `tz:北京`; without one, your Slack time zone.\n"
             "Subscribing again here changes the subscription. `/papers subscriptions` lists them, "
             "`/papers unsubscribe [N]` stops one, `/papers digest [en|zh]` previews the next digest (only you see it).\n"
             "A new digest starts with the papers added from now on."
@@ -415,26 +470,22 @@ MESSAGES: dict[str, dict[str, str]] = {
             "`/papers subscribe` 每个工作日 09:00（{zone}）发送，语言与你相同\n"
             "`/papers subscribe zh 早上8点半 tz:北京 KV缓存 OR speculative decoding` 指定语言、时间、时区和筛选条件（与搜索语法相同）\n"
             "`/papers subscribe 每周一 9点` 指定发送的日子：`daily`（每天）、`weekdays`（工作日）、`每周一` 或 `周一 周三 周五`\n"
-            "`/papers subscribe top:5 ...` 日报开头列出最相关的几篇（其余在消息串中，默认 10 篇）\n"
+            "`/papers subscribe top:5 ...` 日报开头列出几篇精选（其余在消息串中，默认 10 篇）\n"
             "`/papers subscribe notify:empty ...` 没有新论文时也发一条简短提示（`notify:none` 取消）\n"
             "`/papers subscribe order:foryou ...` 论文的排序：`order:new` 按收录时间，`order:foryou` 按你的收藏（频道中按本频道的分享与收藏），`order:popular` 按频道成员的回应\n"
-            "时间写法：`9`、`9am`、`09:30`、`9.30`、`0930`、`21:30`、`9:30pm`、`早上8点`、`下午3点半`。时区：`tz:Asia/Shanghai`、`tz:UTC+8`、`tz:东京`、`tz:London`；不写则用你在 Slack 中设置的时区。\n"
+            "时间写法：`9`、`9am`、`09:30`、`9.30`、`0930`、`21:30`、`9:30pm`、`早上8点`、`上午9:30`、`下午3点半`、`中午`。时区：`tz:Asia/Shanghai`、`tz:UTC+8`、`tz:东京`、`tz:London`；不写则用你在 Slack 中设置的时区。\n"
             "在同一处再次订阅会修改原订阅。`/papers subscriptions` 列出订阅，"
             "`/papers unsubscribe [编号]` 取消订阅，`/papers digest [en|zh]` 预览下一期日报（仅你可见）。\n"
             "新订阅从此刻之后新增的论文开始收录。"
         ),
     },
-    "subscribe.help_hint": {
-        "en": "`/papers subscribe [en|zh] [daily|weekdays|weekly mon] [9am] [tz:ZONE] [top:N] [order:foryou] [notify:empty] [FILTER]` a paper digest here (in a DM: just for you); `/papers subscriptions` lists them, `/papers unsubscribe [N]` stops one, `/papers digest` previews the next; `/papers subscribe help` explains",
-        "zh": "`/papers subscribe [en|zh] [每天|工作日|每周一] [早上9点] [tz:时区] [top:N] [order:foryou] [notify:empty] [筛选条件]` 在这里订阅论文日报（在私信中订阅则只发给你）；`/papers subscriptions` 查看订阅，`/papers unsubscribe [编号]` 取消，`/papers digest` 预览下一期；`/papers subscribe help` 查看说明",
-    },
     "subscribe.created": {
-        "en": "Subscribed {place} to a paper digest {schedule} at *{time}* ({zone}), in {lang_name}{filter_note}. It holds the papers added from now on.",
-        "zh": "已为{place}订阅论文日报：{schedule} *{time}*（{zone}），{lang_name}{filter_note}。日报收录此后新增的论文。",
+        "en": "Subscribed {place} to a {digest} {schedule} at *{time}* ({zone}), in {lang_name}{filter_note}. It holds the papers added from now on.",
+        "zh": "已为{place}订阅{digest}：{schedule} *{time}*（{zone}），{lang_name}{filter_note}。从现在起新增的论文都会收录。",
     },
     "subscribe.updated": {
-        "en": "Updated the paper digest for {place}: {schedule} at *{time}* ({zone}), in {lang_name}{filter_note}.",
-        "zh": "已更新{place}的论文日报：{schedule} *{time}*（{zone}），{lang_name}{filter_note}。",
+        "en": "Updated the {digest} for {place}: {schedule} at *{time}* ({zone}), in {lang_name}{filter_note}.",
+        "zh": "已更新{place}的{digest}：{schedule} *{time}*（{zone}），{lang_name}{filter_note}。",
     },
     "subscribe.resumed": {
         "en": "The digest was paused ({reason}); it is running again.",
@@ -450,14 +501,21 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": ", for papers matching “{filter}” ({count} in the library matches today)",
         "zh": "，只收录匹配“{filter}”的论文（目前库中有 {count} 篇匹配）",
     },
-    "subscribe.filter_did_you_mean": {
-        "en": "⚠️ Digests match filters exactly as typed, and this one matches nothing. Did you mean `{suggestion}`? Subscribe again with it to get those papers.",
-        "zh": "⚠️ 日报按筛选条件的原样匹配，这个条件目前匹配不到任何论文。你是不是想输入 `{suggestion}`？用它重新订阅即可收到这些论文。",
+    "subscribe.ask_typo": {
+        "en": "⚠️ No paper in the library matches “{filter}” as typed, and digests take their filter literally, so {not_done} yet. Did you mean “{suggestion}”? ({count} papers match it today.)",
+        "zh": "⚠️ 库中没有论文与“{filter}”完全匹配；日报按筛选条件的原样匹配，所以{not_done}。你是不是想输入“{suggestion}”？（目前有 {count} 篇论文匹配。）",
     },
-    "subscribe.filter_no_match": {
-        "en": "⚠️ No paper in the library matches this filter yet, so check its spelling if you expected some (search with it: `/papers {filter}`).",
-        "zh": "⚠️ 目前库中没有论文匹配这个筛选条件；如果你预期会有，请检查拼写（可先搜索试试：`/papers {filter}`）。",
+    "subscribe.ask_typo_one": {
+        "en": "⚠️ No paper in the library matches “{filter}” as typed, and digests take their filter literally, so {not_done} yet. Did you mean “{suggestion}”? (1 paper matches it today.)",
+        "zh": "⚠️ 库中没有论文与“{filter}”完全匹配；日报按筛选条件的原样匹配，所以{not_done}。你是不是想输入“{suggestion}”？（目前有 1 篇论文匹配。）",
     },
+    "subscribe.ask_no_match": {
+        "en": "⚠️ No paper in the library matches “{filter}” yet, so this digest would stay empty until one arrives, and {not_done}: subscribe anyway, or check the spelling first (`/papers {search}` searches with it).",
+        "zh": "⚠️ 目前库中没有论文匹配“{filter}”，在出现匹配的新论文之前，这份日报不会有内容，所以{not_done}：可以仍然订阅，或先检查拼写（用 `/papers {search}` 搜索试试）。",
+    },
+    "subscribe.not_subscribed_yet": {"en": "I haven't subscribed {place}", "zh": "还没有为{place}订阅"},
+    "subscribe.not_changed_yet": {"en": "I haven't changed the digest for {place}", "zh": "还没有修改{place}的日报"},
+    "subscribe.cancelled": {"en": "Cancelled; nothing was subscribed.", "zh": "已取消，没有订阅任何内容。"},
     "subscribe.notify_empty_note": {
         "en": "On days without new papers I'll post a short note.",
         "zh": "没有新论文的日子，我也会发一条简短提示。",
@@ -516,8 +574,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "subscribe.place_you": {"en": "you", "zh": "你"},
     "subscribe.place_your_dm": {"en": "your DM", "zh": "你的私信"},
     "subscribe.removed": {
-        "en": "Unsubscribed: no more paper digests for {place}.",
-        "zh": "已取消订阅：{place}不再收到论文日报。",
+        "en": "Unsubscribed: the {digest} for {place} has stopped.",
+        "zh": "已取消订阅：{place}不再收到{digest}。",
     },
     "subscribe.which": {
         "en": "There are {count} digests; say which one to stop: `/papers unsubscribe N`.",
@@ -639,7 +697,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": (
             "*Your reading list* (only you see it)\n"
             "`/papers save ParisKV` save the best match (or *Save* on any paper); `/papers saved [words]` list and search your saves\n"
-            "`/papers foryou` new papers ranked by what you saved\n"
+            "`/papers foryou` new papers ranked by what you saved and 👍 / 👎, each with why; `/papers interests add KV cache, 推测解码` gives it a start\n"
             "`/papers export bibtex` (or `ris`, `csl-json`) send your saves as a file for Zotero\n"
             "`/papers top` (or `top month`) in a channel: what it shared, saved and reacted to most\n"
             "`/papers subscribe order:foryou` a digest ordered by your saves (in a channel: by what it shared and saved); `order:popular` by its votes, `order:new` as they arrive"
@@ -647,7 +705,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": (
             "*我的收藏*（仅你可见）\n"
             "`/papers save ParisKV` 收藏最匹配的论文（或点任意论文的 *收藏*）；`/papers saved [关键词]` 查看并搜索你的收藏\n"
-            "`/papers foryou` 按你的收藏为你排序新论文\n"
+            "`/papers foryou` 按你的收藏和 👍 / 👎 为你排序新论文，每篇注明理由；`/papers interests add KV cache, 推测解码` 为它提供起点\n"
             "`/papers export bibtex`（或 `ris`、`csl-json`）把收藏导出为文件，可导入 Zotero\n"
             "`/papers top`（或 `top month`）在频道中使用：本频道分享、收藏和回应最多的论文\n"
             "`/papers subscribe order:foryou` 日报按你的收藏排序（频道中按本频道分享和收藏的论文）；`order:popular` 按频道的回应，`order:new` 按收录时间"
@@ -730,19 +788,20 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "`/papers top` shows this week's popular papers here; `/papers top month` the last 30 days.",
         "zh": "`/papers top` 显示本频道本周热门论文；`/papers top month` 显示最近 30 天。",
     },
-    "library.top_shares": {"en": "shared {count} times", "zh": "分享 {count} 次"},
-    "library.top_shares_one": {"en": "shared once", "zh": "分享 1 次"},
-    "library.top_saves": {"en": "saved {count} times", "zh": "收藏 {count} 次"},
-    "library.top_saves_one": {"en": "saved once", "zh": "收藏 1 次"},
+    "library.top_bad_period": {
+        "en": "`/papers top` takes `week` (the default) or `month`, not `{value}`: try `/papers top month`.",
+        "zh": "`/papers top` 后面只能跟 `week`（默认，本周）或 `month`（最近 30 天），不能是 `{value}`。试试 `/papers top month`。",
+    },
+    # People, not times: one person sharing a paper ten times is one vote (issue 29).
+    "library.top_shares": {"en": "shared by {count} people", "zh": "{count} 人分享"},
+    "library.top_shares_one": {"en": "shared by 1 person", "zh": "1 人分享"},
+    "library.top_saves": {"en": "saved by {count} people", "zh": "{count} 人收藏"},
+    "library.top_saves_one": {"en": "saved by 1 person", "zh": "1 人收藏"},
     "library.top_voters": {"en": "{count} people reacted", "zh": "{count} 人回应"},
     "library.top_voters_one": {"en": "1 person reacted", "zh": "1 人回应"},
-    "library.foryou_header": {
-        "en": "*Picked for you*: the newest papers, most like what you saved first",
-        "zh": "*为你推荐*：最新论文，与你的收藏最相似的排在前面",
-    },
     "library.foryou_nothing_saved": {
-        "en": "Save a few papers first (*Save* on any paper, or `/papers save ...`): `/papers foryou` then ranks new papers by what you keep. Meanwhile, the newest:",
-        "zh": "请先收藏几篇论文（点任意论文的 *收藏*，或用 `/papers save ...`），`/papers foryou` 就会按你的收藏为新论文排序。先看看最新的论文：",
+        "en": "Save a few papers, give them 👍 / 👎, or name your interests (`/papers interests add KV cache, 推测解码`): `/papers foryou` then ranks new papers by them. Meanwhile, the newest:",
+        "zh": "收藏几篇论文、点 👍 / 👎，或添加你关注的主题（`/papers interests add KV cache, 推测解码`），`/papers foryou` 就会据此为新论文排序。先看看最新的论文：",
     },
     "library.foryou_none": {
         "en": "There are no papers you haven't saved yet.",
@@ -785,6 +844,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "library.export_written": {
         "en": "Offline, so no DM: the file is at `{path}`.",
         "zh": "当前离线，无法私信发送：文件已保存到 `{path}`。",
+    },
+    "library.export_ai_summary": {
+        "en": "AI summary by paperbot, not the authors' abstract: {summary}",
+        "zh": "paperbot 生成的 AI 总结（并非作者摘要）：{summary}",
     },
     "library.export_write_failed": {
         "en": "Offline, so no DM, and the file could not be written: {error}",
@@ -834,6 +897,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Couldn't add `{name}`: saving it failed ({error}). Send it again (papers it already added are recognised, not duplicated); if it keeps failing, the server's log says why.",
         "zh": "无法添加 `{name}`：保存时出错（{error}）。请重新发送（已添加的论文会被识别，不会重复）；如果仍然失败，可在服务器日志中查看原因。",
     },
+    "error.store_unavailable": {
+        "en": "Sorry, I can't reach my database just now (it may be restarting). Nothing stored is lost; please try again in a minute.",
+        "zh": "抱歉，暂时连不上数据库（可能正在重启）。已存储的内容不会丢失，请过一分钟再试。",
+    },
     "error.storage_full": {
         "en": "Sorry, I couldn't save that: the server's storage is full. An admin has been told; please try again later. Everything saved before is still there.",
         "zh": "抱歉，无法保存：服务器存储空间已满。已通知管理员，请稍后再试。之前保存的内容都还在。",
@@ -854,6 +921,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "subscribe.bad_time_suggest": {
         "en": "“{value}” isn't a time I can read. Did you mean `{suggestion}`? Times look like `9`, `9am`, `09:30`, `9.30`, `21:30` or `9:30pm`.",
         "zh": "无法识别时间“{value}”。你是不是想写 `{suggestion}`？时间可以写成 `9`、`9am`、`09:30`、`21:30`、`早上8点` 或 `下午3点半`。",
+    },
+    "subscribe.time_needs_hour": {
+        "en": "“{value}” doesn't say which hour. Write it with one, such as `9am`, `21:30` or `noon`.",
+        "zh": "“{value}”没有说是几点。请写明时间，如 `上午9点`、`21:30` 或 `中午`。",
     },
     "subscribe.two_times": {
         "en": "That line has two times, {first} and “{second}”; a digest runs once a day. Keep one and subscribe again.",
@@ -897,36 +968,77 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the team's default; add `tz:…` to choose another",
         "zh": "团队默认时区；可加 `tz:…` 另选",
     },
+    "zone.next_your_time": {"en": "{date} ({yours} your time)", "zh": "{date}（你的时间：{yours}）"},
     "subscribe.zone_note": {"en": "Time zone: {zone} ({why}).", "zh": "时区：{zone}（{why}）。"},
-    "subscribe.top_note": {
-        "en": "Each digest opens with the *{top}* most relevant papers; the rest follow in its thread.",
-        "zh": "每期日报先列出最相关的 *{top}* 篇，其余的在消息串中。",
+    "subscribe.top_note_filter": {
+        "en": "Each digest opens with the *{top}* papers most relevant to the filter; the rest follow in its thread.",
+        "zh": "每期先列出与筛选条件最相关的 *{top}* 篇，其余的在消息串中。",
+    },
+    "subscribe.top_note_saved": {
+        "en": "Each digest opens with the *{top}* papers most like what you saved; the rest follow in its thread.",
+        "zh": "每期先列出与你的收藏最相似的 *{top}* 篇，其余的在消息串中。",
+    },
+    "subscribe.top_note_channel": {
+        "en": "Each digest opens with the *{top}* papers closest to what this channel values; the rest follow in its thread.",
+        "zh": "每期先列出与本频道看重的论文最相近的 *{top}* 篇，其余的在消息串中。",
+    },
+    "subscribe.top_note_plain": {
+        "en": "Each digest opens with *{top}* highlights, main-track papers first; the rest follow in its thread.",
+        "zh": "每期先列出 *{top}* 篇精选（主会论文优先），其余的在消息串中。",
     },
     "subscribe.cannot_post": {
         "en": "⏸ I'm not in <#{channel_id}> yet, so I can't post this digest there. Invite me with `/invite @paperbot`; the digest stays paused until then and starts by itself once I'm in.",
         "zh": "⏸ 我还不在频道 <#{channel_id}> 中，无法在那里发送日报。请用 `/invite @paperbot` 邀请我；在此之前日报保持暂停，我加入后会自动开始。",
     },
     "subscribe.announce_created": {
-        "en": "📚 <@{user_id}> set up a paper digest for this channel: {schedule} at {time} ({zone}), in {lang_name}{filter}. `/papers subscriptions` shows it; `/papers unsubscribe` stops it.",
-        "zh": "📚 <@{user_id}> 为本频道订阅了论文日报：{schedule} {time}（{zone}），{lang_name}{filter}。`/papers subscriptions` 查看设置；`/papers unsubscribe` 取消订阅。",
+        "en": "📚 <@{user_id}> set up a {digest} for this channel: {schedule} at {time} ({zone}), in {lang_name}{filter}. `/papers subscriptions` shows it; `/papers unsubscribe` stops it.",
+        "zh": "📚 <@{user_id}> 为本频道订阅了{digest}：{schedule} {time}（{zone}），{lang_name}{filter}。`/papers subscriptions` 查看设置；`/papers unsubscribe` 取消订阅。",
     },
     "subscribe.announce_updated": {
-        "en": "📚 <@{user_id}> changed this channel's paper digest: {schedule} at {time} ({zone}), in {lang_name}{filter}.",
-        "zh": "📚 <@{user_id}> 修改了本频道的论文日报：{schedule} {time}（{zone}），{lang_name}{filter}。",
+        "en": "📚 <@{user_id}> changed this channel's {digest}: {schedule} at {time} ({zone}), in {lang_name}{filter}.",
+        "zh": "📚 <@{user_id}> 修改了本频道的{digest}：{schedule} {time}（{zone}），{lang_name}{filter}。",
+    },
+    "subscribe.announce_restored": {
+        "en": "📚 <@{user_id}> brought back this channel's {digest}: {schedule} at {time} ({zone}), as before.",
+        "zh": "📚 <@{user_id}> 恢复了本频道的{digest}：{schedule} {time}（{zone}），设置不变。",
+    },
+    "subscribe.restored": {
+        "en": "Restored the {digest} for {place}: {schedule} at *{time}* ({zone}), as before. It picks up where it left off.",
+        "zh": "已恢复{place}的{digest}：{schedule} *{time}*（{zone}），设置不变，从上次停下的地方继续。",
+    },
+    "subscribe.restore_not_yours": {
+        "en": "Only the person who stopped this digest can undo that. `/papers subscribe` here sets up a new one.",
+        "zh": "只有取消这份日报的人才能撤销。可以用 `/papers subscribe` 在这里重新订阅。",
+    },
+    "subscribe.restore_none": {
+        "en": "There's nothing to restore: that digest is back already, or a new one was set up there since. `/papers subscriptions` shows what's running.",
+        "zh": "没有可恢复的日报：它可能已经恢复，或者之后那里又订阅了新的日报。用 `/papers subscriptions` 查看当前的订阅。",
     },
     "subscribe.announce_removed": {
-        "en": "📚 <@{user_id}> stopped this channel's paper digest. `/papers subscribe` starts a new one.",
-        "zh": "📚 <@{user_id}> 取消了本频道的论文日报。可用 `/papers subscribe` 重新订阅。",
+        "en": "📚 <@{user_id}> stopped this channel's {digest}. `/papers subscribe` starts a new one.",
+        "zh": "📚 <@{user_id}> 取消了本频道的{digest}。可用 `/papers subscribe` 重新订阅。",
     },
     "subscribe.announce_joined": {
-        "en": "📚 Thanks for inviting me. The paper digest <@{user_id}> set up here is running: {schedule} at {time} ({zone}).",
-        "zh": "📚 感谢邀请。<@{user_id}> 为本频道设置的论文日报已开始：{schedule} {time}（{zone}）。",
+        "en": "📚 Thanks for inviting me. The {digest} <@{user_id}> set up here is running: {schedule} at {time} ({zone}).",
+        "zh": "📚 感谢邀请。<@{user_id}> 为本频道设置的{digest}已开始：{schedule} {time}（{zone}）。",
     },
     "subscribe.next_run": {"en": "Next digest: {next_run}.", "zh": "下一期：{next_run}。"},
     "subscribe.announce_filter": {"en": ", papers matching “{filter}”", "zh": "，只收录匹配“{filter}”的论文"},
-    "digest.top_in_thread": {
-        "en": "the top {top} here, {rest} more in the thread 🧵",
-        "zh": "这里是最相关的 {top} 篇，另外 {rest} 篇在消息串中 🧵",
+    "digest.top_in_thread_filter": {
+        "en": "the {top} most relevant to the filter here, {rest} more in the thread 🧵",
+        "zh": "这里是与筛选条件最相关的 {top} 篇，另外 {rest} 篇在消息串中 🧵",
+    },
+    "digest.top_in_thread_saved": {
+        "en": "the {top} most like your saved papers here, {rest} more in the thread 🧵",
+        "zh": "这里是与你的收藏最相似的 {top} 篇，另外 {rest} 篇在消息串中 🧵",
+    },
+    "digest.top_in_thread_channel": {
+        "en": "the {top} closest to what this channel values here, {rest} more in the thread 🧵",
+        "zh": "这里是与本频道看重的论文最相近的 {top} 篇，另外 {rest} 篇在消息串中 🧵",
+    },
+    "digest.top_in_thread_plain": {
+        "en": "{top} highlights here (main-track papers first), {rest} more in the thread 🧵",
+        "zh": "这里是 {top} 篇精选（主会论文优先），另外 {rest} 篇在消息串中 🧵",
     },
     "digest.thread_intro": {
         "en": "The other {count} papers, by venue:",
@@ -988,9 +1100,18 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": '用法：`/papers sources` 列出所有订阅源；`/papers sources add 网址|arxiv:cs.CL|arxiv:"检索词"` 添加，`/papers sources remove 订阅源` 删除，`/papers sources poll` 立即抓取；`/papers sources remove-papers 订阅源` 移除仅由该订阅源带来的论文（执行前会请你确认）。',
     },
     "sources.admins_only": {
-        "en": "Only paperbot's admins (PAPERBOT_ADMINS) can manage feeds. Ask one of them to add the feed you want.",
-        "zh": "只有 paperbot 管理员（PAPERBOT_ADMINS）可以管理订阅源。请联系管理员添加你需要的订阅源。",
+        "en": "Only paperbot's admins add, remove or poll feeds. {admins}",
+        "zh": "只有 paperbot 管理员可以添加、删除或抓取订阅源。{admins}",
     },
+    "sources.managed_by": {
+        "en": "Feeds are managed by {admins}; ask one of them to add the one you want.",
+        "zh": "订阅源由 {admins} 管理；需要添加订阅源请联系他们。",
+    },
+    "sources.no_admins": {
+        "en": "No one is a paperbot admin yet, so feeds can't be changed from Slack; ask whoever runs paperbot.",
+        "zh": "paperbot 还没有管理员，无法在 Slack 中更改订阅源；请联系 paperbot 的维护者。",
+    },
+    "sources.list_separator": {"en": ", ", "zh": "、"},
     "sources.bad_target": {
         "en": '`{target}` is not a feed I can read: give a listing URL (https://…), an arXiv category such as `arxiv:cs.CL`, or an arXiv search such as `arxiv:"speculative decoding"`.',
         "zh": '无法识别订阅源 `{target}`：请提供列表网址（https://…）、arXiv 分类（如 `arxiv:cs.CL`）或 arXiv 检索（如 `arxiv:"speculative decoding"`）。',
@@ -1136,7 +1257,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Showing results for “{suggestion}” · Search instead for “{query}”",
         "zh": "以下是“{suggestion}”的结果 · 仍然搜索“{query}”",
     },
-    "button.search_instead": {"en": "Search instead for “{query}”", "zh": "仍然搜索“{query}”"},
+    "button.search_instead": {"en": "Search “{query}” as typed", "zh": "按原文搜索“{query}”"},
+    "button.back_to_corrected": {"en": "‹ Back to “{query}”", "zh": "‹ 返回“{query}”"},
+    "search.corrected_from": {"en": "Corrected from “{query}”.", "zh": "已将“{query}”自动更正。"},
+    "search.as_typed": {"en": "Searched as typed, without spelling correction.", "zh": "已按原文搜索，未做拼写更正。"},
+    "search.none_as_typed": {
+        "en": "No papers found for “{query}” as typed.",
+        "zh": "按原文搜索，没有找到与“{query}”相关的论文。",
+    },
     "help.search": {
         "en": (
             "*Search understands both languages.* `/papers steganography` also finds papers that say 隐写术, "
@@ -1210,6 +1338,88 @@ MESSAGES: dict[str, dict[str, str]] = {
     "meaning.status_off": {
         "en": "Search by meaning is off (PAPERBOT_SEMANTIC=off): papers are searched by words only.",
         "zh": "语义搜索已关闭（PAPERBOT_SEMANTIC=off），只按关键词搜索论文。",
+    },
+    # -- a for-you that learns: 👍 / 👎, interests, reasons (issue 27) --
+    "foryou.button_like": {"en": "👍", "zh": "👍"},
+    "foryou.button_dislike": {"en": "👎", "zh": "👎"},
+    "foryou.menu_like": {"en": "👍 More like this for me", "zh": "👍 多推荐这类论文"},
+    "foryou.menu_dislike": {"en": "👎 Not for me", "zh": "👎 不感兴趣"},
+    "foryou.button_undo": {"en": "Undo", "zh": "撤销"},
+    "foryou.liked": {
+        "en": "👍 on *{title}*: your for-you will rank papers like it higher. Only you see this.",
+        "zh": "已记下你对《{title}》的 👍：为你推荐会把相似的论文排得更靠前。仅你可见。",
+    },
+    "foryou.disliked": {
+        "en": "👎 on *{title}*: it won't come back in your for-you or personal digest, and papers like it move down. Only you see this.",
+        "zh": "已记下你对《{title}》的 👎：它不会再出现在你的推荐和个人日报中，相似的论文也会排得更靠后。仅你可见。",
+    },
+    "foryou.channel_vote": {
+        "en": "In <#{channel_id}> it also counts as your one vote for the channel's digest, which shows only how many voted.",
+        "zh": "在 <#{channel_id}> 中，这也算作你对本频道论文日报的一票；频道只显示票数，不显示是谁。",
+    },
+    "foryou.undone": {
+        "en": "Your 👍 / 👎 on *{title}* is undone.",
+        "zh": "已撤销你对《{title}》的 👍 / 👎。",
+    },
+    "foryou.reason_liked": {"en": "like *{title}*, which you 👍'd", "zh": "与你点过 👍 的《{title}》相似"},
+    "foryou.reason_opened": {"en": "like *{title}*, which you opened", "zh": "与你查看过的《{title}》相似"},
+    "foryou.reason_interest": {"en": "matches your interest “{interest}”", "zh": "符合你关注的“{interest}”"},
+    "foryou.reason_channel_votes": {
+        "en": "{count} people in <#{channel_id}> 👍'd it",
+        "zh": "<#{channel_id}> 中有 {count} 人点了 👍",
+    },
+    "foryou.reason_channel_votes_one": {"en": "1 person in <#{channel_id}> 👍'd it", "zh": "<#{channel_id}> 中有 1 人点了 👍"},
+    "foryou.reason_own": {"en": "you saved or 👍'd it", "zh": "你收藏过或点过 👍"},
+    "foryou.reason_channel_own": {"en": "this channel shared or valued it", "zh": "本频道分享过或看重这篇"},
+    "foryou.reason_new": {
+        "en": "among the newest: nothing you saved, rated or follow is like it yet",
+        "zh": "最新论文之一：与你收藏、评价或关注的内容暂无相似",
+    },
+    "foryou.header_learned": {
+        "en": "*Picked for you*: new papers ranked by what you saved, 👍'd and 👎'd, each with why",
+        "zh": "*为你推荐*：按你的收藏、👍 和 👎 为新论文排序，每篇都注明理由",
+    },
+    "foryou.header_interests": {
+        "en": "*Picked for you* by your interests ({interests}): 👍 / 👎 on any paper teaches me more",
+        "zh": "*为你推荐*：按你关注的主题（{interests}）排序；对任意论文点 👍 / 👎，推荐会更准",
+    },
+    "interests.usage": {
+        "en": "`/papers interests add KV cache, 推测解码` adds topics you read (separated by commas, in either language); `/papers interests list` shows them; `/papers interests remove KV cache` removes one. Your interests are yours alone: `/papers foryou` starts from them until you save or rate papers.",
+        "zh": "`/papers interests add KV cache, 推测解码` 添加你关注的主题（用逗号分隔，中英文皆可）；`/papers interests list` 查看；`/papers interests remove KV cache` 删除。你的兴趣仅你可见：在你收藏或评价论文之前，`/papers foryou` 会按它们为你排序。",
+    },
+    "interests.added": {
+        "en": "Added {interests}. Your interests: {all}. `/papers foryou` now ranks new papers by them.",
+        "zh": "已添加{interests}。你关注的主题：{all}。`/papers foryou` 会据此为新论文排序。",
+    },
+    "interests.already": {"en": "You already follow {interests}.", "zh": "你已经关注了{interests}。"},
+    "interests.removed": {"en": "Removed {interests}.", "zh": "已删除{interests}。"},
+    "interests.not_found": {
+        "en": "You don't follow {interests}: `/papers interests list` shows what you do.",
+        "zh": "你没有关注{interests}：用 `/papers interests list` 查看你关注的主题。",
+    },
+    "interests.list": {
+        "en": "*Your interests* (only you see them): {interests}",
+        "zh": "*你关注的主题*（仅你可见）：{interests}",
+    },
+    "interests.none": {
+        "en": "You follow no topics yet: `/papers interests add KV cache, 推测解码` gives your `/papers foryou` a start.",
+        "zh": "你还没有关注任何主题：用 `/papers interests add KV cache, 推测解码` 为 `/papers foryou` 提供起点。",
+    },
+    "interests.too_long": {
+        "en": "An interest is at most {limit} characters, and “{interest}” is longer: separate topics with commas.",
+        "zh": "每个主题最多 {limit} 个字符，“{interest}”超出了：多个主题请用逗号分隔。",
+    },
+    "interests.too_many": {
+        "en": "You can follow at most {limit} topics: remove some first (`/papers interests remove ...`).",
+        "zh": "最多可关注 {limit} 个主题：请先删除一些（`/papers interests remove ...`）。",
+    },
+    "interests.no_words": {
+        "en": "“{interest}” has no words I can match papers by: try a topic such as `KV cache` or `推测解码`.",
+        "zh": "“{interest}”中没有可用于匹配论文的词：请换成具体主题，例如 `KV cache` 或 `推测解码`。",
+    },
+    "foryou.undo_none": {
+        "en": "You had no 👍 / 👎 on *{title}* to undo.",
+        "zh": "你没有对《{title}》点过 👍 / 👎，无需撤销。",
     },
 }
 

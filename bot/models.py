@@ -188,8 +188,43 @@ def paper_links(paper: Paper) -> list[Link]:
         add("arxiv", ARXIV_ABS + arxiv_id)
         add("pdf", ARXIV_PDF + arxiv_id)
     for url in others:
-        add("code" if is_code_url(url) else "project", url)
+        add(link_kind(url, paper.comments), url)
     return links
+
+
+_CODE_WORDS = re.compile(r"\b(?:code|codes|implementation|repo|repository|source|github|gitlab)\b|代码|源码|实现", re.I)
+_PAGE_WORDS = re.compile(r"\b(?:project|website|homepage|home page|page|site|demo|blog)\b|项目|主页|网站|演示", re.I)
+
+
+_URL_CHAR = re.compile(r"[^\s<>\"'（）()，,；;]")  # what a URL in a listing is made of (ingest.listing.find_urls)
+
+
+def _url_at(text: str, url: str) -> int:
+    """Where `url` stands whole in `text` (not as the start of a longer URL); -1 if nowhere."""
+    at = text.find(url) if text and url else -1
+    while at >= 0:
+        rest = text[at + len(url) :].lstrip(".。:：!?")
+        if not rest or not _URL_CHAR.match(rest[0]):
+            return at
+        at = text.find(url, at + 1)
+    return -1
+
+
+def link_kind(url: str, text: str = "") -> str:
+    """ "code" or "project": what the words just before `url` in `text` call it, else its host.
+
+    "We provide the code at: https://x.github.io/…" is code, though github.io hosts pages;
+    "Project Website: https://y.github.io" is a project; a bare github.com link is code.
+    """
+    at = _url_at(text, url)
+    if at > 0:
+        before = re.split(r"[.;。；\n]\s", text[max(0, at - 60) : at])[-1]
+        code, page = _CODE_WORDS.search(before), _PAGE_WORDS.search(before)
+        if code and (not page or code.start() > page.start()):
+            return "code"
+        if page:
+            return "project"
+    return "code" if is_code_url(url) else "project"
 
 
 def is_code_url(url: str) -> bool:
@@ -347,3 +382,76 @@ class SearchResult(Paged):
             "expanded": list(self.expanded),
             "hits": [hit.to_dict() for hit in self.hits],
         }
+
+
+@dataclass(frozen=True)
+class Identifier:
+    """What a pasted line names exactly: an arXiv id, a DOI, a paper's own id, or a URL.
+
+    `kind` is "arxiv" (`value` without version: 2507.07996, hep-th/9901001), "doi"
+    (10.1145/3292500.3330701, as typed), "paper" (a paper's id as Details shows it) or
+    "url" (any other link).
+    """
+
+    kind: str
+    value: str
+
+
+_ARXIV_NEW = r"\d{4}\.\d{4,5}"
+_ARXIV_OLD = r"[a-z][a-z.-]*(?:\.[A-Z]{2})?/\d{7}"
+_PASTED_ARXIV = re.compile(
+    rf"^(?:https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/|arxiv:\s*|arxiv\s+)?({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?(?:\.pdf)?/?$",
+    re.IGNORECASE,
+)
+_PASTED_DOI = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)?(10\.\d{4,9}/\S+)$", re.IGNORECASE)
+_PAPER_ID = re.compile(r"^(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,12}$")
+_PASTED_URL = re.compile(r"^https?://\S+$", re.IGNORECASE)
+
+
+def read_identifier(text: str) -> Identifier | None:
+    """The identifier a whole line is, if it is one: a pasted arXiv URL or id, a DOI, a paper id, a URL.
+
+    >>> read_identifier("https://arxiv.org/abs/2507.07996v2")
+    Identifier(kind='arxiv', value='2507.07996')
+    >>> read_identifier("speculative decoding") is None
+    True
+
+    A paper id must look like one (8 to 12 hex digits, letters and digits both), so a
+    word such as `deadbeef` or `cafe` stays a search.
+    """
+    line = " ".join((text or "").split()).strip("<>()[]\"'“”")
+    if not line:
+        return None
+    match = _PASTED_ARXIV.match(line)
+    if match:
+        return Identifier("arxiv", match.group(1).lower() if "/" not in match.group(1) else match.group(1))
+    match = _PASTED_DOI.match(line)
+    if match:
+        return Identifier("doi", match.group(1).rstrip(".,;"))
+    if _PAPER_ID.match(line.lower()):
+        return Identifier("paper", line.lower())
+    if _PASTED_URL.match(line):
+        return Identifier("url", line.rstrip(".,;"))
+    return None
+
+
+def arxiv_id_of(paper: Paper) -> str:
+    """The paper's own arXiv id: its arXiv record's, else an arXiv URL among its links."""
+    link = next((x.url for x in paper_links(paper) if x.kind == "arxiv"), "")
+    return link.removeprefix(ARXIV_ABS) if link else ""
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a for-you pick is where it is (bot/library/learning.py), said in the reader's language.
+
+    `kind`: "saved" / "liked" (like `paper`, which you saved / 👍'd), "interest" (matches
+    `interest`), "channel" (`count` people in `channel_id` 👍'd it), "channel_like" (like
+    `paper`, which the channel valued), "new" (nothing to go on yet: among the newest).
+    """
+
+    kind: str
+    paper: Paper | None = None
+    interest: str = ""
+    count: int = 0
+    channel_id: str = ""

@@ -26,10 +26,12 @@ from bot.digests.places import Directory, Poster
 from bot.digests.scheduler import DigestScheduler, background_scheduler
 from bot.digests.service import DigestService
 from bot.digests.subscriptions import SubscriptionStore
+from bot.errors import IndexBusy
 from bot.feeds.arxiv import Enricher, build_enricher
-from bot.feeds.inbox import scan_inbox_and_check_index
+from bot.feeds.inbox import scan_inbox, scan_inbox_and_check_index
 from bot.feeds.sources import Source, SourceService
 from bot.library.readinglist import Library
+from bot.store.claims import Leases
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +40,12 @@ ENRICH_JOB = "arxiv-enrich"
 ENRICH_INTERVAL = timedelta(minutes=2)  # each run works through up to Enricher.per_run papers
 VECTORS_JOB = "vectors"
 VECTORS_INTERVAL = timedelta(minutes=1)  # each run embeds for up to builder.RUN_SECONDS, newest papers first
+FOLLOW_JOB = "follow-store"
+# Claims (bot/store/claims.py) when several instances share the store. Feed polls and the
+# arXiv lookups claim one name: both call arXiv, whose one request per 3 s then holds across
+# every instance, not per process.
+ARXIV_CLAIM = "arxiv"
+INBOX_CLAIM = "inbox-scan"
 
 
 @dataclass
@@ -54,6 +62,7 @@ class Services:
     directory: Directory
     scheduler: DigestScheduler
     clock: Clock
+    leases: Leases | None = None  # work claimed in the database: with a shared store (PostgreSQL)
 
     @property
     def admins(self) -> frozenset[str]:
@@ -85,15 +94,22 @@ def build_services(
     library = Library(corpus.store, clock=clock)
     subscriptions = SubscriptionStore(corpus.store, clock=clock)
     digests = DigestService(
-        corpus, subscriptions, poster, clock=clock,
+        corpus, subscriptions, poster, clock=clock, stale_after=timedelta(seconds=settings.lease_seconds),
         order_digest=library.order_digest, on_message=library.record_digest_message,
     )  # fmt: skip
     inbox = settings.inbox_dir
+    leases = (
+        Leases(corpus.store, lease=timedelta(seconds=settings.lease_seconds), clock=clock) if settings.shared_database else None
+    )
     jobs = DigestScheduler(
         scheduler or background_scheduler(),
         digests,
         clock=clock,
-        inbox_scan=lambda: scan_inbox_and_check_index(corpus, inbox, clock=clock),
+        inbox_scan=(
+            (lambda: scan_inbox_and_check_index(corpus, inbox, clock=clock))
+            if leases is None
+            else (lambda: claimed_inbox_scan(corpus, inbox, leases, clock=clock))
+        ),
         inbox_interval=timedelta(minutes=settings.inbox_interval_minutes),
     )
     return Services(
@@ -107,7 +123,24 @@ def build_services(
         directory=directory,
         scheduler=jobs,
         clock=clock,
+        leases=leases,
     )
+
+
+def claimed_inbox_scan(corpus: Corpus, inbox, leases: Leases, *, clock: Clock = system_clock) -> None:
+    """One instance scans the (shared) inbox at a time; every instance checks its own index."""
+    leases.run(INBOX_CLAIM, lambda: scan_inbox(corpus, inbox, clock=clock))
+    try:
+        corpus.ensure_index()
+    except IndexBusy as exc:
+        logger.warning("%s; trying again at the next scan", exc)
+
+
+def claimed(leases: Leases | None, name: str, work: Callable[[], object]) -> Callable[[], object]:
+    """`work` as a job that runs only on the instance that claims `name` (always, with no leases)."""
+    if leases is None:
+        return work
+    return lambda: leases.run(name, work)
 
 
 def start_services(services: Services, *, background: bool = False) -> None:
@@ -116,13 +149,18 @@ def start_services(services: Services, *, background: bool = False) -> None:
     never a request's."""
     services.settings.inbox_dir.mkdir(parents=True, exist_ok=True)
     if background:
+        leases = services.leases
         interval = timedelta(minutes=services.settings.sources_interval_minutes)
-        services.scheduler.add_background_job(SOURCES_JOB, services.sources.poll_due, interval)
+        services.scheduler.add_background_job(SOURCES_JOB, claimed(leases, ARXIV_CLAIM, services.sources.poll_due), interval)
         if services.enricher is not None:
-            services.scheduler.add_background_job(ENRICH_JOB, services.enricher.run_background, ENRICH_INTERVAL)
+            enrich = claimed(leases, ARXIV_CLAIM, services.enricher.run_background)
+            services.scheduler.add_background_job(ENRICH_JOB, enrich, ENRICH_INTERVAL)
         meaning = services.corpus.meaning
         if meaning is not None:  # vectors for search by meaning, never in a request or an ingest
             services.scheduler.add_background_job(VECTORS_JOB, meaning.builder.run_background, VECTORS_INTERVAL)
+        if services.settings.shared_database:  # papers stored through other instances become searchable here
+            follow = timedelta(seconds=services.settings.follow_interval_seconds)
+            services.scheduler.add_background_job(FOLLOW_JOB, services.corpus.follow, follow)
     services.scheduler.start()
 
 

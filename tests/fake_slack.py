@@ -5,7 +5,7 @@ Point the app's WebClient at `FakeSlack.api_url` (SLACK_API_BASE_URL) and hand o
 users.info (tz, locale) and conversations.info (is_member, or an `error`) answer.
 Every call is recorded; `fail()` makes
 the next N calls of a method return a Slack error (or 429 + Retry-After for
-"ratelimited"). Set `socket_url` (tests/fake_socket_mode.py) to answer
+"ratelimited"); `slow()` makes a method take its time (a digest caught mid-post). Set `socket_url` (tests/fake_socket_mode.py) to answer
 `apps.connections.open`, which a Socket Mode client calls with its app token.
 """
 
@@ -36,6 +36,9 @@ class FakeSlack:
         self.users: dict[str, dict] = {}  # user id -> fields users.info adds (tz, locale)
         self.channels: dict[str, dict] = {}  # channel id -> fields conversations.info adds (is_member)
         self._failures: dict[str, list[tuple[str, int]]] = {}
+        self._delays: dict[str, float] = {}  # method -> seconds each call takes before it answers
+        self._gate: tuple[str, int, threading.Event] | None = None  # (channel, posts let through, opened)
+        self.held = 0  # calls that reached the gate (and waited there)
         self._lock = threading.Condition()
         self._ids = itertools.count(1)
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -71,10 +74,41 @@ class FakeSlack:
         with self._lock:
             self._failures.setdefault(method, []).extend([(error, status)] * times)
 
-    def reset(self) -> None:
+    def slow(self, method: str, seconds: float) -> None:
+        """Make every call of `method` wait `seconds` before answering (0: answer at once)."""
         with self._lock:
+            self._delays[method] = seconds
+
+    def hold_posts(self, channel: str, *, after: int) -> None:
+        """Let `after` chat.postMessage calls to `channel` through, then keep the next ones
+        waiting (in flight, unanswered) until `release_posts()`: a poster caught mid-digest."""
+        with self._lock:
+            self._gate = (channel, after, threading.Event())
+
+    def release_posts(self) -> None:
+        with self._lock:
+            if self._gate is not None:
+                self._gate[2].set()
+            self._gate = None
+
+    def _wait_at_gate(self, method: str, args: dict) -> None:
+        with self._lock:
+            gate = self._gate
+            if gate is None or method != "chat.postMessage" or args.get("channel") != gate[0]:
+                return
+            through = sum(1 for c in self.calls if c.method == method and c.args.get("channel") == gate[0])
+        if through >= gate[1]:
+            with self._lock:
+                self.held += 1
+            gate[2].wait(timeout=30)
+
+    def reset(self) -> None:
+        self.release_posts()
+        with self._lock:
+            self.held = 0
             self.calls.clear()
             self._failures.clear()
+            self._delays.clear()
             self.socket_url = None
             self.users.clear()
             self.channels.clear()
@@ -179,6 +213,10 @@ class FakeSlack:
                     self._send(200, "OK - 0", "text/plain")
                     return
                 method = self.path.removeprefix("/api/").split("?")[0]
+                delay = fake._delays.get(method, 0.0)
+                if delay:
+                    time.sleep(delay)
+                fake._wait_at_gate(method, args)
                 failure = fake._next_failure(method)
                 if failure:
                     error, status = failure
@@ -192,13 +230,16 @@ class FakeSlack:
 
             def _send(self, status, body, content_type="application/json", extra=None):
                 data = body.encode()
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(data)))
-                for key, value in (extra or {}).items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", content_type)
+                    self.send_header("Content-Length", str(len(data)))
+                    for key, value in (extra or {}).items():
+                        self.send_header(key, value)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except OSError:  # the caller died waiting (a killed instance): Slack's side still took it
+                    self.close_connection = True
 
             def log_message(self, *args):
                 pass

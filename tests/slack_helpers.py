@@ -107,10 +107,12 @@ class SlackSender:
         ephemeral: bool = True,
         message_ts: str = "1.1",
         message: dict | None = None,
+        team_id: str = "T0001",
     ):
         """A block_actions payload for one button (or a static_select when value is a dict).
 
         `ephemeral=False`: the button sits on a message everyone in the channel sees.
+        `team_id`: the clicker's workspace (another team's people share nothing).
         """
         action = {"action_id": action_id, "block_id": "b1", "type": "button", "action_ts": "1.2"}
         if isinstance(value, dict):
@@ -119,8 +121,8 @@ class SlackSender:
             action["value"] = value
         payload = {
             "type": "block_actions",
-            "team": {"id": "T0001", "domain": "example"},
-            "user": {"id": user_id, "team_id": "T0001"},
+            "team": {"id": team_id, "domain": "example"},
+            "user": {"id": user_id, "team_id": team_id},
             "api_app_id": "A0001",
             "token": "legacy-verification-token",
             "trigger_id": "1.2.3",

@@ -105,10 +105,12 @@ def test_results_layout():
         "paper_details",
         "paper_more",
         "paper_save",
+        "paper_like",
+        "paper_dislike",
         "link_arxiv_1",
         "link_pdf_1",
     ]
-    assert [e.get("url") for e in blocks[2]["elements"][4:]] == [
+    assert [e.get("url") for e in blocks[2]["elements"][6:]] == [
         "https://arxiv.org/abs/2601.00001",
         "https://arxiv.org/pdf/2601.00001",
     ]
@@ -145,6 +147,8 @@ def test_shared_card_says_who_shared_and_has_no_share_button():
         "paper_details",
         "paper_more",
         "paper_save",
+        "paper_like",
+        "paper_dislike",
         "link_arxiv_1",
         "link_pdf_1",
     ]

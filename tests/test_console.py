@@ -97,10 +97,10 @@ def test_console_subscribes_previews_and_posts_digests_in_a_simulated_channel(tm
         run_console(corpus, stdin=io.StringIO(lines), stdout=out, user_id="UCON")
         text = out.getvalue()
         assert (
-            "[posted in the simulated channel #papers]\n📚 @UCON set up a paper digest for this channel: every Monday at 09:00 (Asia/Shanghai)"
+            "[posted in the simulated channel #papers]\n📚 @UCON set up a weekly paper digest for this channel: every Monday at 09:00 (Asia/Shanghai)"
             in text
         )
-        assert "Subscribed #papers to a paper digest every Monday at *09:00* (Asia/Shanghai)" in text
+        assert "Subscribed #papers to a weekly paper digest every Monday at *09:00* (Asia/Shanghai)" in text
         assert "that was the 3 newest papers" in text  # nothing new yet: the newest, shown as the digest would
         ingest(corpus, tmp_path, "new.txt", listing_text("ICML", 100, 12))
         out = io.StringIO()
@@ -111,9 +111,11 @@ def test_console_subscribes_previews_and_posts_digests_in_a_simulated_channel(tm
             user_id="UCON",
         )
         text = out.getvalue()
-        assert "[only you can see this]\n👀 Preview of the next digest · Mon " in text  # the next Monday
-        assert text.count("*12* new papers · the top 3 here, 9 more in the thread 🧵") == 2  # posting uses nothing up
+        assert "[only you can see this]\n👀 Preview of the next weekly paper digest · Mon " in text  # the next Monday
+        assert "📚 Weekly paper digest · Mon " in text
+        # posting uses nothing up
+        assert text.count("*12* new papers · 3 highlights here (main-track papers first), 9 more in the thread 🧵") == 2
         assert "[posted in the simulated channel #papers] [in the thread of that message]" in text
-        assert "@UCON stopped this channel's paper digest" in text
+        assert "@UCON stopped this channel's weekly paper digest" in text
     finally:
         corpus.close()

@@ -188,8 +188,9 @@ def test_150_papers_open_with_ten_highlights_and_the_rest_in_the_thread(corpus15
     head, thread = messages[0], messages[1:]
     assert len(rows(head)) == 10 and head.paper_ids == [p.id for p in digest.highlights()]
     assert head.blocks[0]["type"] == "header"
-    expected = {"en": "*150* new papers · the top 10 here, 140 more in the thread 🧵",
-                "zh": "*150* 篇新论文 · 这里是最相关的 10 篇，另外 140 篇在消息串中 🧵"}[lang]  # fmt: skip
+    # No filter, no saves: the highlights are main-track papers first, and say so (not "the top 10" of nothing).
+    expected = {"en": "*150* new papers · 10 highlights here (main-track papers first), 140 more in the thread 🧵",
+                "zh": "*150* 篇新论文 · 这里是 10 篇精选（主会论文优先），另外 140 篇在消息串中 🧵"}[lang]  # fmt: skip
     assert head.blocks[1]["elements"][0]["text"] == expected
     delivered = [paper_id for m in messages for paper_id in m.paper_ids]
     assert sorted(delivered) == sorted(p.id for p in digest.papers) and len(delivered) == 150  # every paper, once
@@ -199,7 +200,7 @@ def test_150_papers_open_with_ten_highlights_and_the_rest_in_the_thread(corpus15
         assert message.text
         assert [b["block_id"].removeprefix("digest:") for b in rows(message)] == message.paper_ids
         assert not [b for b in message.blocks if b["type"] == "actions"]  # no button rows, no Share
-        assert all(menu_actions(row) == ["paper_save", "paper_details", "paper_more"] for row in rows(message))
+        assert all(menu_actions(row) == ["paper_save", "paper_like", "paper_dislike", "paper_details"] for row in rows(message))
     numbers = [int(b["text"]["text"].split(".")[0].strip("*")) for m in messages for b in rows(m)]
     assert numbers == list(range(1, 151))
     first_reply = thread[0].blocks
@@ -218,7 +219,10 @@ def test_ten_papers_fit_one_message_and_say_nothing_of_a_thread(corpus150):
 def test_the_number_of_highlights_is_the_subscriptions_setting(corpus150):
     digest = compose_digest(corpus150, after_seq=100, lang="en", local_date=date(2026, 12, 1), top=3)
     messages = render_digest(digest)
-    assert len(rows(messages[0])) == 3 and "the top 3 here, 47 more in the thread" in messages[0].blocks[1]["elements"][0]["text"]
+    assert (
+        len(rows(messages[0])) == 3
+        and "3 highlights here (main-track papers first), 47 more in the thread" in (messages[0].blocks[1]["elements"][0]["text"])
+    )
 
 
 def test_highlights_are_ranked_by_the_filters_relevance(corpus150):
@@ -233,17 +237,14 @@ def test_highlights_are_ranked_by_the_filters_relevance(corpus150):
     assert [p.track for p in ranked[:3]] == ["main"] * 3 and ranked[-1].venue == ""
 
 
-def test_english_row_holds_both_titles_authors_affiliations_venue_and_summary_line(corpus150):
+def test_an_english_row_is_the_title_short_authors_two_affiliations_and_the_venue(corpus150):
     digest = compose_digest(corpus150, after_seq=0, lang="en", local_date=date(2026, 12, 1))
     paper = next(p for p in digest.papers if p.title_en.startswith("Sparse Attention Study Number 42:"))
     lines = render_digest_paper(paper, "en", 7)["text"]["text"].split("\n")
     assert lines[0].startswith("*7. Sparse Attention Study Number 42")  # no arXiv page: the title links nowhere
-    assert lines[1] == "Sparse Attention研究第42号：模型42的缩放定律"
-    assert (
-        lines[2]
-        == "Alice Zhang42, Bob Li, Carol Wang +2 · Tsinghua University; Lab 42 of Peking University · _ICLR 2026 Workshop_"
-    )
-    assert lines[3].startswith("> AI summary (in Chinese): 本文研究第42号模型") and lines[3].endswith("。")
+    assert lines[1] == "Alice Zhang42, Bob Li +3 · Tsinghua University; Lab 42 of Peking University · _ICLR 2026 Workshop_"
+    # No English abstract: no Chinese paragraph on an English row (Details has it, labelled).
+    assert len(lines) == 2 and "本文" not in " ".join(lines)
     assert "Accepted at" not in " ".join(lines)  # arXiv comments stay on the card
 
 
@@ -251,14 +252,15 @@ def test_chinese_row_puts_the_chinese_title_first_and_counts_authors_the_chinese
     digest = compose_digest(corpus150, after_seq=0, lang="zh", local_date=date(2026, 12, 1))
     paper = next(p for p in digest.papers if p.title_en.startswith("Sparse Attention Study Number 42:"))
     lines = render_digest_paper(paper, "zh", 1)["text"]["text"].split("\n")
-    assert "Sparse Attention研究第42号：模型42的缩放定律" in lines[0] and lines[1].startswith("Sparse Attention Study Number 42")
-    assert lines[2] == "Alice Zhang42, Bob Li, Carol Wang 等 5 人 · 清华大学；北京大学第42实验室 · _ICLR 2026 Workshop_"
-    assert lines[3].startswith("> AI 总结：本文研究")
+    assert "Sparse Attention研究第42号：模型42的缩放定律" in lines[0] and "Sparse Attention Study" not in " ".join(lines)
+    assert lines[1] == "Alice Zhang42, Bob Li 等 5 人 · 清华大学；北京大学第42实验室 · _ICLR 2026 Workshop_"
+    assert lines[2].startswith("> 本文研究") and len(lines) == 3
     assert [o["text"]["text"] for o in render_digest_paper(paper, "zh", 1)["accessory"]["options"]] == [
         "收藏",
+        "👍 多推荐这类论文",
+        "👎 不感兴趣",
         "详情",
-        "相似论文",
-        "项目主页",
+        "代码",  # its Comments say "code at https://example.org/…": Code, whatever the host
     ]
 
 
@@ -358,15 +360,15 @@ def test_a_digest_keeps_links_in_comments_and_markup_inert():
     )  # fmt: skip
     en = render_digest_paper(paper, "en", 1)["text"]["text"].split("\n")
     assert en[0] == "*1. A∗ Search for ∗Bold∗ Claims: xˍ1*"  # no arXiv page: the title links nowhere
-    assert en[1] == "A∗搜索：xˍ1"
-    assert en[2] == "O'Brien ∗Jr∗"
+    assert en[1] == "O'Brien ∗Jr∗"
     zh = render_digest_paper(paper, "zh", 1)["text"]["text"].split("\n")
-    assert zh[-1] == "> AI 总结：代码见<https://github.com/x/my_repo>，欢迎使用。"
+    assert zh[0] == "*1. A∗搜索：xˍ1*"
+    assert zh[-1] == "> 代码见<https://github.com/x/my_repo>，欢迎使用。"
     links = [o for o in render_digest_paper(paper, "en", 1)["accessory"]["options"] if "url" in o]
     assert [(o["text"]["text"], o["url"]) for o in links] == [("Project", "https://example.org/a_b")]  # Comments' URL
 
 
-def test_a_row_with_many_links_keeps_its_actions_and_offers_arxiv_and_code(corpus150):
+def test_a_row_with_many_links_keeps_its_actions_and_offers_the_arxiv_page(corpus150):
     from dataclasses import replace
 
     from bot.models import ArxivRecord
@@ -378,6 +380,6 @@ def test_a_row_with_many_links_keeps_its_actions_and_offers_arxiv_and_code(corpu
         arxiv=ArxivRecord(arxiv_id="2612.00001", version=2),
     )
     options = render_digest_paper(paper, "en", 1)["accessory"]["options"]
-    assert len(options) == 5  # Slack's limit
-    assert [o["text"]["text"] for o in options] == ["Save", "Details", "More like this", "arXiv", "Code"]
-    assert options[3]["url"] == "https://arxiv.org/abs/2612.00001" and options[4]["url"] == "https://github.com/x/y"
+    assert len(options) == 5  # Slack's limit: 👍 / 👎 (issue 27) leave one link, the arXiv page (Details has all)
+    assert [o["text"]["text"] for o in options] == ["Save", "👍 More like this for me", "👎 Not for me", "Details", "arXiv"]
+    assert options[4]["url"] == "https://arxiv.org/abs/2612.00001"

@@ -47,7 +47,7 @@ def test_bibtex_parses_back_with_names_titles_and_eprints():
     first = entries["muller2026pariskv"]
     assert first.entry_type == "inproceedings" and first["booktitle"] == "ICML 2026"
     assert first["author"] == "Müller, Zoë and {张三} and {de la Tour}, Jean-Luc"
-    assert first["title"] == r"{ParisKV}: Fast \{{KV}\} Cache \& 100\% Retrieval\_x"
+    assert first["title"] == r"{ParisKV}: Fast \textbraceleft{}{KV}\textbraceright{} Cache \& 100\% Retrieval\_x"
     assert (first["year"], first["eprint"], first["archiveprefix"]) == ("2026", "2601.00001", "arXiv")
     assert first["url"] == "https://arxiv.org/abs/2601.00001v2"
     assert entries["muller2026pariskvb"].entry_type == "article" and entries["muller2026pariskvb"]["journal"] == "TMLR"
@@ -120,6 +120,8 @@ def test_cli_export_writes_saves_and_ids_to_stdout(tmp_path, monkeypatch, capsys
     assert main(["export", "--format", "bibtex", "--user", "U_CLI", "--ids", other.id[:8]]) == 0
     entries = bibtexparser.parse_string(capsys.readouterr().out).entries
     assert sorted(e["title"] for e in entries) == sorted(bib_title_of(p) for p in (pariskv, other))
+    assert main(["export", "--format", "ris", "--user", "U_CLI", "--lang", "zh"]) == 0
+    assert "N1  - paperbot 生成的 AI 总结（并非作者摘要）：" in capsys.readouterr().out
     assert main(["export", "--format", "csl-json", "--user", "U_NOBODY"]) == 0
     assert json.loads(capsys.readouterr().out) == []
     assert main(["export", "--format", "endnote", "--user", "U_CLI"]) != 0

@@ -16,8 +16,10 @@ from urllib.parse import urlencode
 import pytest
 from slack_helpers import signed_headers
 
-from bot.slack.http import HttpLimits
-from bot.slack.server import start_app_server
+from bot.config import Settings
+from bot.errors import ConfigError
+from bot.slack.http import HttpLimits, client_of
+from bot.slack.server import http_limits, start_app_server
 
 
 def raw_exchange(port: int, data: bytes, *, timeout: float = 5.0) -> tuple[int, bytes]:
@@ -112,20 +114,185 @@ def test_a_5_mb_body_never_gets_past_the_1_mb_cap(strict_server, fake_slack, hea
     assert len([r for r in caplog.records if r.name == "bot.slack.http"]) == 1
 
 
-def test_200_idle_connections_cost_no_threads_and_keep_alive_reuses_one(strict_server):
+def test_200_idle_connections_cost_no_threads_and_keep_alive_reuses_one(slack_settings, seed_corpus, fake_slack):
+    limits = HttpLimits(threads=2, connections_per_client=250)  # one address opens them all
+    server = start_app_server(slack_settings, seed_corpus, limits=limits)
     before = threading.active_count()
-    idle = [socket.create_connection(("127.0.0.1", strict_server.port), timeout=5) for _ in range(200)]
+    idle = [socket.create_connection(("127.0.0.1", server.port), timeout=5) for _ in range(200)]
     try:
         time.sleep(0.2)
         assert threading.active_count() - before < 5
-        assert health_status(strict_server.port) == 200  # and the server still answers
-        with socket.create_connection(("127.0.0.1", strict_server.port), timeout=5) as sock:
+        assert health_status(server.port) == 200  # and the server still answers
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
             for _ in range(3):  # three requests, one connection
                 sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
                 assert read_response(sock).startswith(b"HTTP/1.1 200")
     finally:
         for sock in idle:
             sock.close()
+        server.shutdown()
+
+
+# -- issue 29, point 3: slow clients ------------------------------------------------------------
+
+DRIP_HEAD = b"POST /slack/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n"
+
+
+class Drippers:
+    """Slowloris: connections that each send a byte every 0.3 s, well inside the read timeout."""
+
+    def __init__(self, port: int, sources: list[str]):
+        self.socks: list[socket.socket] = []
+        for source in sources:
+            sock = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0))
+            sock.setblocking(False)
+            self.socks.append(sock)
+        self.closed_by_server: dict[int, bytes] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._drip, daemon=True)
+        self._thread.start()
+
+    def _drip(self) -> None:
+        at = 0
+        while not self._stop.wait(0.3):
+            for n, sock in enumerate(self.socks):
+                if n in self.closed_by_server:
+                    continue
+                try:
+                    answer = sock.recv(1024)
+                except BlockingIOError:
+                    answer = None
+                except OSError:
+                    answer = b""
+                if answer is not None:  # the server answered or closed: it is cut off
+                    self.closed_by_server[n] = answer
+                    continue
+                with contextlib.suppress(BlockingIOError, OSError):
+                    sock.send(DRIP_HEAD[at % len(DRIP_HEAD) : at % len(DRIP_HEAD) + 1])
+            at += 1
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        for sock in self.socks:
+            sock.close()
+
+
+def timed_command(port: int, text: str = "help") -> tuple[float, int]:
+    """A signed /papers from 127.0.0.1, as Slack sends it: (seconds to the answer, status)."""
+    from slack_helpers import slash_command_fields
+
+    body = urlencode(slash_command_fields(text, "http://127.0.0.1:9/unused"))
+    headers = signed_headers(body, FORM)
+    headers["Content-Length"] = str(len(body))
+    started = time.monotonic()
+    status, _ = raw_exchange(port, post_bytes(body.encode(), headers), timeout=10)
+    return time.monotonic() - started, status
+
+
+def test_slow_drip_connections_are_cut_at_the_request_deadline_and_slack_gets_in(slack_settings, seed_corpus, fake_slack):
+    """20 addresses (the per-client limit can't help) each trickle one request, holding every
+    connection the server allows; the read timeout (30 s) never fires. The deadline cuts them."""
+    limits = HttpLimits(connection_limit=20, read_timeout=30, request_deadline=1.0, cleanup_interval=1)
+    server = start_app_server(slack_settings, seed_corpus, limits=limits)
+    drippers = Drippers(server.port, [f"127.0.0.{n}" for n in range(2, 22)])
+    try:
+        time.sleep(0.3)  # all 20 accepted and dripping
+        seconds, status = timed_command(server.port)
+        assert status == 200
+        assert seconds < 5  # 1 s deadline + a check + a loaded machine; before: never (all 20 held)
+        # Those left in the backlog (waitress counts its listener and trigger against the
+        # limit) are accepted as slots free, and cut a deadline later.
+        cut_by = time.monotonic() + 6
+        while len(drippers.closed_by_server) < 20 and time.monotonic() < cut_by:
+            time.sleep(0.1)
+        assert len(drippers.closed_by_server) == 20
+        assert set(drippers.closed_by_server.values()) == {
+            b"HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+        }
+    finally:
+        drippers.close()
+        server.shutdown()
+
+
+def test_when_every_connection_is_taken_slow_ones_make_way_within_slack_s_3_seconds(
+    slack_settings, seed_corpus, fake_slack, caplog
+):
+    """The 10 s deadline alone would leave Slack waiting that long for a slot; while the
+    server is full, a request not whole within 1 s (and an idle connection) makes way."""
+    limits = HttpLimits(connection_limit=20, read_timeout=30, request_deadline=30, cleanup_interval=1)
+    server = start_app_server(slack_settings, seed_corpus, limits=limits)
+    with caplog.at_level(logging.INFO):
+        drippers = Drippers(server.port, [f"127.0.0.{n}" for n in range(2, 22)])
+        try:
+            time.sleep(0.3)
+            seconds, status = timed_command(server.port)
+            assert status == 200 and seconds < 3  # before: no answer in 10 s (a 30 s deadline)
+        finally:
+            drippers.close()
+            server.shutdown()
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("closed ")]
+    assert lines and "within 1 s (every connection taken)" in lines[0]
+
+
+def test_a_connection_that_sends_nothing_is_held_to_the_deadline_not_the_read_timeout(slack_settings, seed_corpus, fake_slack):
+    limits = HttpLimits(read_timeout=30, request_deadline=0.5, cleanup_interval=1)
+    server = start_app_server(slack_settings, seed_corpus, limits=limits)
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=8) as silent:
+            started = time.monotonic()
+            assert silent.recv(1024).startswith(b"HTTP/1.1 408")
+            assert silent.recv(1024) == b""
+            assert time.monotonic() - started < 5
+        with socket.create_connection(("127.0.0.1", server.port), timeout=8) as kept:  # idle between requests: fine
+            kept.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert read_response(kept).startswith(b"HTTP/1.1 200")
+            time.sleep(1.0)  # twice the deadline
+            kept.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert read_response(kept).startswith(b"HTTP/1.1 200")
+    finally:
+        server.shutdown()
+
+
+def test_one_address_holds_at_most_its_share_of_connections(slack_settings, seed_corpus, fake_slack, caplog):
+    """510 slow connections from one address locked everyone out; now it gets 10, and a
+    signed /papers from another address answers at once (before: it waited for a slot)."""
+    limits = HttpLimits(connection_limit=20, read_timeout=30, request_deadline=30, connections_per_client=10)
+    server = start_app_server(slack_settings, seed_corpus, limits=limits)
+    with caplog.at_level(logging.INFO):
+        drippers = Drippers(server.port, ["127.0.0.2"] * 25)
+        try:
+            time.sleep(1.0)
+            refused = [answer for answer in drippers.closed_by_server.values()]
+            assert len(refused) == 15 and all(answer.startswith(b"HTTP/1.1 503") for answer in refused)
+            seconds, status = timed_command(server.port)
+            assert status == 200 and seconds < 2
+        finally:
+            drippers.close()
+            server.shutdown()
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("refused ")]
+    assert lines == ["refused 15 connections over the limit of 10 per client: 127.0.0.2 x15"]  # one line, not 15
+    assert server.server.open_by_client == {}  # every connection closed is uncounted
+
+
+def test_the_per_client_limit_is_an_operator_setting():
+    assert http_limits(Settings()).connections_per_client == 50
+    assert http_limits(Settings.from_env({"PAPERBOT_HTTP_CONNECTIONS_PER_CLIENT": "500"})).connections_per_client == 500
+    with pytest.raises(ConfigError, match="PAPERBOT_HTTP_CONNECTIONS_PER_CLIENT must be at least 1"):
+        Settings.from_env({"PAPERBOT_HTTP_CONNECTIONS_PER_CLIENT": "0"})
+
+
+@pytest.mark.parametrize(
+    ("addr", "client"),
+    [
+        (("10.1.2.3", 5), "10.1.2.3"),
+        (("2001:db8:1:2:aaaa::1", 5, 0, 0), "2001:db8:1:2::/64"),
+        (("2001:db8:1:2:bbbb::9", 5, 0, 0), "2001:db8:1:2::/64"),  # the same host's /64
+        (("::ffff:10.1.2.3", 5, 0, 0), "10.1.2.3"),
+    ],
+)
+def test_a_client_is_its_address_or_its_ipv6_64(addr, client):
+    assert client_of(addr) == client
 
 
 # -- issue 13: malformed requests get a clean 4xx and one log line ------------------------------

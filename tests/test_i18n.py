@@ -84,7 +84,7 @@ def test_t_falls_back_to_english_and_fails_loudly_on_unknown_keys():
     [
         ("digest.count", {"count": 1}, "*1* new paper"),
         ("digest.count", {"count": 2}, "*2* new papers"),
-        ("digest.notification", {"count": 1, "date": "d"}, "Paper digest for d: 1 new paper"),
+        ("digest.notification", {"count": 1, "date": "d", "digest": "Paper digest"}, "Paper digest for d: 1 new paper"),
         ("digest.held_back", {"count": 1}, "1 more new paper didn't fit today; it leads the next digest."),
         ("search.more_like_header", {"total": 1, "title": "T", "page": 1, "pages": 1}, "*1* paper like “T” · page 1 of 1"),
         ("search.header", {"total": 1, "query": "q", "page": 1, "pages": 1}, "*1* paper for “q” · page 1 of 1"),
@@ -105,7 +105,7 @@ def test_every_singular_has_its_plural():
 def test_chinese_calls_a_digest_ribao_not_a_summary():
     # 摘要 is a paper's summary; the daily digest is 日报 everywhere.
     assert [k for k, v in MESSAGES.items() if "每日摘要" in v["zh"] or "摘要内容" in v["zh"]] == []
-    assert "日报" in t("subscribe.help_hint", "zh")
+    assert "日报" in t("subscribe.help", "zh", zone="北京时间")
 
 
 @pytest.mark.parametrize(
@@ -121,7 +121,7 @@ def test_chinese_calls_a_digest_ribao_not_a_summary():
     ],
 )
 def test_chinese_puts_a_space_between_a_mention_and_chinese(key, place, expected):
-    fmt = {name: "x" for name in fields(MESSAGES[key]["zh"])}
+    fmt = {name: "x" for name in fields(MESSAGES[key]["zh"])} | {"digest": "论文日报"}
     assert expected in t(key, "zh", **{**fmt, "place": place})
 
 

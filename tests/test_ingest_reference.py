@@ -72,7 +72,9 @@ def reference_lines(text: str) -> list[tuple[int, str]]:
     def clean(line: str) -> str:
         return (
             re.sub(
-                "[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
+                # Issue 29 added the control characters but tab, LF and CR ("\x7f" in EDGE_CASES).
+                "[\x01-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
+                "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
                 "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U00013438"
                 "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]",
                 "",

@@ -182,6 +182,24 @@ def test_reactions_count_each_person_once_and_follow_the_latest_event(topics):
     assert library.top("C_VOTE", "week") == [] and len(library.top("C_VOTE", "month")) == 2
 
 
+def test_one_person_sharing_ten_times_is_one_vote_and_three_reactors_outrank_it(topics):
+    """Issue 29, point 10: a share counted per share let one person outrank three people."""
+    corpus, papers = topics
+    library = Library(corpus.store, clock=FakeClock(datetime(2026, 12, 1, 9, 0, tzinfo=UTC)))
+    spammed, liked = papers["bio1"].id, papers["bio2"].id
+    for n in range(10):
+        library.record_share("C_INFLATE", spammed, "U_SPAM", f"300.{n}")
+    library.record_share("C_INFLATE", liked, "U_A", "400.1")
+    for n, user in enumerate(("U_A", "U_B", "U_C")):
+        library.react(channel_id="C_INFLATE", message_ts="400.1", user_id=user, reaction="+1", added=True, event_ts=f"9.{n}")
+    top = library.top("C_INFLATE", "week")
+    assert [(t.paper.id, t.shares, t.voters) for t in top] == [(liked, 1, 3), (spammed, 1, 0)]
+    _, weights = library.channel_profile("C_INFLATE")
+    assert weights[spammed] == 1.0 and weights[liked] == 4.0  # one share, three reactions
+    library.record_share("C_INFLATE", spammed, "U_OTHER", "300.9")  # another person: another vote
+    assert [t.shares for t in library.top("C_INFLATE", "week") if t.paper.id == spammed] == [2]
+
+
 def test_personal_digest_is_ordered_by_saves_and_channel_digest_messages_are_cards(tmp_path):
     corpus = open_corpus(tmp_path / "data")
     ingest(corpus, tmp_path, "saved.txt", listing([TOPICS[0], TOPICS[2]]))
@@ -202,7 +220,8 @@ def test_personal_digest_is_ordered_by_saves_and_channel_digest_messages_are_car
 
     preview = service.preview(service.subscriptions.get(mine.id))
     assert [p.id for p in preview.papers][0] == new[TOPICS[1][1]]  # the KV paper, like the saved ParisKV
-    assert preview.reasons[new[TOPICS[1][1]]].title_en == TOPICS[0][1]
+    reason = preview.reasons[new[TOPICS[1][1]]]
+    assert reason.kind == "saved" and reason.paper is not None and reason.paper.title_en == TOPICS[0][1]
     text = str(render_digest(preview)[0].blocks)
     assert "like *ParisKV*, which you saved" in text
     assert service.preview(service.subscriptions.get(channel.id)).order == "new"  # a channel's default

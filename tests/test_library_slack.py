@@ -177,18 +177,40 @@ def test_reactions_on_shared_cards_are_the_channels_votes(slack, fake_slack, see
     _, top = slack.command("top", user_id="U_SHARER", channel_id=channel)
     assert check_blocks(top["blocks"]) == []
     text = all_text(top["blocks"])
-    assert "Popular in <#C_VOTES> this week" in text and "shared once · 2 people reacted" in text
+    assert "Popular in <#C_VOTES> this week" in text and "shared by 1 person · 2 people reacted" in text
 
     slack.event(reaction("reaction_removed", "U_V2", "10.5"))
     assert eventually(lambda: voters() == 1)
     _, top = slack.command("top month", user_id="U_SHARER", channel_id=channel)
-    assert "shared once · 1 person reacted" in all_text(top["blocks"])
+    assert "shared by 1 person · 1 person reacted" in all_text(top["blocks"])
     _, top = slack.command("热门", user_id="U_SHARER", channel_id="C_QUIET")
     assert "本周还没有" in top["text"]
     _, top = slack.command("top", user_id="U_SHARER", channel_id="D_SOMEONE")
     assert "run it in a channel" in top["text"]
     _, search = slack.command("top-k sampling", user_id="U_SHARER", channel_id=channel)
     assert "for “top-k sampling”" in search["text"]  # a search, not the command
+
+
+def test_a_bot_s_reactions_are_no_one_s_vote(slack, fake_slack, seed_corpus, seed_services):
+    """Issue 29, point 10: another app's (and Slackbot's) reactions counted as votes."""
+    channel = "C_BOTVOTES"
+    post = post_share(slack, fake_slack, "ParisKV", user_id="U_BOTSHARER", channel_id=channel)
+    ts = post.response["ts"]
+    (paper_id,) = eventually(lambda: seed_services.library.papers_on(channel, ts))
+    fake_slack.users["U_OTHER_APP"] = {"is_bot": True}
+
+    def reaction(user, event_ts, kind="reaction_added"):
+        return {"type": kind, "user": user, "reaction": "thumbsup", "item_user": "UBOT", "event_ts": event_ts,
+                "item": {"type": "message", "channel": channel, "ts": ts}}  # fmt: skip
+
+    for user, event_ts in (("U_OTHER_APP", "20.1"), ("USLACKBOT", "20.2"), ("U_PERSON", "20.3")):
+        slack.event(reaction(user, event_ts))
+    assert eventually(lambda: seed_services.library.votes(channel).get(paper_id) == (1.0, 1))
+    slack.event(reaction("U_OTHER_APP", "20.4", kind="reaction_removed"))
+    time.sleep(0.3)  # handled after the ack; nothing may change
+    assert seed_services.library.votes(channel).get(paper_id) == (1.0, 1)
+    asked = {call.args.get("user") for call in fake_slack.calls_to("users.info")}
+    assert {"U_OTHER_APP", "U_PERSON"} <= asked
 
 
 def test_a_save_from_a_public_card_counts_for_the_channel_and_answers_privately(slack, fake_slack, seed_corpus, seed_services):
@@ -201,7 +223,7 @@ def test_a_save_from_a_public_card_counts_for_the_channel_and_answers_privately(
     assert note.args["replace_original"] is False and note.args["response_type"] == "ephemeral"  # the card stays as it is
     assert "Saved *ParisKV" in note.args["text"]
     _, top = slack.command("top", user_id=user, channel_id=channel)
-    assert "shared once · saved once" in all_text(top["blocks"])
+    assert "shared by 1 person · saved by 1 person" in all_text(top["blocks"])
 
     (undo,) = button_values(note.args["blocks"], "paper_save")
     slack.click("paper_save", undo, user_id=user, channel_id=channel)
@@ -248,7 +270,7 @@ def test_a_failed_upload_is_explained(slack, fake_slack, seed_corpus, seed_servi
 
 def test_foryou_ranks_by_saves_with_a_reason(slack, fake_slack, seed_corpus, seed_services):
     _, body = slack.command("foryou", user_id="U_FY_NONE")
-    assert "Save a few papers first" in body["text"]
+    assert "Save a few papers, give them 👍 / 👎, or name your interests" in body["text"]
     slack.command("save ParisKV", user_id="U_FY")
     _, body = slack.command("foryou", user_id="U_FY")
     assert check_blocks(body["blocks"]) == []

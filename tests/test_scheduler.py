@@ -246,8 +246,8 @@ def test_a_channel_that_refuses_posts_pauses_the_subscription(corpus, tmp_path, 
     assert poster.digests() == ["2026-12-04"] and len(poster.papers_posted()) == 2
 
 
-def test_crash_mid_thread_neither_reposts_the_day_nor_repeats_recorded_messages(corpus, tmp_path):
-    """The process dies after message 2 of 3 was accepted and recorded."""
+def test_crash_mid_thread_is_finished_in_its_thread_after_the_lease_without_repeating(corpus, tmp_path):
+    """The process dies after message 2 of 3 was accepted and recorded; its restart takes the claim over."""
     clock = FakeClock(at(2026, 12, 1, 8))
     first = Instance(corpus, clock, RecordingPoster(crash_after_record_at=2)).start()
     sub = first.subscribe()
@@ -257,19 +257,24 @@ def test_crash_mid_thread_neither_reposts_the_day_nor_repeats_recorded_messages(
     sent_before = first.poster.papers_posted()
     assert len(sent_before) < 60 and first.subs.delivery(sub.id, "2026-12-01").status == "posting"
 
-    clock.set(at(2026, 12, 1, 9, 20))  # restart after the claim went stale
+    clock.set(at(2026, 12, 1, 9, 1))  # restarted within the lease: the claim may still be alive
     second = Instance(corpus, clock).start()
-    assert second.poster.posts == []  # not re-posted that day
-    assert second.subs.delivery(sub.id, "2026-12-01").status == "interrupted"
-    second.run_until(at(2026, 12, 2, 9, 0))
+    assert second.poster.posts == []
+    clock.set(at(2026, 12, 1, 9, 3))  # the lease ran out: the next look takes it over
+    second.tick()
     rest = second.poster.papers_posted()
     assert sorted(sent_before + rest) == sorted(p.id for p in corpus.newest(100))  # all delivered, none twice
-    assert second.poster.digests() == ["2026-12-02"]
+    first_ts = first.poster.posts[0].ts
+    assert {p.thread_ts for p in second.poster.posts} == {first_ts}  # in the day's thread, no second digest
+    delivery = second.subs.delivery(sub.id, "2026-12-01")
+    assert (delivery.status, delivery.attempts, delivery.holder) == ("sent", 2, second.subs.holder)
     assert second.subs.get(sub.id).cursor_seq == corpus.store.last_seq()
+    second.run_until(at(2026, 12, 2, 9, 0))
+    assert second.poster.digests() == []  # nothing new by the next morning: no empty digest either
 
 
 def test_crash_between_slack_accepting_and_recording_repeats_that_message_once(corpus, tmp_path):
-    """The documented worst case: one message's papers go out a second time, in the next digest."""
+    """The documented worst case: the one message in flight goes out a second time, when the day is finished."""
     clock = FakeClock(at(2026, 12, 1, 8))
     first = Instance(corpus, clock, RecordingPoster(crash_before_record_at=1)).start()
     sub = first.subscribe()
@@ -280,9 +285,24 @@ def test_crash_between_slack_accepting_and_recording_repeats_that_message_once(c
     clock.set(at(2026, 12, 1, 9, 30))
     second = Instance(corpus, clock).start()
     second.run_until(at(2026, 12, 3, 9, 0))
-    assert second.poster.digests() == ["2026-12-02"]
+    assert second.poster.digests() == ["2026-12-01"]  # that day's digest, again from its first message
     assert sorted(second.poster.papers_posted()) == sorted(first.poster.papers_posted())  # once more, then never
     assert second.subs.get(sub.id).cursor_seq == corpus.store.last_seq()
+
+
+def test_a_claim_with_no_heartbeat_past_the_grace_is_interrupted_not_taken_over(corpus, tmp_path):
+    clock = FakeClock(at(2026, 12, 1, 8))
+    first = Instance(corpus, clock, RecordingPoster(crash_after_record_at=1)).start()
+    sub = first.subscribe()
+    add_papers(corpus, tmp_path, 1, 60)
+    clock.set(at(2026, 12, 1, 9, 0))
+    first.tick()
+    clock.set(at(2026, 12, 1, 15, 30))  # down longer than a digest may be late
+    second = Instance(corpus, clock).start()
+    assert second.poster.posts == [] and second.subs.delivery(sub.id, "2026-12-01").status == "interrupted"
+    second.run_until(at(2026, 12, 2, 9, 0))
+    assert sorted(first.poster.papers_posted() + second.poster.papers_posted()) == sorted(p.id for p in corpus.newest(100))
+    assert second.poster.digests() == ["2026-12-02"]
 
 
 # -- days of the week (issue 11) ----------------------------------------------------------------

@@ -9,6 +9,7 @@ import json
 
 import pytest
 from slack_helpers import all_text, button_values
+from test_i18n import half_width_between_chinese
 
 from bot.slack.render.blocks import check_blocks, check_view
 from bot.slack.values import decode_value
@@ -43,7 +44,7 @@ def test_search_in_chinese_shows_chinese_first(slack):
     assert "共找到" in header
     lines = first_hit_text(body["blocks"]).split("\n")
     assert "推测解码" in lines[0] and "Speculative" in lines[1]
-    assert [e["text"]["text"] for e in body["blocks"][2]["elements"]] == ["分享", "详情", "相似论文", "收藏"]
+    assert [e["text"]["text"] for e in body["blocks"][2]["elements"]] == ["分享", "详情", "相似论文", "收藏", "👍", "👎"]
 
 
 def test_authors_are_shortened_and_affiliations_follow_the_reader(slack):
@@ -73,17 +74,22 @@ def test_next_and_previous_page_through_results(slack, fake_slack):
     assert "page 1 of" in pages[1].args["blocks"][0]["text"]["text"]
 
 
-def test_a_correction_is_said_once_with_a_button_for_the_text_as_typed(slack, fake_slack):
+def test_a_correction_names_the_corrected_query_once_and_the_text_as_typed_leads_back(slack, fake_slack):
     _, body = slack.command("speculativ decodng", user_id="U_SUGGEST")
     text = all_text(body["blocks"])
-    assert "Showing results for “speculative decoding” · Search instead for “speculativ decodng”" in text
-    assert "Did you mean" not in text and "MineDraft" in text
-    (value,) = button_values(body["blocks"], "search_run")  # one button, and not the corrected query again
+    assert body["blocks"][0]["text"]["text"] == "*2* papers for “speculative decoding”"  # what the hits are for
+    assert "Corrected from “speculativ decodng”." in text and "MineDraft" in text
+    assert "Search instead" not in text and "Did you mean" not in text  # said once, by the button
+    (value,) = button_values(body["blocks"], "search_run")
     slack.click("search_run", value, user_id="U_SUGGEST")
     (answer,) = fake_slack.wait_for("response")
     assert answer.args["replace_original"] is True
-    assert "No papers found for “speculativ decodng”" in all_text(answer.args["blocks"])
-    assert not button_values(answer.args["blocks"], "search_run")
+    assert "No papers found for “speculativ decodng” as typed." in all_text(answer.args["blocks"])
+    (back,) = button_values(answer.args["blocks"], "search_run")  # the way back, not a dead end
+    assert decode_value(back).query == "speculativ decodng" and not decode_value(back).exact
+    slack.click("search_run", back, user_id="U_SUGGEST")
+    answers = fake_slack.wait_for("response", 2)
+    assert answers[1].args["blocks"][0]["text"]["text"] == "*2* papers for “speculative decoding”"
 
 
 def test_a_match_outside_the_title_is_quoted_with_the_expanded_term(slack):
@@ -154,24 +160,43 @@ def _first_paper_value(slack, query="ParisKV", user_id="U_BUTTONS"):
     return button_values(body["blocks"], "paper_share")[0]
 
 
-def test_share_posts_the_card_and_who_shared_it(slack, fake_slack):
+def share_and_post(slack, fake_slack, value: str, *, fail: str = "", **where) -> None:
+    """Click Share on a result, then Post on its preview (the one way a share goes out);
+    `fail`: the error chat.postMessage answers the Post with, once."""
+    slack.click("paper_share", value, **where)
+    (preview,) = fake_slack.wait_for("response")
+    assert not fake_slack.calls_to("chat.postMessage")  # nothing posted before Post
+    (post_value,) = button_values(preview.args["blocks"], "share_post")
+    fake_slack.reset()
+    if fail:
+        fake_slack.fail("chat.postMessage", fail)
+    slack.click("share_post", post_value, **where)
+
+
+def test_share_previews_then_posts_the_card_and_who_shared_it(slack, fake_slack):
     value = _first_paper_value(slack, user_id="U_SHARE")
     status, _ = slack.click("paper_share", value, user_id="U_SHARE", channel_id="C_SHARE")
     assert status == 200
+    (preview,) = fake_slack.wait_for("response")  # the same preview as `/papers share`: Post or Cancel
+    assert preview.args["replace_original"] is False and preview.args["response_type"] == "ephemeral"  # the results stay
+    assert "Post this paper in <#C_SHARE> for everyone?" in all_text(preview.args["blocks"])
+    assert [e["text"]["text"] for e in preview.args["blocks"][-1]["elements"]] == ["Post", "Cancel"]
+    assert not fake_slack.calls_to("chat.postMessage")
+    (post_value,) = button_values(preview.args["blocks"], "share_post")
+    slack.click("share_post", post_value, user_id="U_SHARE", channel_id="C_SHARE")
     (post,) = fake_slack.wait_for("chat.postMessage")
     assert post.args["channel"] == "C_SHARE"
     assert "<@U_SHARE> shared this paper" in all_text(post.args["blocks"])
     assert "ParisKV" in all_text(post.args["blocks"])
     assert check_blocks(post.args["blocks"]) == []
-    (told,) = fake_slack.wait_for("response")  # the clicker learns where it went
+    told = fake_slack.wait_for("response", 2)[1]  # the clicker learns where it went
     assert told.args["text"] == "Shared to <#C_SHARE>." and told.args["response_type"] == "ephemeral"
-    assert told.args["replace_original"] is False  # the results stay
+    assert told.args["replace_original"] is True  # in the preview's place
 
 
 def test_share_where_the_bot_is_not_in_the_channel_uses_the_response_url(slack, fake_slack):
-    fake_slack.fail("chat.postMessage", "not_in_channel")
     value = _first_paper_value(slack, user_id="U_SHARE2")
-    slack.click("paper_share", value, user_id="U_SHARE2", channel_id="C_PRIVATE")
+    share_and_post(slack, fake_slack, value, fail="not_in_channel", user_id="U_SHARE2", channel_id="C_PRIVATE")
     fallback, told = fake_slack.wait_for("response", 2)
     assert fallback.args["response_type"] == "in_channel" and told.args["text"] == "Shared to <#C_PRIVATE>."
     assert "<@U_SHARE2> shared this paper" in all_text(fallback.args["blocks"])
@@ -179,18 +204,16 @@ def test_share_where_the_bot_is_not_in_the_channel_uses_the_response_url(slack, 
 
 
 def test_share_into_an_archived_channel_explains_why(slack, fake_slack):
-    fake_slack.fail("chat.postMessage", "is_archived")
     value = _first_paper_value(slack, user_id="U_SHARE3")
-    slack.click("paper_share", value, user_id="U_SHARE3")
+    share_and_post(slack, fake_slack, value, fail="is_archived", user_id="U_SHARE3")
     (answer,) = fake_slack.wait_for("response")
     assert answer.args["response_type"] == "ephemeral"
     assert "archived" in answer.args["text"]
 
 
 def test_a_rate_limited_post_is_retried_after_retry_after(slack, fake_slack):
-    fake_slack.fail("chat.postMessage", "ratelimited")
     value = _first_paper_value(slack, user_id="U_RATE")
-    slack.click("paper_share", value, user_id="U_RATE")
+    share_and_post(slack, fake_slack, value, fail="ratelimited", user_id="U_RATE")
     posts = fake_slack.wait_for("chat.postMessage", 2, timeout=10)
     assert [p.status for p in posts] == [429, 200]
     (told,) = fake_slack.wait_for("response")
@@ -319,6 +342,8 @@ def test_no_secret_reaches_slack_or_the_user(slack, fake_slack):
 
     _, body = slack.command("speculative decoding", user_id="U_SECRET")
     slack.click("paper_share", button_values(body["blocks"], "paper_share")[0], user_id="U_SECRET")
+    (preview,) = fake_slack.wait_for("response")
+    slack.click("share_post", button_values(preview.args["blocks"], "share_post")[0], user_id="U_SECRET")
     fake_slack.wait_for("chat.postMessage")
     sent = json.dumps(body) + json.dumps([c.args for c in fake_slack.calls])
     assert BOT_TOKEN not in sent and SIGNING_SECRET not in sent
@@ -479,3 +504,129 @@ def test_a_mistyped_command_word_is_searched_and_the_command_offered(slack, fake
 
 def test_a_real_search_is_not_taken_for_a_command(slack, fake_slack):
     assert "Did you mean `/papers" not in all_text(answered(slack, fake_slack, "speculative decoding", "U_TYPO_CMD2"))
+
+
+# -- what people paste, question words, quotes around links (issue 28, points 6 to 9) -----------------
+
+
+def hit_ids(blocks: list[dict]) -> list[str]:
+    """The paper ids of a results page, in order (a hit's block id is `hit:NUMBER:ID`)."""
+    return [b["block_id"].rsplit(":", 1)[-1] for b in blocks if b.get("block_id", "").startswith("hit:")]
+
+
+@pytest.mark.parametrize(("text", "lang"), [("<b>hi</b> & co", "en"), ("<span class='x'>嗨</span>", "zh")])
+def test_markup_alone_finds_no_papers(slack, text, lang):
+    _, body = slack.command(text, user_id=f"U_MARKUP_{lang}")
+    assert hit_ids(body["blocks"]) == []
+    assert {"en": "No papers found", "zh": "没有找到"}[lang] in all_text(body["blocks"])
+
+
+def test_a_pasted_arxiv_url_says_the_paper_is_not_in_the_library_and_what_mentions_it(slack, seed_corpus):
+    polar = seed_corpus.search("PoLar", per_page=1).hits[0].paper
+    for pasted in ("https://arxiv.org/abs/2507.07996", "arXiv:2507.07996v2"):
+        _, body = slack.command(pasted, user_id="U_PASTE")
+        text = all_text(body["blocks"])
+        assert "arXiv `2507.07996` isn't in the library; these papers mention it." in text
+        assert hit_ids(body["blocks"]) == [polar.id]  # the paper that extends it, not a partial match on “arxiv”
+
+
+def test_a_pasted_id_link_or_doi_finds_that_paper_or_says_it_is_not_there(slack, seed_corpus):
+    polar = seed_corpus.search("PoLar", per_page=1).hits[0].paper
+    _, body = slack.command(polar.id, user_id="U_PASTE_ID")  # the id Details shows
+    assert hit_ids(body["blocks"]) == [polar.id] and "*1* paper" in body["blocks"][0]["text"]["text"]
+    _, body = slack.command("https://github.com/tianyi-lab/PoLar", user_id="U_PASTE_ID")  # one of its own links
+    assert hit_ids(body["blocks"]) == [polar.id]
+    _, body = slack.command("https://doi.org/10.1145/0000000.1111111", user_id="U_PASTE_ID")
+    assert hit_ids(body["blocks"]) == []
+    assert "No paper in the library has the DOI `10.1145/0000000.1111111`" in all_text(body["blocks"])
+    _, body = slack.command("lang zh", user_id="U_PASTE_ZH")
+    _, body = slack.command("https://arxiv.org/abs/2401.00001", user_id="U_PASTE_ZH")
+    assert "库中没有 arXiv 编号为 `2401.00001` 的论文：" in all_text(body["blocks"]) and hit_ids(body["blocks"]) == []
+
+
+def test_a_question_word_alone_matches_no_paper(slack):
+    _, body = slack.command("如何减少KV缓存的内存", user_id="U_QUESTION")
+    ids = hit_ids(body["blocks"])
+    assert ids and "643821184ed9" not in ids and "75aab11fb9cd" not in ids  # titles that share only 如何
+    assert "*如何*" not in all_text(body["blocks"])
+
+
+def test_a_quote_never_cuts_inside_a_link(slack):
+    _, body = slack.command("PoLar", user_id="U_QUOTE_URL")
+    hit = first_hit_text(body["blocks"])
+    assert "tianyi-lab/>" not in hit and "/*PoLar*" not in hit
+    assert "<https://github.com/tianyi-lab/PoLar>" in hit
+
+
+def test_chinese_details_write_the_other_name_in_full_width_brackets(slack, fake_slack):
+    slack.command("lang zh", user_id="U_DETAILS_ZH")
+    _, body = slack.command("ParisKV", user_id="U_DETAILS_ZH")
+    slack.click("paper_details", button_values(body["blocks"], "paper_details")[0], user_id="U_DETAILS_ZH")
+    (card,) = fake_slack.wait_for("response")
+    text = all_text(card.args["blocks"])
+    assert "西安交通大学（Xi'an Jiaotong University, Xi'an, China）" in text
+    # Line by line: a card's English Comments may end in ")" above the Chinese button labels.
+    assert [bad for line in text.split("\n") for bad in half_width_between_chinese(line)] == []
+
+
+# -- help, top, shares in a channel's language (issue 28, points 5, 12, 14, 16, 20) ----------------
+
+
+@pytest.mark.parametrize(("user_id", "lang"), [("U_HELP_SHORT_EN", "en"), ("U_HELP_SHORT_ZH", "zh")])
+def test_help_is_five_things_to_do_first_and_where_the_rest_is(slack, user_id, lang):
+    slack.command(f"lang {lang}", user_id=user_id)
+    _, body = slack.command("help", user_id=user_id, channel_id="C_HELP")
+    text = all_text(body["blocks"])
+    assert text.count("\n") + 1 <= 7 and len(text) <= 600  # was 21 lines and 2,466 characters
+    assert "`/papers help search` · `/papers help digests` · `/papers help library`" in text
+    assert {"en": "post it in this channel", "zh": "发到本频道"}[lang] in text
+    _, body = slack.command("help", user_id=user_id, channel_id="D_HELP")  # in a DM: no "this channel"
+    text = all_text(body["blocks"])
+    assert "this channel" not in text and "本频道" not in text
+    assert {"en": "in a channel: preview a paper", "zh": "在频道中使用"}[lang] in text
+    assert {"en": "just for you", "zh": "只发给你"}[lang] in text
+    for topic, expected in (("search", "affil:"), ("digests", "tz:"), ("library", "/papers saved")):
+        _, body = slack.command(f"help {topic}", user_id=user_id, channel_id="C_HELP")
+        assert expected in all_text(body["blocks"]), topic
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("top year", "`/papers top` takes `week` (the default) or `month`, not `year`"),
+        ("热门 今年", "`/papers top` 后面只能跟 `week`（默认，本周）或 `month`（最近 30 天），不能是 `今年`"),
+    ],
+)
+def test_top_with_a_period_it_doesnt_take_says_what_it_takes(slack, line, expected):
+    _, body = slack.command(line, user_id="U_TOP_YEAR", channel_id="C_TOP_YEAR")
+    assert expected in all_text(body["blocks"]) and not first_hit_ids(body["blocks"])
+
+
+def first_hit_ids(blocks: list[dict]) -> list[str]:
+    return [b["block_id"] for b in blocks if b.get("block_id", "").startswith("hit:")]
+
+
+def test_a_shared_card_follows_the_channels_digest_language(slack, fake_slack):
+    slack.command("subscribe zh", user_id="U_CH_ZH", channel_id="C_SHARE_ZH")  # the channel reads Chinese
+    fake_slack.reset()
+    _, body = slack.command("share ParisKV", user_id="U_SHARE_EN", channel_id="C_SHARE_ZH")
+    preview = all_text(body["blocks"])
+    assert "Post this paper in <#C_SHARE_ZH> for everyone?" in preview  # the sharer's words in English...
+    assert "面向长上下文LLM的快速且漂移鲁棒的KV缓存检索" in preview  # ...the card in the channel's language
+    (post_value,) = button_values(body["blocks"], "share_post")
+    slack.click("share_post", post_value, user_id="U_SHARE_EN", channel_id="C_SHARE_ZH")
+    (post,) = fake_slack.wait_for("chat.postMessage")
+    assert post.args["text"].startswith("<@U_SHARE_EN> 分享了这篇论文：ParisKV：")  # full-width colon
+    assert half_width_between_chinese(post.args["text"]) == []
+
+
+@pytest.mark.parametrize(
+    ("user_id", "lang", "name"), [("U_AFFIL_EN", "en", "Harvard University"), ("U_AFFIL_ZH", "zh", "哈佛大学")]
+)
+def test_an_affiliation_search_shows_the_matched_affiliation_once_and_first(slack, user_id, lang, name):
+    slack.command(f"lang {lang}", user_id=user_id)
+    _, body = slack.command("affil:哈佛", user_id=user_id)
+    hit = first_hit_text(body["blocks"])
+    assert hit.count(name) == 1, hit  # in the meta line, not quoted again beneath
+    meta = next(line for line in hit.split("\n") if name in line)
+    assert meta.split(" · ")[1].startswith(name), meta  # the matched one leads the affiliations

@@ -1,4 +1,4 @@
-"""The SQLite store: merging re-ingested papers, one transaction per file, reader settings."""
+"""The store, on SQLite and on PostgreSQL: merging re-ingested papers, one transaction per file, reader settings."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ import threading
 import time
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from bot.ingest.listing import parse_path, parse_text
-from bot.store.database import Store
+from bot.store.database import Store, open_store
 
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 
@@ -28,8 +29,8 @@ def listing(feed: str, *records: dict, path: str = "x.txt"):
 
 
 @pytest.fixture
-def store(tmp_path):
-    store = Store(tmp_path / "paperbot.sqlite3")
+def store(database_location):
+    store = open_store(database_location)
     yield store
     store.close()
 
@@ -106,17 +107,19 @@ def test_find_ids_by_prefix(store):
     assert store.find_ids("") == []
 
 
-def test_user_language_is_remembered_across_connections(tmp_path):
-    store = Store(tmp_path / "db.sqlite3")
+def test_user_language_is_remembered_across_connections(database_location):
+    store = open_store(database_location)
     assert store.get_user_lang("U1") is None
     store.set_user_lang("U1", "zh")
     store.close()
-    again = Store(tmp_path / "db.sqlite3")
+    again = open_store(database_location)
     assert again.get_user_lang("U1") == "zh"
     again.close()
 
 
-def test_store_is_in_wal_mode_for_concurrent_readers(store):
+def test_store_is_in_wal_mode_for_concurrent_readers(tmp_path):
+    store = Store(tmp_path / "paperbot.sqlite3")
+    store.close()
     db = sqlite3.connect(store.path)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     db.close()
@@ -168,18 +171,19 @@ def test_another_feed_keeps_fields_it_lacks_and_moves_venue_fields_together(stor
     assert paper.feeds == ["ICML", "MIT"]
 
 
-def test_ensure_columns_upgrades_an_older_table_once(tmp_path, monkeypatch):
+def test_ensure_columns_upgrades_an_older_table_once(database_location, monkeypatch):
     from bot.store import database as store_module
 
-    path = tmp_path / "old.sqlite3"
-    db = sqlite3.connect(path)
+    if database_location.startswith("postgresql://"):
+        db = psycopg.connect(database_location, autocommit=True)
+    else:
+        db = sqlite3.connect(database_location, isolation_level=None)
     db.execute("CREATE TABLE user_prefs (user_id TEXT PRIMARY KEY, lang TEXT NOT NULL)")
     db.execute("INSERT INTO user_prefs VALUES ('U1', 'zh')")
-    db.commit()
     db.close()
     monkeypatch.setitem(store_module.COLUMNS, "user_prefs", {"theme": "TEXT NOT NULL DEFAULT 'plain'"})
     for _ in range(2):  # the second open finds the column present and adds nothing
-        store = Store(path)
+        store = open_store(database_location)
         rows = store.read("SELECT user_id, lang, theme FROM user_prefs")
         store.close()
         assert [tuple(r) for r in rows] == [("U1", "zh", "plain")]

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from bot.corpus import Corpus
-from bot.models import Paper
+from bot.digests.times import day_set
+from bot.models import Paper, Reason
 
 MAX_PAPERS = 500
 """At most this many papers in one digest (about 23 messages); more wait for the next."""
@@ -46,15 +47,20 @@ class Digest:
     resumed: bool = False  # continues a thread whose first message is already posted
     # Set by the subscription's order (bot.library.readinglist.Library.order_digest):
     order: str = "new"  # "new" keeps papers oldest first; otherwise they are ranked
-    reasons: dict[str, Paper] = field(default_factory=dict)  # paper id -> the paper it is like
+    reasons: dict[str, Reason] = field(default_factory=dict)  # paper id -> why it is where it is (issue 27)
     reason_kind: str = ""  # "saved" (a person's saves) | "channel" (what the channel valued)
     popular: list[Paper] = field(default_factory=list)  # the channel's popular papers this week
     top: int = 10  # papers in the first message (the highlights); the rest go in its thread
     relevance: dict[str, float] = field(default_factory=dict)  # paper id -> filter score
+    days: str = "*"  # the subscription's days (bot.digests.times): a digest once a week is a weekly one
 
     @property
     def count(self) -> int:
         return len(self.papers)
+
+    @property
+    def is_weekly(self) -> bool:
+        return is_weekly(self.days)
 
     def highlights(self) -> list[Paper]:
         """The papers of the first message: the `top` best by `rank_highlights`.
@@ -72,6 +78,11 @@ class Digest:
         """The papers after the highlights, oldest first (the thread groups them by venue)."""
         chosen = {p.id for p in self.highlights()}
         return [p for p in self.papers if p.id not in chosen]
+
+
+def is_weekly(days: str) -> bool:
+    """A digest that comes on one day of the week (`weekly mon`, 每周一) is a weekly one."""
+    return len(day_set(days)) == 1
 
 
 RankKey = Callable[[Paper], float]

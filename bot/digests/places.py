@@ -31,10 +31,12 @@ class Poster(Protocol):
 
 @dataclass
 class Profile:
-    """What Slack says about a person that digests use: their zone and locale (None: unknown)."""
+    """What Slack says about a person: their zone and locale for digests (None: unknown), and
+    whether it is a bot (another app, or Slackbot), whose reactions are no one's vote."""
 
     tz: str | None = None
     locale: str | None = None
+    is_bot: bool = False
 
 
 class Directory(Protocol):

@@ -12,19 +12,24 @@ import re
 from dataclasses import dataclass
 
 from bot.digests.times import (
+    CN_PERIODS,
     EVERY_DAY,
     EVERY_DAY_WORDS,
+    PERIOD_WORDS,
+    WEEK,
     WEEKDAY_WORDS,
     WEEKDAYS,
     WEEKLY_WORDS,
     canonical_days,
     day_set,
+    is_spelled_time,
     is_timeish,
     is_zone_word,
     normalize_word,
     parse_day_word,
     parse_time,
     parse_zone,
+    split_day_prefix,
     suggest_time,
 )
 from bot.errors import SubscribeError, ZoneRefusal
@@ -58,6 +63,22 @@ class SubscribeRequest:
     top: int | None = None
     filter_text: str = ""
     order: str | None = None  # "new" | "foryou" | "popular"
+
+    def line(self, *, filter_text: str | None = None) -> str:
+        """This request written back as a subscribe line that reads the same (for a button
+        that subscribes on the person's behalf), optionally with another filter."""
+        days = {EVERY_DAY: "daily", WEEKDAYS: "weekdays"}.get(self.days or "", self.days or "")
+        words = [
+            self.lang or "",
+            days,
+            f"{self.hour:02d}:{self.minute or 0:02d}" if self.hour is not None else "",
+            f"tz:{self.timezone}" if self.timezone else "",
+            f"top:{self.top}" if self.top else "",
+            f"order:{self.order}" if self.order else "",
+            {True: "notify:empty", False: "notify:none", None: ""}[self.notify_empty],
+            self.filter_text if filter_text is None else filter_text,
+        ]
+        return " ".join(w for w in words if w)
 
     @property
     def has_options(self) -> bool:
@@ -93,11 +114,71 @@ def _time_error(word: str) -> SubscribeError:
 
 
 def _spelled_time(word: str) -> tuple[int, int] | None:
-    """A time nobody means as a filter word (with a colon, am/pm or 点: `9:30`, `9pm`, `8点`), read; else None."""
-    text = normalize_word(word).lower()
-    if not (":" in text or text.endswith(("am", "pm")) or any(c in text for c in "点點时時")):
+    """A time in the filter's place: read when nobody would mean it as a filter word
+    (`9:30`, `9pm`, `8点`, `noon`); a spelled time that can't be read is a did-you-mean."""
+    if not is_spelled_time(word):
         return None
-    return parse_time(word)
+    parsed = parse_time(word)
+    if parsed is None:
+        raise _time_error(word)
+    return parsed
+
+
+_HALF = ("am", "pm", "a.m.", "p.m.")
+_CN_AFTER_HOUR = re.compile(r"^(?:[点點时時](?:钟|鐘|整|半|一刻|三刻|\d{1,2}分?)?|钟|鐘|整|半|一刻|三刻|\d{1,2}分)$")
+_HOURISH = re.compile(rf"^(?:{'|'.join(CN_PERIODS)})?[0-9零〇一二两三四五六七八九十]{{1,3}}(?:[:.]\d{{2}})?$")
+_CN_HOUR = re.compile(rf"^(?:{'|'.join(CN_PERIODS)})?[0-9零〇一二两三四五六七八九十]+[点點时時]$")  # 8点, 下午3点
+_EVERY = {"day": "daily", "weekday": "weekdays", "weekdays": "weekdays", "week": "weekly"}
+
+
+def join_time_phrases(words: list[str]) -> list[str]:
+    """Join the pieces of a time typed with spaces into one word, so it is read as one.
+
+    `上午 9:30` -> `上午9:30`, `9 点` -> `9点`, `下午 3 点 半` -> `下午3点半`, `9:30 am` ->
+    `9:30am`, `12 noon` -> `12noon`, `9 o'clock` -> `9o'clock`, `every monday` -> `monday`,
+    `每天早上9点` -> `每天`, `早上9点`. Words that are not pieces of a time pass unchanged.
+    """
+    out: list[str] = []
+    for raw in words:
+        for word in split_day_prefix(raw):
+            lowered = normalize_word(word).lower()
+            previous = normalize_word(out[-1]).lower() if out else ""
+            if out and previous in CN_PERIODS and re.match(r"^[0-9零〇一二两三四五六七八九十]", lowered):
+                out[-1] += word  # 上午 9:30
+            elif out and _HOURISH.match(previous) and _CN_AFTER_HOUR.match(lowered):
+                out[-1] += word  # 9 点, 下午3 点, 8点 半
+            elif out and _CN_HOUR.match(previous) and (_CN_AFTER_HOUR.match(lowered) or re.match(r"^\d{1,2}$", lowered)):
+                out[-1] += word  # 8点 半, 9点 30
+            elif out and lowered in _HALF and re.match(r"^\d{1,4}(?:[:.]\d{2})?$", previous):
+                out[-1] += word  # 9:30 am
+            elif out and lowered in ("noon", "midnight") and previous == "12":
+                out[-1] += word  # 12 noon
+            elif out and lowered in ("o'clock", "oclock", "o’clock") and previous.isdigit():
+                out[-1] += word  # 9 o'clock
+            elif previous == "every" and lowered in _EVERY | {d: d for d in _DAY_NAMES}:
+                out[-1] = _EVERY.get(lowered, word)  # every day, every monday
+            else:
+                out.append(word)
+    return out
+
+
+_DAY_NAMES = frozenset({*WEEK, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
+
+
+def _hour_and_minutes(words: list[str]) -> str:
+    """`8 30` as the time it looks like (08:30), or "" when the two words aren't one."""
+    if len(words) < 2 or not (words[0].isdigit() and len(words[0]) <= 2 and words[1].isdigit() and len(words[1]) == 2):
+        return ""
+    hour, minute = int(words[0]), int(words[1])
+    return f"{hour:02d}:{minute:02d}" if hour <= 23 and minute <= 59 else ""
+
+
+def _at_time(words: list[str], *, bare: bool) -> bool:
+    """`at 9am`, `@ 21:00`, `around noon`: a word before what is a time; `bare`: a bare hour counts (`at 9`)."""
+    if len(words) < 2 or normalize_word(words[0]).lower() not in ("at", "@", "around", "about"):
+        return False
+    following = words[1]
+    return is_spelled_time(following) or (bare and following.isdigit() and parse_time(following) is not None)
 
 
 def parse_subscribe(text: str) -> SubscribeRequest:
@@ -109,7 +190,7 @@ def parse_subscribe(text: str) -> SubscribeRequest:
     (`9:00 9:30`), never a filter. Raises SubscribeError.
     """
     request = SubscribeRequest()
-    words = text.split()
+    words = join_time_phrases([w.removeprefix("@") if len(w) > 1 else w for w in text.split()])
     days: set[str] | None = None
     last_was_day = False
     while words:
@@ -151,9 +232,15 @@ def parse_subscribe(text: str) -> SubscribeRequest:
         elif (named := parse_day_word(word)) is not None and (days is None or last_was_day):
             days = (days or set()) | named
             is_day = True
-        elif is_timeish(word) or (word.isdigit() and len(words) > 1 and words[1].lower() in ("am", "pm")):
-            if len(words) > 1 and words[1].lower() in ("am", "pm") and word.isdigit():
-                word, taken = word + words[1], 2
+        elif _at_time(words, bare=True):
+            pass  # "at 9": the time is the next word
+        elif lowered in PERIOD_WORDS:  # 上午, morning: which hour?
+            raise SubscribeError("subscribe.time_needs_hour", value=word)
+        elif is_timeish(word):
+            if request.hour is None and _hour_and_minutes(words):  # "8 30": ask, don't guess
+                raise SubscribeError(
+                    "subscribe.bad_time_suggest", value=f"{words[0]} {words[1]}", suggestion=_hour_and_minutes(words)
+                )
             if request.hour is not None:
                 if word.isdigit():  # "9 2024 results": a bare number after the time is a filter word
                     break
@@ -167,8 +254,10 @@ def parse_subscribe(text: str) -> SubscribeRequest:
         last_was_day = is_day
         del words[:taken]
     rest: list[str] = []
-    for word in words:  # a time or zone that strayed into the filter
+    for index, word in enumerate(words):  # a time or zone that strayed into the filter
         lowered = normalize_word(word).lower()
+        if _at_time(words[index:], bare=False):
+            continue  # "KV cache at 9pm": the "at" goes with the time
         if (spelled := _spelled_time(word)) is not None:
             if request.hour is not None:
                 raise SubscribeError("subscribe.two_times", first=f"{request.hour:02d}:{request.minute:02d}", second=word)

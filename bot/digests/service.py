@@ -7,7 +7,10 @@ The flow for one subscription and one local date (see `DigestService.run`):
     claim    a `deliveries` row under UNIQUE (subscription, local date), before posting
     compose  papers with cursor < seq <= covered, matching the filter, oldest first
     post     through a `Poster` (bot/digests/places.py; Slack's is bot/slack/posting.py); each accepted
-             message records its papers in the claim row
+             message records its papers in the claim row, and the claim's heartbeat is
+             renewed meanwhile; a claim whose heartbeat stopped for STALE_AFTER (its
+             poster died) is taken over by the next run on any instance, which resumes
+             the digest in its thread without the papers recorded as posted
     finish   status `sent` and the cursor moves to the digest's `to_seq`, one transaction
 
 Nothing here imports Slack or reads the wall clock: the clock, the corpus, the
@@ -18,7 +21,9 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -28,12 +33,13 @@ from bot.digests.compose import MAX_PAPERS, Digest, compose_digest
 from bot.digests.places import Poster
 from bot.digests.runs import GRACE, due_date, next_run
 from bot.digests.subscriptions import Delivery, Subscription, SubscriptionStore
-from bot.errors import DeliveryFailed
+from bot.errors import DeliveryFailed, DigestClaimLost
 
 logger = logging.getLogger(__name__)
 
-STALE_AFTER = timedelta(minutes=10)
-"""A claim with no heartbeat for this long belongs to a poster that died."""
+STALE_AFTER = timedelta(minutes=2)
+"""A claim with no heartbeat for this long belongs to a poster that died: the next run, on
+any instance, takes it over. A live poster beats it every third of this (`PAPERBOT_LEASE_SECONDS`)."""
 RETRY_DELAYS = (timedelta(minutes=1), timedelta(minutes=5), timedelta(minutes=15), timedelta(minutes=30))
 """Waits before retrying a digest that failed for a passing reason (rate limit, network)."""
 
@@ -105,17 +111,23 @@ class DigestService:
             sub = self.subscriptions.get(sub_id)
             if sub is None or not sub.is_active:
                 return Outcome(sub_id, "inactive")
-            self.subscriptions.recover_stale(now - self.stale_after, sub_id)
+            self.subscriptions.recover_stale(now - self.grace, sub_id)
             day = due_date(sub, now, self.grace)
             if day is None:
                 return Outcome(sub_id, "not_due")
-            delivery = self.subscriptions.claim(sub_id, day)
+            delivery = self.subscriptions.claim(sub_id, day, stale_before=now - self.stale_after)
+            if delivery is None:
+                held = self.subscriptions.delivery(sub_id, day)
+                if held is not None and held.status == "posting" and self.on_retry:
+                    # Someone is posting it: look again once its lease could have run out,
+                    # so that if that instance dies, this one finishes the digest.
+                    self.on_retry(sub_id, self.stale_after)
         except sqlite3.OperationalError as exc:
             # The database stayed locked past its timeout (a long ingest in another
             # process): nothing was claimed, so try again shortly rather than lose the day.
             logger.warning("digest %s: database busy (%s); retrying", sub_id, exc)
-            if self.on_retry:
-                self.on_retry(sub_id, self.retry_delays[0])
+            if self.on_retry:  # within a lease: another instance's dead claim is still ours to take over
+                self.on_retry(sub_id, min(self.retry_delays[0], self.stale_after))
             return Outcome(sub_id, "retry", error="database_busy")
         if delivery is None:
             return Outcome(sub_id, "claimed", day)
@@ -123,7 +135,7 @@ class DigestService:
 
     def catch_up(self) -> list[Outcome]:
         """Run every active subscription once: digests due while the bot was down go out now."""
-        self.subscriptions.recover_stale(self.clock() - self.stale_after)
+        self.subscriptions.recover_stale(self.clock() - self.grace)
         outcomes = []
         for sub in self.subscriptions.all():
             if sub.is_active:
@@ -141,6 +153,7 @@ class DigestService:
             self.corpus, after_seq=sub.cursor_seq, filter_text=sub.filter_text, lang=lang or sub.lang,
             local_date=day, exclude_ids=exclude, max_papers=self.max_papers, top=sub.top,
         )  # fmt: skip
+        digest.days = sub.days
         return self._ordered(sub, digest)
 
     def _ordered(self, sub: Subscription, digest: Digest) -> Digest:
@@ -161,6 +174,7 @@ class DigestService:
                 local_date=day, exclude_ids=exclude, max_papers=self.max_papers, top=sub.top,
             )  # fmt: skip
             digest.resumed = bool(delivery.message_ts)
+            digest.days = sub.days
             digest = self._ordered(sub, digest)
             self.subscriptions.plan(delivery.id, to_seq=digest.to_seq, papers=digest.count)
             if not digest.papers and (delivery.message_ts or not sub.notify_empty):
@@ -170,19 +184,27 @@ class DigestService:
                 return Outcome(sub.id, status, day)
 
             def on_posted(paper_ids: list[str], channel_id: str, message_ts: str) -> None:
-                self.subscriptions.record_posted(delivery.id, paper_ids, channel_id=channel_id, message_ts=message_ts)
+                ours = self.subscriptions.record_posted(delivery.id, paper_ids, channel_id=channel_id, message_ts=message_ts)
                 if self.on_message is not None:
                     try:
                         self.on_message(sub, paper_ids, channel_id, message_ts)
                     except Exception:  # votes are a nicety; the digest itself must go on
                         logger.exception("recording digest %s's message %s failed", sub.id, message_ts)
+                if not ours or lost.is_set():
+                    raise DigestClaimLost(f"digest {sub.id} for {day}")
 
-            self.poster.post_digest(sub, digest, thread_ts=delivery.message_ts, on_posted=on_posted)
+            with self._heartbeat(delivery.id) as lost:
+                self.poster.post_digest(sub, digest, thread_ts=delivery.message_ts, on_posted=on_posted)
             self.subscriptions.finish(delivery.id, status="sent", to_seq=digest.to_seq)
             logger.info(
                 "digest %s for %s: posted %d papers (cursor %d -> %d)", sub.id, day, digest.count, sub.cursor_seq, digest.to_seq
             )
             return Outcome(sub.id, "sent", day, digest.count)
+        except DigestClaimLost:
+            logger.warning("digest %s for %s: another instance took it over; stopping here", sub.id, day)
+            if self.on_retry:  # and look again after a lease, in case that one dies too
+                self.on_retry(sub.id, self.stale_after)
+            return Outcome(sub.id, "claimed", day)
         except DeliveryFailed as failure:
             return self._failed(sub, delivery, day, failure)
         except sqlite3.OperationalError as exc:
@@ -192,6 +214,33 @@ class DigestService:
             logger.exception("digest %s for %s failed", sub.id, day)
             self.subscriptions.release(delivery.id, f"{type(exc).__name__}: {exc}")
             return Outcome(sub.id, "failed", day, error=type(exc).__name__)
+
+    @contextmanager
+    def _heartbeat(self, delivery_id: int) -> Iterator[threading.Event]:
+        """Renew the claim every third of its lease while the block posts; the event says it was lost.
+
+        A slow post (Slack's Retry-After, a channel's one-a-second pace) must not look
+        like a dead poster; a lost claim (the database away past the lease) is seen by the
+        next message, which then stops (`DigestClaimLost`)."""
+        stop, lost = threading.Event(), threading.Event()
+        every = max(0.2, self.stale_after.total_seconds() / 3)
+
+        def beat() -> None:
+            while not stop.wait(every):
+                try:
+                    if not self.subscriptions.renew(delivery_id):
+                        lost.set()
+                        return
+                except Exception as exc:  # the database is away: the claim runs out unless it comes back
+                    logger.warning("could not renew digest claim %s: %s", delivery_id, exc)
+
+        beater = threading.Thread(target=beat, name=f"digest claim {delivery_id}", daemon=True)
+        beater.start()
+        try:
+            yield lost
+        finally:
+            stop.set()
+            beater.join()
 
     def _failed(self, sub: Subscription, delivery: Delivery, day: date, failure: DeliveryFailed) -> Outcome:
         attempts = self.subscriptions.release(delivery.id, failure.code)

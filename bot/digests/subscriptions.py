@@ -14,20 +14,27 @@ the same day's digest twice. Its status moves:
 
     posting -> sent | empty          cursor moves in the same transaction
     posting -> failed                nothing lost; may be claimed again (retry, resume)
-    posting -> interrupted           the poster died (no heartbeat for STALE_AFTER);
-                                     never re-posted for that date
+    posting -> posting               the poster died (no heartbeat for a lease): another
+                                     instance, or this one restarted, takes the claim over
+                                     and finishes the digest in its thread
+    posting -> interrupted           no heartbeat for longer than the day's digest may be
+                                     late (GRACE): nobody will finish it
 
-`posted_ids` records, per accepted Slack message, which papers went out, so a digest
-that was cut short (failed or interrupted) is completed later without repeating them.
+The claim is a lease: `holder` names the instance posting it, and its heartbeat is renewed
+while it posts (every message, and on a timer between them). `posted_ids` records, per
+accepted Slack message, which papers went out, so a digest that was cut short (failed,
+taken over, interrupted) is completed without repeating them; at worst the one message in
+flight when its poster died (accepted by Slack, not yet recorded) goes out twice.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from bot.clock import Clock, system_clock, to_iso
@@ -37,7 +44,10 @@ from bot.digests.times import (
     day_set,
 )
 from bot.i18n import normalize_lang
+from bot.store.claims import instance_name
 from bot.store.database import Store, apply_schema
+
+logger = logging.getLogger(__name__)
 
 COLUMNS: dict[str, dict[str, str]] = {
     "subscriptions": {
@@ -45,6 +55,9 @@ COLUMNS: dict[str, dict[str, str]] = {
         "top": "INTEGER NOT NULL DEFAULT 10",  # papers in the first message; the rest in its thread
         # order:new|foryou|popular (issue 10); '' = the place's default (bot.library.readinglist.digest_order)
         "ranking": "TEXT NOT NULL DEFAULT ''",
+    },
+    "deliveries": {
+        "holder": "TEXT NOT NULL DEFAULT ''",  # the instance posting it (bot.store.claims.instance_name)
     },
 }
 """Columns added to the tables below after they first shipped (see bot.store.database.ensure_columns)."""
@@ -89,11 +102,19 @@ CREATE TABLE IF NOT EXISTS deliveries (
     finished_at     TEXT,
     UNIQUE (subscription_id, local_date)
 );
+CREATE TABLE IF NOT EXISTS removed_subscriptions (
+    subscription_id INTEGER PRIMARY KEY,
+    removed_by      TEXT NOT NULL,
+    removed_at      TEXT NOT NULL,
+    data            TEXT NOT NULL  -- the row and its deliveries, as JSON, for an undo
+);
 """
 
 DEFAULT_HOUR, DEFAULT_MINUTE = 9, 0
 DEFAULT_DAYS = WEEKDAYS  # weekends hold few new papers
 DEFAULT_TOP = 10
+REMOVED_KEPT = timedelta(days=7)
+"""How long a removed subscription can be restored (its Undo button)."""
 
 
 @dataclass
@@ -157,6 +178,7 @@ class Delivery:
     claimed_at: str = ""
     heartbeat_at: str = ""
     finished_at: str | None = None
+    holder: str = ""
 
 
 # -- what people type -------------------------------------------------------------------
@@ -168,9 +190,10 @@ class Delivery:
 class SubscriptionStore:
     """Subscriptions and deliveries, sharing the Store's connection and its transactions."""
 
-    def __init__(self, store: Store, *, clock: Clock = system_clock):
+    def __init__(self, store: Store, *, clock: Clock = system_clock, holder: str | None = None):
         self.store = store
         self._clock = clock
+        self.holder = holder or instance_name()
         with store.transaction() as db:
             apply_schema(db, SCHEMA, COLUMNS)
 
@@ -257,10 +280,66 @@ class SubscriptionStore:
     def all(self) -> list[Subscription]:
         return [_subscription(r) for r in self._rows("SELECT * FROM subscriptions ORDER BY id")]
 
-    def delete(self, sub_id: int) -> bool:
+    def delete(self, sub_id: int, *, removed_by: str = "") -> bool:
+        """Remove a subscription and its deliveries; with `removed_by`, keep a copy for `restore`.
+
+        The copy holds the deliveries too, so an undone unsubscribe keeps its cursor and
+        its claimed days (a day already posted is not posted again). Copies older than
+        REMOVED_KEPT are dropped here.
+        """
+        now = self._clock()
         with self.store.transaction() as db:
+            row = db.execute("SELECT * FROM subscriptions WHERE id = ?", (sub_id,)).fetchone()
+            if row is not None and removed_by:
+                deliveries = [dict(d) for d in db.execute("SELECT * FROM deliveries WHERE subscription_id = ?", (sub_id,))]
+                db.execute(
+                    "INSERT OR REPLACE INTO removed_subscriptions (subscription_id, removed_by, removed_at, data) VALUES (?, ?, ?, ?)",
+                    (sub_id, removed_by, to_iso(now), json.dumps({"subscription": dict(row), "deliveries": deliveries})),
+                )
+            db.execute("DELETE FROM removed_subscriptions WHERE removed_at < ?", (to_iso(now - REMOVED_KEPT),))
             db.execute("DELETE FROM deliveries WHERE subscription_id = ?", (sub_id,))
             return db.execute("DELETE FROM subscriptions WHERE id = ?", (sub_id,)).rowcount > 0
+
+    def removed_by(self, sub_id: int) -> str | None:
+        """Who removed the subscription `sub_id`, while it can still be restored; else None."""
+        rows = self._rows("SELECT removed_by FROM removed_subscriptions WHERE subscription_id = ?", (sub_id,))
+        return rows[0][0] if rows else None
+
+    def restore(self, sub_id: int, user_id: str) -> Subscription | None:
+        """Undo `delete` for the person who removed it: the same settings, cursor and deliveries.
+
+        None when there is nothing to restore (never removed, someone else removed it,
+        restored already) or the place has a new subscription since.
+        """
+        with self.store.transaction() as db:
+            row = db.execute(
+                "SELECT data FROM removed_subscriptions WHERE subscription_id = ? AND removed_by = ?", (sub_id, user_id)
+            ).fetchone()
+            if row is None:
+                return None
+            data = json.loads(row[0])
+            old, deliveries = data["subscription"], data["deliveries"]
+            taken = db.execute(
+                "SELECT 1 FROM subscriptions WHERE kind = ? AND place_id = ?", (old["kind"], old["place_id"])
+            ).fetchone()
+            if taken is not None:
+                return None
+            if db.execute("SELECT 1 FROM subscriptions WHERE id = ?", (sub_id,)).fetchone() is not None:
+                old = {k: v for k, v in old.items() if k != "id"}  # the id went to another place's digest
+            columns = ", ".join(old)
+            cursor = db.execute(
+                f"INSERT INTO subscriptions ({columns}) VALUES ({', '.join('?' * len(old))})", tuple(old.values())
+            )
+            new_id = old.get("id", cursor.lastrowid)
+            for delivery in deliveries:
+                delivery = {k: v for k, v in delivery.items() if k != "id"} | {"subscription_id": new_id}
+                db.execute(
+                    f"INSERT OR IGNORE INTO deliveries ({', '.join(delivery)}) VALUES ({', '.join('?' * len(delivery))})",
+                    tuple(delivery.values()),
+                )
+            db.execute("DELETE FROM removed_subscriptions WHERE subscription_id = ?", (sub_id,))
+            restored = _subscription(db.execute("SELECT * FROM subscriptions WHERE id = ?", (new_id,)).fetchone())
+        return restored
 
     def set_ranking(self, sub_id: int, ranking: str) -> None:
         """Set the subscription's order (`order:` when subscribing); '' for the default."""
@@ -289,11 +368,13 @@ class SubscriptionStore:
 
     # -- deliveries ------------------------------------------------------------------------
 
-    def claim(self, sub_id: int, local_date: date) -> Delivery | None:
+    def claim(self, sub_id: int, local_date: date, *, stale_before: datetime | None = None) -> Delivery | None:
         """Claim the digest of `local_date` for this subscription; None if it is taken.
 
-        A `failed` claim may be taken again (a retry or a resumed thread); every other
-        status means someone has, or had, that day's digest in hand.
+        A `failed` claim may be taken again (a retry or a resumed thread), and so may a
+        `posting` one whose heartbeat is older than `stale_before`: its poster died, and
+        the taker resumes from what was recorded as posted. Every other status means
+        someone has, or had, that day's digest in hand.
         """
         now = self._now()
         day = local_date.isoformat()
@@ -303,20 +384,38 @@ class SubscriptionStore:
                 return None
             try:
                 db.execute(
-                    "INSERT INTO deliveries (subscription_id, local_date, status, from_seq, claimed_at, heartbeat_at)"
-                    " VALUES (?, ?, 'posting', ?, ?, ?)",
-                    (sub_id, day, sub[0], now, now),
+                    "INSERT INTO deliveries (subscription_id, local_date, status, from_seq, claimed_at, heartbeat_at, holder)"
+                    " VALUES (?, ?, 'posting', ?, ?, ?, ?)",
+                    (sub_id, day, sub[0], now, now, self.holder),
                 )
             except sqlite3.IntegrityError:
+                stale = to_iso(stale_before) if stale_before is not None else ""
+                previous = db.execute(
+                    "SELECT status, holder FROM deliveries WHERE subscription_id = ? AND local_date = ?", (sub_id, day)
+                ).fetchone()
                 taken = db.execute(
                     "UPDATE deliveries SET status = 'posting', attempts = attempts + 1, from_seq = ?, error = '',"
-                    " heartbeat_at = ? WHERE subscription_id = ? AND local_date = ? AND status = 'failed'",
-                    (sub[0], now, sub_id, day),
+                    " heartbeat_at = ?, holder = ? WHERE subscription_id = ? AND local_date = ?"
+                    " AND (status = 'failed' OR (status = 'posting' AND heartbeat_at < ?))",
+                    (sub[0], now, self.holder, sub_id, day, stale),
                 ).rowcount
                 if not taken:
                     return None
+                if previous is not None and previous[0] == "posting":
+                    logger.warning("digest %s for %s: taking it over from %s, whose heartbeat stopped", sub_id, day, previous[1])
             row = db.execute("SELECT * FROM deliveries WHERE subscription_id = ? AND local_date = ?", (sub_id, day)).fetchone()
         return _delivery(row)
+
+    def renew(self, delivery_id: int) -> bool:
+        """Beat the heartbeat of our `posting` claim; False if it is no longer ours (taken over, closed)."""
+        with self.store.transaction() as db:
+            return (
+                db.execute(
+                    "UPDATE deliveries SET heartbeat_at = ? WHERE id = ? AND holder = ? AND status = 'posting'",
+                    (self._now(), delivery_id, self.holder),
+                ).rowcount
+                > 0
+            )
 
     def plan(self, delivery_id: int, *, to_seq: int, papers: int) -> None:
         """Record what the claimed digest will cover: papers up to `to_seq`."""
@@ -326,18 +425,25 @@ class SubscriptionStore:
                 (to_seq, papers, self._now(), delivery_id),
             )
 
-    def record_posted(self, delivery_id: int, paper_ids: Iterable[str], *, channel_id: str, message_ts: str) -> None:
-        """Note one message Slack accepted: its papers, and the thread it started (the first)."""
+    def record_posted(self, delivery_id: int, paper_ids: Iterable[str], *, channel_id: str, message_ts: str) -> bool:
+        """Note one message Slack accepted: its papers, and the thread it started (the first).
+
+        Return whether the claim is still ours: the message is recorded either way (its
+        papers went out), but a poster that lost its claim stops, as another has taken over.
+        """
         with self.store.transaction() as db:
-            row = db.execute("SELECT posted_ids, message_ts FROM deliveries WHERE id = ?", (delivery_id,)).fetchone()
+            row = db.execute(
+                "SELECT posted_ids, message_ts, holder, status FROM deliveries WHERE id = ?", (delivery_id,)
+            ).fetchone()
             if row is None:
-                return
+                return False
             posted = json.loads(row[0]) + [p for p in paper_ids]
             db.execute(
                 "UPDATE deliveries SET posted_ids = ?, messages = messages + 1, channel_id = ?, message_ts = ?,"
                 " heartbeat_at = ? WHERE id = ?",
                 (json.dumps(posted), channel_id, row[1] or message_ts, self._now(), delivery_id),
             )
+        return row[2] == self.holder and row[3] == "posting"
 
     def finish(self, delivery_id: int, *, status: str, to_seq: int) -> None:
         """Close a delivery as `sent` or `empty` and move the cursor, in one transaction."""
@@ -353,11 +459,13 @@ class SubscriptionStore:
             db.execute("UPDATE subscriptions SET cursor_seq = MAX(cursor_seq, ?) WHERE id = ?", (to_seq, row[0]))
 
     def release(self, delivery_id: int, error: str) -> int:
-        """Mark a delivery `failed` (retryable, nothing lost); return its attempt count."""
+        """Mark our delivery `failed` (retryable, nothing lost); return its attempt count.
+
+        A claim another instance has taken over meanwhile is left to it."""
         with self.store.transaction() as db:
             db.execute(
-                "UPDATE deliveries SET status = 'failed', error = ?, finished_at = ? WHERE id = ?",
-                (error[:500], self._now(), delivery_id),
+                "UPDATE deliveries SET status = 'failed', error = ?, finished_at = ? WHERE id = ? AND holder = ?",
+                (error[:500], self._now(), delivery_id, self.holder),
             )
             row = db.execute("SELECT attempts FROM deliveries WHERE id = ?", (delivery_id,)).fetchone()
         return int(row[0]) if row else 0
@@ -365,10 +473,10 @@ class SubscriptionStore:
     def recover_stale(self, before: datetime, sub_id: int | None = None) -> int:
         """Mark `posting` claims whose last heartbeat is older than `before` as interrupted.
 
-        Their poster died (crash, kill, power) somewhere between claiming and finishing.
-        The date stays claimed: Slack may have accepted a message whose receipt was never
-        recorded, so posting that day again could repeat it. What was not recorded as
-        posted goes out in the next digest (the cursor never moved).
+        Their poster died (crash, kill, power) somewhere between claiming and finishing,
+        and nobody took the claim over while that day's digest could still go out (the
+        service calls this with its GRACE). What was not recorded as posted goes out in
+        the next digest (the cursor never moved).
         """
         sql = "UPDATE deliveries SET status = 'interrupted', error = 'no heartbeat', finished_at = ? WHERE status = 'posting' AND heartbeat_at < ?"
         args: tuple = (self._now(), to_iso(before))

@@ -28,20 +28,38 @@ WEEKDAYS = "mon,tue,wed,thu,fri"
 
 # 9 | 09 | 9:30 | 9.30 | 9am | 9 pm | 9:30pm | 21:00 (after NFKC, so full-width ９：３０ too)
 _CLOCK = re.compile(r"^(\d{1,2})(?:[:.](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?$", re.IGNORECASE)
-_COMPACT = re.compile(r"^(\d{1,2})(\d{2})$")  # 930 | 0930 | 2130
+_COMPACT = re.compile(r"^(\d{1,2})(\d{2})\s*(am|pm|a\.m\.|p\.m\.)?$", re.IGNORECASE)  # 930 | 0930 | 2130 | 830am
+_OCLOCK = re.compile(r"^(\d{1,2})\s*o['’]?\s*clock$", re.IGNORECASE)  # 9 o'clock | 9oclock
 _CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-# 早上8点 | 上午9点半 | 下午3点15分 | 晚上九点 | 8点30 | 20点 | 8时
+_CN_NUMERAL = "0-9零〇一二两三四五六七八九十"
+# Parts of the day that say which half of the clock an hour is in (上午9点, 晚上9:30).
+CN_PERIODS = ("凌晨", "清晨", "早上", "早晨", "上午", "中午", "午后", "下午", "傍晚", "晚上", "夜里", "夜间")
+_CN_PERIOD = "|".join(CN_PERIODS)
+# 早上8点 | 上午9点半 | 下午3点15分 | 晚上九点 | 8点30 | 20点 | 8时 | 9点钟 | 9点整
 _CN_TIME = re.compile(
-    r"^(凌晨|清晨|早上|早晨|上午|中午|午后|下午|傍晚|晚上|夜里|夜间)?"
-    r"([0-9零〇一二两三四五六七八九十]{1,3})[点點时時]"
-    r"(?:(半|一刻|三刻)|([0-9零〇一二三四五六七八九十]{1,3})分?)?$"
+    rf"^({_CN_PERIOD})?"
+    rf"([{_CN_NUMERAL}]{{1,3}})[点點时時](?:钟|鐘|整)?"
+    rf"(?:(半|一刻|三刻)|([{_CN_NUMERAL}]{{1,3}})分?)?$"
 )
+_CN_PERIOD_CLOCK = re.compile(rf"^({_CN_PERIOD})(\d{{1,2}}(?:[:.]\d{{2}})?)$")  # 上午9:30 | 晚上9.30 | 早上8
 _AFTERNOON = {"午后", "下午", "傍晚", "晚上", "夜里", "夜间"}
+NAMED_TIMES = {
+    "noon": (12, 0), "midday": (12, 0), "12noon": (12, 0), "中午": (12, 0), "正午": (12, 0),
+    "midnight": (0, 0), "12midnight": (0, 0), "午夜": (0, 0),
+}  # fmt: skip
+"""Times with a name: a digest at noon or midnight (`中午12点` is read by _CN_TIME)."""
+PERIOD_WORDS = frozenset({*CN_PERIODS, "morning", "afternoon", "evening", "tonight"})
+"""A part of the day without an hour (`上午`, `morning`): time-like, but which hour is not said."""
 # What looks like an attempt at a time: digits with a separator, am/pm, or 点.
 _TIMEISH = re.compile(
-    r"^\d{1,2}\s*[:;,.'h]\s*\d*$|^\d{1,2}(?:[:.]\d+)?\s*(?:am|pm)$|^\d{1,2}[:.]$|[0-9零一二两三四五六七八九十][点點时時]|^\d{5,6}$",
+    r"^\d{1,2}\s*[:;,.'h]\s*\d*$|^\d{1,2}(?:[:.]\d+)?\s*(?:am|pm|a|p|ish|h|hrs?|uhr)$|^\d{1,2}[:.]$|^\d{5,6}$|"
+    rf"^(?:{_CN_PERIOD})?[{_CN_NUMERAL}]{{1,3}}[点點时時](?:钟|鐘|整|半|一刻|三刻|[{_CN_NUMERAL}]{{1,3}}分?)?$|"
+    rf"^(?:{_CN_PERIOD})[\d:.]+$",
     re.IGNORECASE,
 )
+# A letter typed for a digit inside a time: 8:3O, O8:30, 8:3o, l0:30 (O for 0, l or I for 1).
+_LOOKALIKES = str.maketrans({"O": "0", "o": "0", "l": "1", "I": "1"})
+_WITH_LOOKALIKES = re.compile(r"^[\dOolI]{1,2}[:.][\dOolI]{1,2}(?:am|pm)?$|^[\dOolI]{3,4}(?:am|pm)$", re.IGNORECASE)
 
 
 def _cn_number(text: str) -> int | None:
@@ -68,12 +86,21 @@ def normalize_word(word: str) -> str:
 def parse_time(word: str) -> tuple[int, int] | None:
     """Read a time as people type it into (hour, minute); None when it isn't one.
 
-    `12am` is midnight, `12pm` noon; `24:00`, `9:75`, `13pm` are None. A four-digit word
-    that reads as a year (19xx, 20xx) is not a time: `2024` stays a filter word.
+    `12am` is midnight, `12pm` noon; `noon`, `midnight`, `中午`, `9 o'clock`, `830am`,
+    `上午9:30` and `9点钟` are times too. `24:00`, `9:75`, `13pm` are None. A four-digit
+    word that reads as a year (19xx, 20xx) is not a time: `2024` stays a filter word.
     """
     word = normalize_word(word).replace(" ", "")
-    match = _CLOCK.match(word)
+    if word.lower() in NAMED_TIMES:
+        return NAMED_TIMES[word.lower()]
+    oclock = _OCLOCK.match(word)
+    if oclock:
+        hour = int(oclock.group(1))
+        return (hour, 0) if hour <= 23 else None
+    match = _CLOCK.match(word) or _COMPACT.match(word)
     if match:
+        if match.re is _COMPACT and len(word) == 4 and word[:2] in ("19", "20"):
+            return None
         hour, minute = int(match.group(1)), int(match.group(2) or 0)
         half = (match.group(3) or "").lower().replace(".", "")
         if half:
@@ -81,16 +108,30 @@ def parse_time(word: str) -> tuple[int, int] | None:
                 return None
             hour = hour % 12 + (12 if half == "pm" else 0)
         return (hour, minute) if hour <= 23 and minute <= 59 else None
-    match = _COMPACT.match(word)
-    if match:
-        if len(word) == 4 and word[:2] in ("19", "20"):
-            return None
-        hour, minute = int(match.group(1)), int(match.group(2))
-        return (hour, minute) if hour <= 23 and minute <= 59 else None
     return _parse_chinese_time(word)
 
 
+def _with_period(period: str | None, hour: int) -> int:
+    """The hour on a 24-hour clock once the part of the day is known (下午3点 is 15:00)."""
+    if period in _AFTERNOON and 1 <= hour < 12:
+        return hour + 12
+    if period == "中午" and hour < 3:
+        return hour + 12  # 中午1点 is 13:00; 中午12点 stays noon
+    if period in ("凌晨", "清晨", "早上", "早晨", "上午") and hour == 12:
+        return 0 if period == "凌晨" else 12
+    return hour
+
+
 def _parse_chinese_time(word: str) -> tuple[int, int] | None:
+    clock = _CN_PERIOD_CLOCK.match(word)
+    if clock:
+        parsed = _CLOCK.match(clock.group(2))
+        if not parsed:
+            return None
+        clock_hour, clock_minute = int(parsed.group(1)), int(parsed.group(2) or 0)
+        if clock_hour > 23 or clock_minute > 59:
+            return None
+        return _with_period(clock.group(1), clock_hour), clock_minute
     match = _CN_TIME.match(word)
     if not match:
         return None
@@ -101,24 +142,43 @@ def _parse_chinese_time(word: str) -> tuple[int, int] | None:
         minute = _cn_number(minute_text)
     if hour is None or minute is None or hour > 23 or minute > 59:
         return None
-    if period in _AFTERNOON and 1 <= hour < 12:
-        hour += 12
-    elif period == "中午" and hour < 3:
-        hour += 12  # 中午1点 is 13:00; 中午12点 stays noon
-    elif period in ("凌晨", "清晨", "早上", "早晨", "上午") and hour == 12:
-        hour = 0 if period == "凌晨" else 12
-    return hour, minute
+    return _with_period(period, hour), minute
+
+
+def _repaired(word: str) -> str:
+    """`word` with look-alike letters made digits when it is a time otherwise (8:3O -> 8:30)."""
+    return word.translate(_LOOKALIKES) if _WITH_LOOKALIKES.match(word) and any(c.isdigit() for c in word) else word
 
 
 def is_timeish(word: str) -> bool:
     """Tell whether `word` looks like an attempt at a time (so it must not become a filter)."""
     word = normalize_word(word)
-    return parse_time(word) is not None or bool(_TIMEISH.search(word))
+    if word.lower() in PERIOD_WORDS:
+        return True
+    repaired = _repaired(word)
+    return parse_time(repaired) is not None or bool(_TIMEISH.search(repaired))
+
+
+def is_spelled_time(word: str) -> bool:
+    """A time nobody types as a filter word: with a colon, am/pm, 点, a name (`noon`), or
+    a letter for a digit (`8:3O`). A bare number is not one (`GPT 4`, `2024 results`)."""
+    text = _repaired(normalize_word(word))
+    lowered = text.lower()
+    if lowered in NAMED_TIMES:
+        return True
+    if not any(c.isdigit() or c in _CN_NUMERAL for c in text) or text.isdigit():
+        return False
+    return bool(_TIMEISH.search(text)) or parse_time(text) is not None
 
 
 def suggest_time(word: str) -> str | None:
-    """The time a time-like word probably meant, as HH:MM (`8;30`, `8:3`, `8h30` -> 08:30)."""
-    digits = re.findall(r"\d+", normalize_word(word))
+    """The time a time-like word probably meant, as HH:MM (`8;30`, `8:3`, `8h30`, `8:3O` -> 08:30)."""
+    text = _repaired(normalize_word(word))
+    for attempt in (text, text + "m", re.sub(r"(?i)(ish|hrs?|uhr)$", "", text)):
+        parsed = parse_time(attempt)
+        if parsed is not None:
+            return f"{parsed[0]:02d}:{parsed[1]:02d}"
+    digits = re.findall(r"\d+", text)
     if len(digits) == 2:
         hour, minute = digits
         if len(minute) == 1:
@@ -363,3 +423,18 @@ def parse_day_word(word: str) -> set[str] | None:
     if parts and all(p in _DAY_WORDS for p in parts):
         return {_DAY_WORDS[p] for p in parts}
     return None
+
+
+_CN_DAY_PREFIX = re.compile(r"^(?:每个工作日|工作日|每天|每日|天天|(?:每)?(?:周|星期|礼拜|禮拜)[一二三四五六日天末]|每周|每星期)")
+
+
+def split_day_prefix(word: str) -> list[str]:
+    """Split the days off a Chinese time typed without a space: `每天早上9点` -> `每天`, `早上9点`.
+
+    Only when what follows the days is time-like; any other word comes back whole.
+    """
+    match = _CN_DAY_PREFIX.match(normalize_word(word))
+    if not match or match.end() == len(normalize_word(word)):
+        return [word]
+    head, tail = normalize_word(word)[: match.end()], normalize_word(word)[match.end() :]
+    return [head, tail] if is_timeish(tail) else [word]

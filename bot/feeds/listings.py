@@ -22,7 +22,6 @@ import logging
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.child import run_in_child
@@ -30,7 +29,7 @@ from bot.errors import ChildFailed
 from bot.ingest.intake import CHILD_BYTES, store_listing
 from bot.ingest.listing import decode_listing, parse_text
 from bot.models import IngestReport, Listing
-from bot.store.database import Store
+from bot.store.database import Store, open_store
 
 if TYPE_CHECKING:  # the child process imports this module: not the index, Whoosh and the analysers
     from bot.corpus import Corpus
@@ -137,7 +136,7 @@ def store_fetched(corpus: Corpus, source: str, body: bytes, cap: int) -> FeedInt
 
 def store_in_child(db_path: str, source: str, body: bytes, cap: int, now: str, token: str) -> FeedIntake:
     """(In the child.) store_capped on a store of its own, at the server's time `now`."""
-    store = Store(Path(db_path), clock=lambda: now)
+    store = open_store(db_path, clock=lambda: now)  # a SQLite file, or the PostgreSQL URL
     try:
         return store_capped(store, source, body, cap, token=token)
     finally:

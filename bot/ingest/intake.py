@@ -15,7 +15,7 @@ from pathlib import Path
 from bot.child import run_in_child
 from bot.ingest.listing import parse_bytes, parse_path
 from bot.models import IngestReport, Listing
-from bot.store.database import Store
+from bot.store.database import Store, open_store
 
 CHILD_BYTES = 256 * 1024  # ~380 records; a day's file of 1,100 is ~740 KB. Smaller ones cost less than a child's start
 CHILD_TIMEOUT_S = 300.0  # a day's file takes well under a second; a busy store waits up to 30 s for its lock
@@ -30,7 +30,7 @@ def store_listing(store: Store, listing: Listing, *, token: str | None = None) -
 
 
 def in_child(
-    db_path: Path, *, now: str, token: str, path: Path | None = None, name: str = "", data: bytes | None = None
+    db_path: Path | str, *, now: str, token: str, path: Path | None = None, name: str = "", data: bytes | None = None
 ) -> IngestReport:
     """Parse and store the listing at `path` (or `data`, named `name`) from a child process.
 
@@ -60,7 +60,7 @@ def store_bytes(db_path: str, name: str, data: bytes, now: str, token: str) -> I
 
 
 def _store_in(db_path: str, listing: Listing, now: str, token: str) -> IngestReport:
-    store = Store(Path(db_path), clock=lambda: now)
+    store = open_store(db_path, clock=lambda: now)  # a SQLite file, or the PostgreSQL URL
     try:
         return store_listing(store, listing, token=token)
     finally:

@@ -6,7 +6,8 @@ wires it (bot/slack/answers/library.py, render/library.py). Four tables:
     saves      one row per (person, paper); `channel_id` is the channel whose public
                card (a share or a digest) it was saved from, '' otherwise
     cards      which papers each message the bot posted in a channel carries
-    shares     every share of a paper into a channel
+    shares     every share of a paper into a channel (popularity counts the people who
+               shared it, not the shares: sharing a paper ten times is one vote)
     reactions  the latest state of each (message, person, emoji), newest event wins
 
 A person's saves are private: every read of `saves` is keyed by the asking user's id,
@@ -16,7 +17,7 @@ ever see counts.
 A reaction on a card is a vote for the papers it carries. A share card carries one
 paper; a digest message carries several, so a reaction there is 1/n of a vote for each
 of its n papers (we can't know which one the person meant). A person counts once per
-paper, however many emoji or cards they reacted with.
+paper and kind (a share, a save, a reaction), however many times, emoji or cards.
 
 Ranking ("for you") is bot/library/ranking.py.
 """
@@ -27,13 +28,18 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from bot.clock import Clock, system_clock, to_iso
 from bot.digests.requests import ORDERS
-from bot.library.ranking import Ranked, TermCache, rank_by_profile
-from bot.models import Paged, Paper
+from bot.library.ranking import TermCache
+from bot.models import Paged, Paper, Reason
 from bot.search.analysis import analyze
 from bot.store.database import Store, apply_schema
+from bot.store.feedback import FeedbackStore
+
+if TYPE_CHECKING:
+    from bot.library.recommend import Recommended, Recommender
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS saves (
@@ -96,8 +102,8 @@ class Popular:
     """A paper's standing in one channel over a period."""
 
     paper: Paper
-    shares: int = 0
-    saves: int = 0
+    shares: int = 0  # people who shared it into the channel
+    saves: int = 0  # people who saved it from the channel's cards
     votes: float = 0.0  # people who reacted; a digest message's reaction is 1/n per paper
     voters: int = 0  # people who reacted to a card carrying it
 
@@ -112,7 +118,7 @@ class Ordering:
 
     papers: list[Paper]
     order: str = "new"
-    reasons: dict[str, Paper] = field(default_factory=dict)  # paper id -> the profile paper it is like
+    reasons: dict[str, Reason] = field(default_factory=dict)  # paper id -> why it is where it is
     why: str = ""  # "saved" | "channel": whose papers the reasons refer to
 
 
@@ -129,11 +135,28 @@ class Library:
         self.store = store
         self.clock = clock
         self.terms = TermCache()
+        self.feedback = FeedbackStore(store)  # 👍 / 👎, opens, interests (issue 27)
+        self._recommender: Recommender | None = None
         with self.store.transaction() as db:
             apply_schema(db, SCHEMA)
 
     def _now(self) -> str:
         return to_iso(self.clock())
+
+    @property
+    def recommender(self) -> Recommender:
+        """The for-you's model (bot/library/recommend.py), built on first use."""
+        if self._recommender is None:
+            # Deferred: the model brings numpy, scipy and scikit-learn; a CLI digest of order:new never ranks.
+            from bot.library.learning import HashedTerms
+
+            # Deferred: as above (recommend.py imports the model).
+            from bot.library.recommend import Recommender
+
+            self._recommender = Recommender(
+                self.feedback, HashedTerms(self.terms), saved_papers=self.saved_papers, get_many=self.store.get_many
+            )
+        return self._recommender
 
     # -- saves ------------------------------------------------------------------------------
 
@@ -303,7 +326,8 @@ class Library:
             return found.setdefault(paper_id, Popular(Paper(id=paper_id, title_en="", title_zh="")))
 
         for paper_id, count in self.store.read(
-            "SELECT paper_id, COUNT(*) FROM shares WHERE channel_id = ? AND shared_at >= ? GROUP BY paper_id", (channel_id, since)
+            "SELECT paper_id, COUNT(DISTINCT user_id) FROM shares WHERE channel_id = ? AND shared_at >= ? GROUP BY paper_id",
+            (channel_id, since),
         ):
             entry(paper_id).shares = int(count)
         for paper_id, count in self.store.read(
@@ -325,7 +349,7 @@ class Library:
         """Papers the channel shared, saved from its cards or reacted to, with their weight."""
         weights: defaultdict[str, float] = defaultdict(float)
         for paper_id, count in self.store.read(
-            "SELECT paper_id, COUNT(*) FROM shares WHERE channel_id = ? GROUP BY paper_id", (channel_id,)
+            "SELECT paper_id, COUNT(DISTINCT user_id) FROM shares WHERE channel_id = ? GROUP BY paper_id", (channel_id,)
         ):
             weights[paper_id] += count
         for paper_id, count in self.store.read(
@@ -339,46 +363,50 @@ class Library:
 
     # -- ordering -------------------------------------------------------------------------------
 
-    def rank_for_user(self, user_id: str, papers: list[Paper]) -> list[Ranked]:
-        """Rank `papers` by likeness to what `user_id` saved (unchanged when nothing is)."""
-        return rank_by_profile(papers, self.saved_papers(user_id, PROFILE_MAX), cache=self.terms)
+    def foryou(self, user_id: str, *, team_id: str = "", limit: int = 5, pool: int = FORYOU_POOL) -> list[Recommended]:
+        """The newest papers the person hasn't saved or 👎'd, ranked by their model, each with a reason."""
+        signals = self.recommender.person_signals(team_id, user_id)
+        newest = [p for p in self.store.newest(pool + len(signals.excluded)) if p.id not in signals.excluded][:pool]
+        return self.recommender.rank(newest, signals)[:limit]
 
-    def foryou(self, user_id: str, *, limit: int = 5, pool: int = FORYOU_POOL) -> list[Ranked]:
-        """The newest papers the person hasn't saved, most like their saves first."""
-        saved = self.saved_ids(user_id)
-        newest = [p for p in self.store.newest(pool + len(saved)) if p.id not in saved][:pool]
-        return self.rank_for_user(user_id, newest)[:limit]
-
-    def order_papers(self, papers: list[Paper], *, order: str, kind: str, place_id: str) -> Ordering:
+    def order_papers(self, papers: list[Paper], *, order: str, kind: str, place_id: str, team_id: str | None = None) -> Ordering:
         """Order a digest's papers as its subscription asks (`order:new|foryou|popular`).
 
-        A personal digest (`kind="user"`) ranks by the person's saves; a channel digest by
-        what the channel shared, saved from it and reacted to, `popular` weighting those
-        by how much the channel valued them (and by any votes a paper already has). With
-        nothing to go on, or `new`, the papers keep their order (oldest first).
+        A personal digest (`kind="user"`) ranks by the person's model (bot/library/
+        recommend.py: saves, 👍 / 👎, interests) and leaves out what they 👎'd; a channel
+        digest by the channel's (what it shared, saved from it and reacted to, and its
+        members' 👍 / 👎 on its cards), a paper most voters 👎'd going last, out of the
+        highlights. `popular` then orders by the channel's votes. With nothing to go on,
+        or `new`, the papers keep their order (oldest first). Papers the signals are
+        about (saved, shared, 👍'd) open the list, as before. Every ranked paper has a reason.
         """
         if order not in ("foryou", "popular") or not papers:
             return Ordering(list(papers), "new")
-        weights: dict[str, float]
+        if team_id is None:
+            team_id = self.feedback.team_of(**({"user_id": place_id} if kind == "user" else {"place_id": place_id}))
+        votes: dict[str, int] = {}
         if kind == "user":
-            profile, weights = self.saved_papers(place_id, PROFILE_MAX), {}
+            signals = self.recommender.person_signals(team_id, place_id)
+            disliked = self.feedback.disliked(team_id, place_id)
+            papers = [p for p in papers if p.id not in disliked]  # never again, in their digest too
+            why, own = "saved", Reason("own")
         else:
             profile, weights = self.channel_profile(place_id)
-        if not profile:  # nothing saved or valued yet: exactly today's digest
+            signals = self.recommender.channel_signals(team_id, place_id, profile, weights)
+            disliked = set(signals.excluded)
+            votes = {pid: v.up for pid, v in self.feedback.place_votes(team_id, place_id).items() if v.up > v.down}
+            why, own = "channel", Reason("channel_own")
+        if not signals.has_any:  # nothing saved, rated or valued yet: exactly today's digest
             return Ordering(list(papers), "new")
-        if kind == "user":
-            ranked = rank_by_profile(papers, profile, cache=self.terms)
-            why = "saved"
-        else:
-            ranked = rank_by_profile(papers, profile, weights=weights if order == "popular" else None, cache=self.terms)
-            if order == "popular":
-                ranked = self._by_votes(place_id, ranked)
-            why = "channel"
-        ids = {p.id for p in papers}
-        # rank_by_profile skips papers that are in the profile themselves: they go first.
-        skipped = [p for p in papers if p.id not in {r.paper.id for r in ranked}]
-        ordered = skipped + [r.paper for r in ranked if r.paper.id in ids]
-        reasons = {r.paper.id: r.like for r in ranked if r.like is not None}
+        ranked = self.recommender.rank(papers, signals, channel_id=place_id, channel_votes=votes)
+        if order == "popular" and kind != "user":
+            ranked = self._by_votes(place_id, ranked)
+        placed = {r.paper.id for r in ranked}
+        first = [p for p in papers if p.id not in placed and p.id not in disliked]
+        last = [p for p in papers if p.id not in placed and p.id in disliked]  # a channel's 👎 majority
+        reasons = {p.id: Reason("channel", count=votes[p.id], channel_id=place_id) if p.id in votes else own for p in first}
+        reasons |= {r.paper.id: r.reason for r in ranked}
+        ordered = first + [r.paper for r in ranked] + last
         return Ordering(ordered, order, reasons, why)
 
     def order_digest(self, sub, digest) -> None:
@@ -397,7 +425,7 @@ class Library:
         if sub.kind == "channel":
             self.record_card(channel_id, message_ts, paper_ids, kind="digest")
 
-    def _by_votes(self, channel_id: str, ranked: list[Ranked]) -> list[Ranked]:
+    def _by_votes(self, channel_id: str, ranked: list[Recommended]) -> list[Recommended]:
         votes = self.votes(channel_id)
         order = sorted(range(len(ranked)), key=lambda i: (-votes.get(ranked[i].paper.id, (0.0, 0))[0], i))
         return [ranked[i] for i in order]

@@ -61,6 +61,8 @@ MAX_DEPTH = 8  # nested parentheses beyond this are ignored rather than recursed
 
 _QUOTES = str.maketrans({c: '"' for c in "“”„‟«»「」『』〝〞"})
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# Markup pasted with a query (`<b>hi</b>`, `<br/>`, `<span class="x">`): never what anyone searches for.
+_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>]*)?/?>")
 _OPERATORS = {"OR", "AND", "NOT", "||", "&&"}
 _YEAR_RANGE = re.compile(r"^(\d{4})(?:\s*(?:-|\.\.|~|到|至)\s*(\d{4}))?$")
 _ASCII_WORD = re.compile(r"[A-Za-z]+")
@@ -209,8 +211,9 @@ class BuiltQuery:
 
 
 def normalize_query(text: str) -> str:
-    """Return `text` in NFKC with typographic quotes as `"`: ＂ａｕｔｈｏｒ：“x” → author:"x"."""
-    return _CONTROL.sub(" ", unicodedata.normalize("NFKC", text).translate(_QUOTES))
+    """Return `text` in NFKC with typographic quotes as `"` and markup tags dropped:
+    ＂ａｕｔｈｏｒ：“x” → author:"x", `<b>KV</b> cache` → ` KV  cache`."""
+    return _TAG.sub(" ", _CONTROL.sub(" ", unicodedata.normalize("NFKC", text).translate(_QUOTES)))
 
 
 def parse_query(text: str) -> ParsedQuery:
@@ -640,9 +643,11 @@ class _Builder:
             tokens = analyze(clause.text)
             raw = clause.text if len(tokens) == 1 and clause.text.isascii() and clause.text.isalpha() else None
             words.extend((t, raw) for t in tokens)
-        if name == TEXT_FIELD and not self.any:
+        if name == TEXT_FIELD:
+            # 如何 / 哪些 make a question of the topic, in the any-word fallback too: a paper
+            # that matches only 如何 is not an answer.
             topic = [w for w in words if w[0] not in QUESTION_WORDS_ZH]
-            words = topic or words
+            words = topic or ([] if self.any else words)
         if self.any:
             # A lone Chinese character or digit matches half the corpus: not a reason to show a paper.
             words = [w for w in words if not (len(w[0]) == 1 and (is_han(w[0]) or w[0].isdigit()))]
@@ -660,6 +665,9 @@ class _Builder:
                     break
             span = tuple(t for t, _ in words[i : i + length])
             i += length
+            if self.any and length == 1 and not alternatives and len(span[0]) <= 2 and span[0].isascii():
+                # Two letters alone ("hi", "co") match pieces of names (HiLD, CoT), not a topic.
+                continue
             if positive:
                 self.terms.update((f, t) for f in HIGHLIGHT_FIELDS[name] for t in span)
             literal: wq.Query | None = wq.Term(name, span[0]) if length == 1 else wq.And([wq.Term(name, t) for t in span])

@@ -9,6 +9,7 @@ whatever it stores (a 448 KB summary once took 9 s).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from bot.models import Fragment
@@ -81,6 +82,48 @@ def _merge_spans(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
+# A URL in stored text, as Slack's renderer links it (bot/slack/render/mrkdwn.py): up to
+# whitespace, markup characters, quotes or CJK text, without the punctuation that ends a sentence.
+_URL = re.compile(r"https?://[^\s<>|\"“”‘’\u3000-\u9fff\uff00-\uffef]+")
+_URL_TRAIL = ".,;:!?'…"
+_OPENER = {")": "(", "]": "[", "}": "{"}
+URL_REACH = 2000  # how far before and after a snippet's window a URL it cuts may start or end
+
+
+def url_spans(text: str) -> list[tuple[int, int]]:
+    """Where the URLs in `text` are, as (start, end) offsets."""
+    spans = []
+    for match in _URL.finditer(text):
+        url = match.group()
+        while url and (url[-1] in _URL_TRAIL or (url[-1] in _OPENER and url.count(url[-1]) > url.count(_OPENER[url[-1]]))):
+            url = url[:-1]
+        spans.append((match.start(), match.start() + len(url)))
+    return spans
+
+
+def _keep_urls_whole(text: str, spans: list[tuple[int, int]], start: int, end: int) -> tuple[list[tuple[int, int]], int, int]:
+    """A quote never cuts a URL: a window edge inside one moves to its end, and a match
+    inside one marks the whole URL (`…/tianyi-lab/*PoLar*` would link only the
+    organisation's page)."""
+    # Only around the window: a stored field may be long, and a URL a few hundred characters.
+    offset = max(0, start - URL_REACH)
+    urls = [(s + offset, e + offset) for s, e in url_spans(text[offset : end + URL_REACH])]
+    if not urls:
+        return spans, start, end
+    for s, e in urls:
+        if s < start < e:
+            start = s
+        if s < end < e:
+            end = e
+    marked = []
+    for s, e in spans:
+        if e <= start or s >= end:
+            continue
+        inside = next(((us, ue) for us, ue in urls if us < e and s < ue), None)
+        marked.append(inside or (s, e))
+    return _merge_spans(marked), start, end
+
+
 def _fragments(text: str, spans: list[tuple[int, int]], limit: int) -> list[Fragment]:
     if len(text) <= limit:
         start, end = 0, len(text)
@@ -101,6 +144,7 @@ def _fragments(text: str, spans: list[tuple[int, int]], limit: int) -> list[Frag
             if last - first > best_count:
                 best_start, best_count = start, last - first
         start, end = best_start, best_start + limit
+    spans, start, end = _keep_urls_whole(text, spans, start, end)
     out: list[Fragment] = []
     if start > 0:
         out.append(Fragment("…"))

@@ -32,6 +32,7 @@ from bot.slack.listeners import (
     uploads,
 )
 from bot.slack.posting import SlackDigestPoster, SlackDirectory
+from bot.store.claims import Ledger
 
 
 class _DropMessage(logging.Filter):
@@ -48,7 +49,9 @@ def slack_services(
 ) -> Services:
     """The services `serve` runs: digests posted and people looked up through Slack's Web
     API, and admins told by DM when a feed fails. Tests build theirs here too."""
-    background = build_client(settings, Patience.BACKGROUND)
+    # Several instances on one store: digests and admin DMs take turns per channel across all of them.
+    ledger = Ledger(corpus.store) if settings.shared_database else None
+    background = build_client(settings, Patience.BACKGROUND, ledger=ledger)
     return build_services(
         settings, corpus, clock=clock, scheduler=scheduler,
         poster=SlackDigestPoster(background),

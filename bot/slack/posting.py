@@ -86,6 +86,7 @@ class SlackDigestPoster:
 
 
 FAILED_PROFILE_TTL = timedelta(minutes=1)
+SLACKBOT = "USLACKBOT"
 
 
 class SlackDirectory:
@@ -112,7 +113,8 @@ class SlackDirectory:
         try:
             user = self.client.users_info(user=user_id, include_locale=True).get("user")
             user = user if isinstance(user, dict) else {}  # an answer without a user object says nothing
-            profile = Profile(tz=user.get("tz") or None, locale=user.get("locale") or None)
+            is_bot = user.get("is_bot") is True or user_id == SLACKBOT  # Slackbot says is_bot: false
+            profile = Profile(tz=user.get("tz") or None, locale=user.get("locale") or None, is_bot=is_bot)
         except (SlackApiError, OSError, TimeoutError) as error:
             code = error_code(error) if isinstance(error, SlackApiError) else type(error).__name__
             logger.warning("users.info for %s failed: %s", user_id, code)

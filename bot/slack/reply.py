@@ -8,20 +8,24 @@ still loading", "something went wrong", "the storage is full".
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.corpus import Corpus, RebuildProgress
-from bot.i18n import choose_lang, t
+from bot.i18n import choose_lang, normalize_lang, t
 from bot.models import Paper, SearchResult
 from bot.slack.render.blocks import Message, render_notice
 from bot.slack.render.mrkdwn import unescape_slack_text
-from bot.store.database import is_storage_full
+from bot.store.database import is_storage_full, is_store_unavailable
 
 if TYPE_CHECKING:  # the console imports this module, and needs no Slack SDK
     from slack_sdk import WebClient
 
+    from bot.services import Services
     from bot.slack.alerts import AdminAlerts
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -108,13 +112,38 @@ def failure_reply(
 ) -> Reply:
     """What a user sees when a handler failed with `error`.
 
-    A full disk is named as such, and the admins are told (once: bot/slack/alerts.py);
+    A full disk is named as such, and the admins are told (once: bot/slack/alerts.py); a
+    store that can't be reached just now (PostgreSQL restarting) says to try again;
     anything else gets the generic sentence.
     """
     if is_storage_full(error):
         told = alerts is not None and client is not None and alerts.storage_full(client)
         return notice("error.storage_full" if told else "error.storage_full_no_admin", lang)
+    if is_store_unavailable(error):
+        return notice("error.store_unavailable", lang)
     return error_reply(lang)
+
+
+def person_lang(services: Services, user_id: str, stored_lang: str | None, text: str = "") -> str:
+    """The one language rule: `/papers lang`, else the Slack locale (zh-* is Chinese), else
+    the language of what they typed. Replies, App Home and the cards made for a person all
+    follow it."""
+    if stored_lang:
+        return normalize_lang(stored_lang)
+    locale = services.directory.profile(user_id).locale or ""
+    return "zh" if locale.lower().startswith("zh") else choose_lang(None, text)
+
+
+def stored_lang(corpus: Corpus, user_id: str) -> str | None:
+    """The person's `/papers lang`, or None when the store can't be read just now: a search
+    needs only this instance's index, so a PostgreSQL restart must not stop it."""
+    try:
+        return corpus.get_user_lang(user_id)
+    except Exception as error:
+        if not is_store_unavailable(error):
+            raise
+        logger.warning("reading %s's language failed (%s); answering in the language they typed", user_id, error)
+        return None
 
 
 def reader_lang(corpus: Corpus, user_id: str, text: str = "") -> str:

@@ -25,7 +25,7 @@ from bot.i18n import t
 from bot.logs import install_secret_filter
 from bot.services import Services, start_services, stop_services
 from bot.slack.app import build_app, slack_services
-from bot.slack.http import RunningServer, make_http_server, start_http_server
+from bot.slack.http import HttpLimits, RunningServer, make_http_server, start_http_server
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +44,7 @@ def start_app_server(
     background thread (nothing is scheduled); for tests and the benchmark."""
     services = services or slack_services(settings, corpus)
     kwargs.setdefault("signing_secret", settings.slack_signing_secret)
+    kwargs.setdefault("is_caught_up", corpus.is_caught_up)
     running = start_http_server(build_app(settings, services), corpus.is_ready, host, port, **kwargs)
     return RunningApp(server=running.server, thread=running.thread, app=running.app, services=services)
 
@@ -69,6 +70,11 @@ def _start(services: Services) -> None:
     start_services(services, background=True)
 
 
+def http_limits(settings: Settings) -> HttpLimits:
+    """The HTTP front's limits `serve` uses: the defaults, and what the operator set."""
+    return HttpLimits(connections_per_client=settings.http_connections_per_client)
+
+
 def _run_app(settings: Settings, corpus: Corpus, app: App, stdout: TextIO, on_bound: Callable[[], None]) -> int:
     """Serve `app` in Socket Mode or over HTTP until interrupted.
 
@@ -88,7 +94,15 @@ def _run_app(settings: Settings, corpus: Corpus, app: App, stdout: TextIO, on_bo
             handler.close()
         return 0
 
-    server = make_http_server(app, corpus.is_ready, settings.host, settings.port, signing_secret=settings.slack_signing_secret)
+    server = make_http_server(
+        app,
+        corpus.is_ready,
+        settings.host,
+        settings.port,
+        signing_secret=settings.slack_signing_secret,
+        limits=http_limits(settings),
+        is_caught_up=corpus.is_caught_up,
+    )
     print(t("setup.serving_http", "en", host=settings.host, port=server.port), file=stdout, flush=True)
     thread = threading.Thread(target=server.run, name="http", daemon=True)
     thread.start()

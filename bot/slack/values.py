@@ -7,13 +7,13 @@ given a new meaning, only added.
 
 A value is compact JSON with one-letter keys (`ButtonValue` names them):
 
-    id   the paper the button acts on (a subscription's id, for Unsubscribe in App Home)
+    id   the paper the button acts on (a subscription's id, for Unsubscribe in App Home and its Undo)
     l    the language the message was rendered in (the reader's saved language wins)
-    q    the query of a results page, or of a suggested search
+    q    the query of a results page, or of a suggested search; a `/papers` line (papers_command)
     p    the page number a paging button asks for
     m    which view a click redraws: search | more | saved | details | foryou | home | note
     k    the paper a More-like-this page is like (`id` is then the paper a Save saves)
-    x    1: search the text as typed, without spelling correction
+    x    1: search the text as typed, without spelling correction (a subscribe: take its filter as typed)
     a    an overflow option's action (a digest row's menu)
 
 A value never carries a user id: whose save or setting a click changes comes from
@@ -32,13 +32,16 @@ __all__ = [
     "HOME_EXAMPLE",
     "LINK",
     "MENU_ACTIONS",
+    "NUMBERED",
     "QUERY_CHARS_IN_VALUE",
     "Action",
     "ButtonValue",
+    "base_action",
     "decode_value",
     "encode_value",
     "home_example_id",
     "link_action_id",
+    "numbered_id",
 ]
 
 
@@ -59,6 +62,13 @@ class Action(StrEnum):
     HOME_EXAMPLE = "home_example"  # an example search in App Home (rendered as home_example_<n>)
     HOME_LANG = "home_lang"  # the language picker in App Home
     HOME_UNSUBSCRIBE = "home_unsubscribe"  # a digest's Unsubscribe button in App Home
+    COMMAND = "papers_command"  # a next step: runs the `/papers` line `q` for the clicker, in a new private answer
+    CONFIRM = "papers_confirm"  # answers a question (which filter?): runs `q` in its place; `x`: the filter as typed
+    CANCEL = "papers_cancel"  # ...or leaves it; `m` names what was not done ("subscribe")
+    UNSUBSCRIBE_UNDO = "unsubscribe_undo"  # restores the digest `id` that /papers unsubscribe just stopped
+    LIKE = "paper_like"  # 👍: more like this, for the clicker (and, on a channel's card, one vote of the channel's)
+    DISLIKE = "paper_dislike"  # 👎: not for me; never again in the clicker's for-you
+    UNVOTE = "paper_unvote"  # Undo, on the private note a 👍 / 👎 answers with
 
 
 BUTTON_ACTIONS = frozenset(
@@ -72,10 +82,17 @@ BUTTON_ACTIONS = frozenset(
         Action.SEARCH,
         Action.SHARE_POST,
         Action.SHARE_CANCEL,
+        Action.COMMAND,
+        Action.CONFIRM,
+        Action.CANCEL,
+        Action.UNSUBSCRIBE_UNDO,
+        Action.LIKE,
+        Action.DISLIKE,
+        Action.UNVOTE,
     }
 )
 """The buttons answered by bot/slack/listeners/actions.py."""
-MENU_ACTIONS = frozenset({Action.DETAILS, Action.MORE, Action.SAVE})
+MENU_ACTIONS = frozenset({Action.DETAILS, Action.MORE, Action.SAVE, Action.LIKE, Action.DISLIKE})
 """What a digest row's menu may ask for; a link option, or a forged one, gets no answer."""
 
 LINK = re.compile(r"^link_(arxiv|pdf|code|project)_\d+$")
@@ -91,6 +108,21 @@ def link_action_id(kind: str, number: int) -> str:
 
 def home_example_id(number: int) -> str:
     return f"{Action.HOME_EXAMPLE}_{number}"
+
+
+NUMBERED = re.compile(rf"^({Action.COMMAND}|{Action.CONFIRM})_\d+$")
+"""Buttons that run a `/papers` line come several to a block, and action ids must be unique
+within one: each is numbered (`papers_command_2`) and read back as its action (`base_action`)."""
+
+
+def numbered_id(action: Action, number: int) -> str:
+    return f"{action}_{number}"
+
+
+def base_action(action_id: str) -> str:
+    """`papers_command_2` -> `papers_command`; any other id as it is."""
+    match = NUMBERED.match(action_id)
+    return match.group(1) if match else action_id
 
 
 QUERY_CHARS_IN_VALUE = 1500  # leaves room for the rest of a button's JSON value (2,000)

@@ -5,7 +5,8 @@ unknown word is a query, not an error. Some command words are also ordinary word
 paper titles, so they are commands only when what follows fits:
 
     language / 语言            alone or before a language name (`/papers language models` searches)
-    top / 热门                 alone or before a period (`/papers top-k sampling` searches)
+    top / 热门                 alone or before a period, or a word meant as one (`/papers top year` is
+                               told what top takes; `/papers top-k sampling` searches)
     export / 导出              alone, before a format, or a word or two (a format mistyped)
     sources / feeds / 订阅源   alone or before an action (`/papers sources of bias` searches)
 
@@ -36,6 +37,7 @@ class Command(StrEnum):
     FORYOU = "foryou"
     TOP = "top"
     EXPORT = "export"
+    INTERESTS = "interests"
     SEARCH = "search"  # not a word: what every other line is
 
 
@@ -50,6 +52,7 @@ WORDS: dict[str, Command] = {
     **dict.fromkeys(("save", "收藏"), Command.SAVE),
     **dict.fromkeys(("saved", "收藏夹", "我的收藏"), Command.SAVED),
     **dict.fromkeys(("foryou", "为你推荐", "推荐"), Command.FORYOU),
+    **dict.fromkeys(("interests", "interest", "兴趣", "我的兴趣"), Command.INTERESTS),
 }
 """First words that are always commands."""
 
@@ -66,6 +69,11 @@ LIBRARY_COMMANDS = frozenset({Command.SAVE, Command.SAVED, Command.FORYOU, Comma
 
 PERIOD_WORDS = {"week": "week", "本周": "week", "周": "week", "month": "month", "本月": "month", "月": "month"}
 """What `/papers top` takes."""
+PERIOD_ATTEMPTS = frozenset(
+    {"year", "years", "yearly", "annual", "day", "days", "daily", "today", "all", "alltime", "all-time", "ever", "quarter",
+     "weekly", "monthly", "weeks", "months", "今年", "年", "本年", "全年", "年度", "今天", "今日", "全部", "所有", "季度", "每周", "每月"}
+)  # fmt: skip
+"""Periods `/papers top` doesn't take, but that are plainly meant as one: answered with what it takes, not searched."""
 SOURCES_ACTIONS = {
     "list": "list",
     "add": "add",
@@ -79,6 +87,8 @@ SOURCES_ACTIONS = {
     "删除论文": "remove_papers",
 }
 """What `/papers sources` takes."""
+INTERESTS_ACTIONS = {"add": "add", "list": "list", "remove": "remove", "添加": "add", "列表": "list", "删除": "remove"}
+"""What `/papers interests` takes (nothing: list)."""
 CONFIRM_WORDS = ("confirm", "确认")
 """The last word of `/papers sources remove-papers SOURCE confirm`: go ahead."""
 SUBSCRIBE_HELP_WORDS = ("help", "帮助", "?")
@@ -93,6 +103,7 @@ DID_YOU_MEAN = (
     "save",
     "saved",
     "foryou",
+    "interests",
     "export",
     "sources",
     "help",
@@ -125,7 +136,7 @@ def _argument_fits(command: Command, rest: str) -> bool:
     if command is Command.LANG:
         return is_lang(rest)
     if command is Command.TOP:
-        return rest.lower() in PERIOD_WORDS
+        return rest.lower() in PERIOD_WORDS or rest.lower() in PERIOD_ATTEMPTS
     if command is Command.EXPORT:  # `export foo` is a format mistyped (usage), not a search for foo
         return normalize_format(rest.lower()) is not None or len(rest.split()) <= 2
     return rest.split()[0].lower() in SOURCES_ACTIONS  # Command.SOURCES

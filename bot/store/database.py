@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import errno
 import json
+import logging
+import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -26,6 +28,8 @@ from pathlib import Path
 from bot.clock import utc_now_iso
 from bot.models import Affiliation, ArxivRecord, IngestReport, Listing, Paper
 from bot.store.wal import Checkpointer
+
+logger = logging.getLogger(__name__)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -95,6 +99,7 @@ CREATE TABLE IF NOT EXISTS arxiv_records (
     journal_ref      TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS arxiv_records_id ON arxiv_records (arxiv_id);
+CREATE INDEX IF NOT EXISTS arxiv_records_doi ON arxiv_records (doi COLLATE NOCASE);
 CREATE INDEX IF NOT EXISTS arxiv_records_checked ON arxiv_records (checked_at);
 """
 
@@ -131,7 +136,8 @@ _ARXIV_JSON = {"authors", "categories"}
 def apply_schema(db: sqlite3.Connection, schema: str, columns: dict[str, dict[str, str]] | None = None) -> None:
     """Create what `schema` names if missing, then add the newer `columns` ({table: {name: decl}}).
 
-    Every table owner (the store, subscriptions, the library, feeds) opens its tables so.
+    Every table owner (the store, subscriptions, the library, feeds) opens its tables so, on
+    SQLite or on PostgreSQL (whose connection translates the types: bot/store/postgres.py).
     """
     for statement in schema.split(";"):
         if statement.strip():
@@ -142,7 +148,10 @@ def apply_schema(db: sqlite3.Connection, schema: str, columns: dict[str, dict[st
 
 def ensure_columns(db: sqlite3.Connection, table: str, columns: dict[str, str]) -> None:
     """Add each of `columns` that `table` lacks (a store made by an older version); idempotent."""
-    present = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+    if getattr(db, "dialect", "sqlite") == "postgresql":  # bot/store/postgres.py's PgConnection
+        present = db.columns(table)  # type: ignore[attr-defined]
+    else:
+        present = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
     for name, decl in columns.items():
         if name not in present:
             db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {decl}")
@@ -150,13 +159,47 @@ def ensure_columns(db: sqlite3.Connection, table: str, columns: dict[str, str]) 
 
 def is_storage_full(error: BaseException) -> bool:
     """True if `error` says the disk (or the database's size limit) is full."""
+    cause = error.__cause__
+    if isinstance(error, sqlite3.Error) and getattr(cause, "sqlstate", None) is not None:
+        return getattr(cause, "sqlstate", None) == "53100"  # PostgreSQL's disk_full
     if isinstance(error, sqlite3.Error):
         return getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "database or disk is full" in str(error)
     return isinstance(error, OSError) and error.errno == errno.ENOSPC
 
 
+def is_store_unavailable(error: BaseException) -> bool:
+    """True if `error` says the store can't be reached just now: PostgreSQL restarting or
+    unreachable (bot/store/postgres.py raises sqlite3's OperationalError for it), or a
+    SQLite file locked past its timeout. Not a full disk, which needs someone to act."""
+    return isinstance(error, sqlite3.OperationalError) and not is_storage_full(error)
+
+
+def is_postgres_url(location: object) -> bool:
+    return isinstance(location, str) and location.startswith(("postgresql://", "postgres://"))
+
+
+def schema_location(url: str) -> str:
+    """The URL without its password, for logs and messages."""
+    return re.sub(r"//([^:/@]+):[^@/]*@", r"//\1:***@", url)
+
+
+def open_store(location: Path | str, *, clock: Callable[[], str] = utc_now_iso, readonly: bool = False) -> Store:
+    """The store at `location`: a postgresql:// URL (PAPERBOT_DATABASE_URL), else a SQLite file's path.
+
+    What a process opens the store with, the server and the child processes it starts alike.
+    """
+    if is_postgres_url(location):
+        # Deferred: psycopg costs SQLite's processes 0.2 s and 20 MB at start (bench/run.py --code); only PostgreSQL's load it.
+        from bot.store.postgres import PostgresStore
+
+        return PostgresStore(str(location), clock=clock, readonly=readonly)
+    return Store(Path(location), clock=clock, readonly=readonly)
+
+
 class Store:
     """Papers and settings in one SQLite file."""
+
+    path: Path | str  # the file, or PostgresStore's URL: what a child process opens it with (open_store)
 
     def __init__(self, path: Path, *, clock: Callable[[], str] = utc_now_iso, readonly: bool = False):
         """Open (and create or upgrade) the store at `path`; `readonly` opens an existing
@@ -519,6 +562,11 @@ class Store:
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('counter', ?)", (str(counter),))
         return added
 
+    def paper_id_for_doi(self, doi: str) -> str | None:
+        """The paper whose arXiv record gives this DOI (DOIs are case-insensitive), if any."""
+        rows = self.read("SELECT paper_id FROM arxiv_records WHERE doi = ? COLLATE NOCASE AND status = 'found' LIMIT 1", (doi,))
+        return rows[0][0] if rows else None
+
     def paper_id_for_arxiv(self, arxiv_id: str) -> str | None:
         """The paper whose arXiv record has this id (without version), if any."""
         rows = self.read("SELECT paper_id FROM arxiv_records WHERE arxiv_id = ? AND status = 'found' LIMIT 1", (arxiv_id,))
@@ -697,10 +745,10 @@ def _arxiv_value(record: ArxivRecord, column: str):
 _loads = json.JSONDecoder().raw_decode
 
 
-def read_papers(path: Path, after_rev: int, upto_rev: int) -> Iterator[Paper]:
+def read_papers(path: Path | str, after_rev: int, upto_rev: int) -> Iterator[Paper]:
     """The papers changed in (after_rev, upto_rev] of the store at `path`, read through a
     connection of their own: what a forked index worker reads its share with."""
-    store = Store(path, readonly=True)
+    store = open_store(path, readonly=True)
     try:
         yield from store.iter_papers(since_rev=after_rev, upto_rev=upto_rev)
     finally:

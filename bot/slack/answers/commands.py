@@ -17,15 +17,16 @@ from dataclasses import dataclass
 from bot.i18n import is_lang, lang_name, normalize_lang, t
 from bot.search.spelling import edit_distance
 from bot.services import Services
+from bot.slack.answers.interests import answer_interests
 from bot.slack.answers.library import answer_library_command
 from bot.slack.answers.search import answer_search
-from bot.slack.answers.share import answer_share
+from bot.slack.answers.share import answer_share, channel_lang
 from bot.slack.answers.sources import answer_sources_command
-from bot.slack.answers.subscribe import answer_digest_command, person_lang
+from bot.slack.answers.subscribe import answer_digest_command
 from bot.slack.render.blocks import context
-from bot.slack.render.help import render_help
+from bot.slack.render.help import HELP_TOPICS, render_help
 from bot.slack.render.mrkdwn import escape_code, unescape_slack_text
-from bot.slack.reply import Reply, is_dm, not_ready_notice, notice
+from bot.slack.reply import Reply, is_dm, not_ready_notice, notice, person_lang, stored_lang
 from bot.slack.words import DID_YOU_MEAN, DIGEST_COMMANDS, LIBRARY_COMMANDS, Command, read_command
 
 
@@ -42,6 +43,8 @@ class Asked:
     rest: str  # what follows the first word
     lang: str  # the language of the answer
     stored_lang: str | None  # the person's `/papers lang`, if they set one
+    confirmed: bool = False  # a button's answer to a question: take the filter as typed
+    team_id: str = ""  # the person's workspace (Slack's signed `team_id`): it keys their 👍 / 👎 and interests
 
     @property
     def in_dm(self) -> bool:
@@ -53,20 +56,30 @@ class Asked:
         return "" if self.in_dm else self.channel_id
 
 
-def answer_command(services: Services, user_id: str, channel_id: str, text: str, *, channel_name: str = "") -> Reply:
+def answer_command(
+    services: Services,
+    user_id: str,
+    channel_id: str,
+    text: str,
+    *,
+    channel_name: str = "",
+    confirmed: bool = False,
+    team_id: str = "",
+) -> Reply:
     """Answer `/papers TEXT` from `user_id` in `channel_id`.
 
     The reply is in the user's saved language, else their Slack locale (zh-* is Chinese),
     else the language of the whole line, command word included (`/papers 分享 ParisKV`
-    answers in Chinese).
+    answers in Chinese). `confirmed`: the line comes from a button that answered a
+    question about it (a filter that matches nothing, subscribed as typed).
     """
     corpus = services.corpus
     text = " ".join(unescape_slack_text(text or "").split())
-    stored = corpus.get_user_lang(user_id)
+    stored = stored_lang(corpus, user_id)
     command, word, rest = read_command(text)
     asked = Asked(
         user_id=user_id, channel_id=channel_id, channel_name=channel_name, text=text, command=command, word=word, rest=rest,
-        lang=person_lang(services, user_id, stored, text), stored_lang=stored,
+        lang=person_lang(services, user_id, stored, text), stored_lang=stored, confirmed=confirmed, team_id=team_id,
     )  # fmt: skip
     if command in NEEDS_NO_INDEX:
         return NEEDS_NO_INDEX[command](services, asked)
@@ -76,7 +89,13 @@ def answer_command(services: Services, user_id: str, channel_id: str, text: str,
 
 
 def answer_help(services: Services, asked: Asked) -> Reply:
-    return Reply(render_help(asked.lang), lang=asked.lang)
+    """`/papers help [search|digests|library]`: the short help, or one topic."""
+    if HELP_TOPICS.get(asked.rest.strip().lower()) == "digests":
+        return answer_digest_command(
+            services, command=Command.SUBSCRIBE, user_id=asked.user_id, channel_id=asked.channel_id,
+            channel_name=asked.channel_name, rest="help", lang=asked.lang,
+        )  # fmt: skip
+    return Reply(render_help(asked.lang, in_dm=asked.in_dm, topic=asked.rest), lang=asked.lang)
 
 
 def answer_lang(services: Services, asked: Asked) -> Reply:
@@ -101,7 +120,7 @@ def answer_lang(services: Services, asked: Asked) -> Reply:
 def answer_digests(services: Services, asked: Asked) -> Reply:
     return answer_digest_command(
         services, command=asked.command, user_id=asked.user_id, channel_id=asked.channel_id,
-        channel_name=asked.channel_name, rest=asked.rest, lang=asked.lang,
+        channel_name=asked.channel_name, rest=asked.rest, lang=asked.lang, confirmed=asked.confirmed,
     )  # fmt: skip
 
 
@@ -110,11 +129,18 @@ def answer_sources(services: Services, asked: Asked) -> Reply:
 
 
 def answer_share_line(services: Services, asked: Asked) -> Reply:
-    return answer_share(services.corpus, asked.user_id, asked.share_channel_id, asked.rest, asked.lang)
+    card_lang = channel_lang(services, asked.share_channel_id, asked.lang)
+    return answer_share(services.corpus, asked.user_id, asked.share_channel_id, asked.rest, asked.lang, card_lang=card_lang)
 
 
 def answer_library(services: Services, asked: Asked) -> Reply:
-    return answer_library_command(services, asked.user_id, asked.share_channel_id, asked.command, asked.rest, asked.lang)
+    return answer_library_command(
+        services, asked.user_id, asked.share_channel_id, asked.command, asked.rest, asked.lang, team_id=asked.team_id
+    )
+
+
+def answer_interests_line(services: Services, asked: Asked) -> Reply:
+    return answer_interests(services, asked.team_id, asked.user_id, asked.rest, asked.lang)
 
 
 def answer_search_line(services: Services, asked: Asked) -> Reply:
@@ -148,6 +174,7 @@ NEEDS_NO_INDEX: dict[Command, Answer] = {
     Command.LANG: answer_lang,
     **dict.fromkeys(DIGEST_COMMANDS, answer_digests),
     Command.SOURCES: answer_sources,
+    Command.INTERESTS: answer_interests_line,
 }
 """Commands answered while the index is still loading (the store is readable)."""
 

@@ -6,21 +6,25 @@ from it, and a notice says how far the rebuild has got. Admins also see the feed
 
 from __future__ import annotations
 
-from bot.i18n import choose_lang, normalize_lang, t
+from bot.i18n import normalize_lang, t
 from bot.models import SearchResult
 from bot.services import Services
 from bot.slack.answers.subscribe import render_home_subscriptions
 from bot.slack.render.home import NEWEST_SHOWN, render_home
 from bot.slack.render.library import render_home_saved
 from bot.slack.render.sources import render_meaning_status, render_sources
-from bot.slack.reply import not_ready_message
+from bot.slack.reply import not_ready_message, person_lang
 
 
 def build_home(services: Services, user_id: str, *, result: SearchResult | None = None, lang: str | None = None) -> dict:
-    """The Home view of `user_id`; `result` is a search to show under the examples."""
+    """The Home view of `user_id`; `result` is a search to show under the examples.
+
+    Its language is the one replies use (`person_lang`): the person's `/papers lang`, else
+    their Slack locale, so a zh-CN reader who never set one gets a Chinese Home.
+    """
     corpus = services.corpus
     stored = corpus.get_user_lang(user_id)
-    lang = normalize_lang(lang) if lang else choose_lang(stored, "")
+    lang = normalize_lang(lang) if lang else person_lang(services, user_id, stored)
     ready = corpus.is_ready()
     paper_count = int(corpus.stats().get("papers", 0)) if ready else corpus.store.state()[0]
     not_ready = None

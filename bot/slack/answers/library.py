@@ -21,31 +21,36 @@ from bot.services import Services
 from bot.slack.answers.search import answer_details, answer_more_like, answer_search
 from bot.slack.render.blocks import LIMITS, Message, context, notification_text, section, truncate
 from bot.slack.render.cards import render_hit, save_button
+from bot.slack.render.feedback import reason_line
 from bot.slack.render.library import (
     FORYOU_SHOWN,
-    reason_text,
     render_saved,
     render_saved_note,
     render_top,
 )
-from bot.slack.render.mrkdwn import escape_code
+from bot.slack.render.mrkdwn import escape, escape_code
 from bot.slack.reply import Reply, Upload, notice
 from bot.slack.values import Action, ButtonValue, decode_value
 from bot.slack.words import PERIOD_WORDS, Command
 
 
-def answer_library_command(services: Services, user_id: str, channel_id: str, command: Command, rest: str, lang: str) -> Reply:
-    """`/papers save|saved|foryou|top|export ...`; `channel_id` is '' in a DM."""
+def answer_library_command(
+    services: Services, user_id: str, channel_id: str, command: Command, rest: str, lang: str, *, team_id: str = ""
+) -> Reply:
+    """`/papers save|saved|foryou|interests|top|export ...`; `channel_id` is '' in a DM."""
     if command is Command.SAVE:
         return answer_save(services, user_id, rest, lang)
     if command is Command.SAVED:
         return answer_saved(services.library, user_id, rest, lang, shareable=bool(channel_id))
     if command is Command.FORYOU:
-        return answer_foryou(services.library, user_id, lang, shareable=bool(channel_id))
+        return answer_foryou(services.library, user_id, lang, shareable=bool(channel_id), team_id=team_id)
     if command is Command.TOP:
         if not channel_id:
             return notice("library.top_needs_channel", lang)
-        period = PERIOD_WORDS.get(rest.strip().lower(), "week")
+        asked = rest.strip().lower()
+        if asked and asked not in PERIOD_WORDS:  # `top year`: say what top takes
+            return notice("library.top_bad_period", lang, value=escape_code(truncate(rest.strip(), 40)))
+        period = PERIOD_WORDS.get(asked, "week")
         return Reply(render_top(services.library, channel_id, period, lang), lang=lang)
     return answer_export(services.library, user_id, rest, lang, clock=services.clock)
 
@@ -138,20 +143,26 @@ def answer_saved(library: Library, user_id: str, query: str, lang: str, *, page:
     return Reply(render_saved(saved, lang, shareable=shareable), lang=lang)
 
 
-def answer_foryou(library: Library, user_id: str, lang: str, *, shareable: bool = True) -> Reply:
-    """`/papers foryou`: the newest papers, most like the reader's saves first."""
-    has_saves = library.saved_count(user_id) > 0
-    ranked = library.foryou(user_id, limit=FORYOU_SHOWN)
-    if not ranked:
+def answer_foryou(library: Library, user_id: str, lang: str, *, shareable: bool = True, team_id: str = "") -> Reply:
+    """`/papers foryou`: the newest papers ranked by the reader's own model, each with its reason."""
+    signals = library.recommender.person_signals(team_id, user_id)
+    picks = library.foryou(user_id, team_id=team_id, limit=FORYOU_SHOWN)
+    if not picks:
         return notice("library.foryou_none", lang)
-    head = t("library.foryou_header", lang) if has_saves else t("library.foryou_nothing_saved", lang)
+    interests = [e.interest for e in signals.examples if e.interest]
+    if any(e.paper is not None for e in signals.examples):
+        head = t("foryou.header_learned", lang)
+    elif interests:
+        separator = "、" if lang == "zh" else ", "
+        head = t("foryou.header_interests", lang, interests=separator.join(escape(truncate(i, 80)) for i in interests))
+    else:
+        head = t("library.foryou_nothing_saved", lang)
     blocks: list[dict] = [section(head)]
-    for number, item in enumerate(ranked, start=1):
+    for number, pick in enumerate(picks, start=1):
         hit_blocks = render_hit(
-            Hit(paper=item.paper, score=item.score), lang, number, shareable=shareable, save_state=ButtonValue(mode="foryou")
+            Hit(paper=pick.paper, score=pick.score), lang, number, shareable=shareable, save_state=ButtonValue(mode="foryou")
         )
-        if item.like is not None:
-            hit_blocks.insert(1, context(reason_text(item.like, lang)))
+        hit_blocks.insert(1, context(reason_line(pick.reason, lang)))
         blocks.extend(hit_blocks)
     return Reply(Message(notification_text(head), blocks[: LIMITS["message_blocks"]]), lang=lang)
 
@@ -172,7 +183,7 @@ def answer_export(library: Library, user_id: str, rest: str, lang: str, *, clock
     reply = notice("library.export_sending", lang, count=len(papers), format=label)
     reply.upload = Upload(
         filename=f"paperbot-saved-{day}.{EXTENSIONS[fmt]}",
-        content=export_papers(papers, fmt),
+        content=export_papers(papers, fmt, lang),
         title=f"paperbot saved papers ({label})",
         comment=t("library.export_comment", lang, count=len(papers), format=label),
     )

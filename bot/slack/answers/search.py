@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from bot.corpus import Corpus
 from bot.i18n import t
+from bot.models import Hit, Identifier, SearchResult, read_identifier
 from bot.search.query import MAX_QUERY_CHARS
 from bot.slack.render.cards import render_card
+from bot.slack.render.mrkdwn import escape_code
 from bot.slack.render.results import render_results
 from bot.slack.reply import Reply, notice
 
@@ -43,11 +45,49 @@ def answer_search(
     the text as typed, no spelling correction ("Search instead for").
     """
     query, note = _clip_query(text, lang)
+    identifier = read_identifier(query) if page <= 1 else None
+    if identifier is not None:
+        found = answer_identifier(corpus, query, identifier, lang, shareable=shareable, saved=saved)
+        if found is not None:
+            return found
     result = corpus.search(query, page=max(1, page), per_page=PER_PAGE, lang=lang, correct=correct)
     if not result.hits and result.total and result.page > result.pages and not result.estimated:
         result = corpus.search(query, page=result.pages, per_page=PER_PAGE, lang=lang, correct=correct)
-    message = render_results(result, lang, shareable=shareable, note=note, saved=saved)
+    corrected = None
+    if not correct and result.page == 1:
+        # Searched as typed on purpose: keep the way back to the correction it turned down.
+        fixed = corpus.search(query, per_page=1, lang=lang)
+        corrected = fixed.suggestion if fixed.hits else None
+    message = render_results(result, lang, shareable=shareable, note=note, saved=saved, corrected=corrected)
     return Reply(message, lang=lang, result=result)
+
+
+MISSING = {
+    "arxiv": "search.arxiv_missing",
+    "doi": "search.doi_missing",
+    "url": "search.url_missing",
+}
+"""What a pasted identifier that names no paper in the library is told, by its kind."""
+
+
+def answer_identifier(
+    corpus: Corpus, query: str, identifier: Identifier, lang: str, *, shareable: bool = True, saved: Saved = frozenset()
+) -> Reply | None:
+    """A pasted arXiv URL or id, DOI, paper id or link: that paper, or that it isn't in the
+    library (with the papers that mention it, found as the exact text); None for a paper
+    id that names no paper, which is searched as a word instead."""
+    paper = corpus.find_identifier(identifier)
+    if paper is not None:
+        result = SearchResult(query=query, hits=[Hit(paper=paper, score=1.0)], total=1, page=1, per_page=PER_PAGE, mode="all")
+        return Reply(render_results(result, lang, shareable=shareable, saved=saved), lang=lang, result=result)
+    if identifier.kind not in MISSING:
+        return None
+    missing = t(MISSING[identifier.kind], lang, value=escape_code(identifier.value[:200]))
+    mentions = corpus.search(f'"{identifier.value}"', per_page=PER_PAGE, lang=lang, correct=False, expand=False)
+    if not mentions.hits or mentions.mode != "all":
+        return notice("search.identifier_missing", lang, missing=missing)
+    note = t("search.identifier_mentioned", lang, missing=missing)
+    return Reply(render_results(mentions, lang, shareable=shareable, note=note, saved=saved), lang=lang, result=mentions)
 
 
 def answer_more_like(

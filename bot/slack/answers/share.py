@@ -1,8 +1,13 @@
-"""Sharing a paper into a channel: `/papers share QUERY|ID` previews first, Post posts.
+"""Sharing a paper into a channel: a preview first, then Post posts.
 
-Share buttons on results post at once (the paper is the one clicked); `/papers share`
-takes a query, whose best match may not be the paper meant, so it shows the card
-privately with Post and Cancel.
+One behaviour for the Share button and `/papers share QUERY|ID`: the card as the channel
+will see it, privately, with Post and Cancel. Chosen over posting at once with an Undo:
+a post notifies the whole channel, and a notification can't be taken back, while the
+preview costs one click; and `/papers share` picks the best match of a query, which may
+not be the paper meant, so it has to show it first anyway.
+
+The card is in the channel's language when the channel has a digest (its readers chose
+one), else in the sharer's.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from bot.corpus import Corpus
 from bot.i18n import t
 from bot.models import Paper
 from bot.search.query import MAX_QUERY_CHARS
+from bot.services import Services
 from bot.slack.render.blocks import Message, actions, button, notification_text, section
 from bot.slack.render.cards import render_card
 from bot.slack.render.mrkdwn import escape_code
@@ -18,12 +24,19 @@ from bot.slack.reply import Reply, notice
 from bot.slack.values import Action, ButtonValue
 
 
-def share_reply(paper: Paper, user_id: str, lang: str) -> Reply:
-    card = render_card(paper, lang, full=False, shared_by=user_id)
+def channel_lang(services: Services, channel_id: str, lang: str) -> str:
+    """The language of a card posted in `channel_id`: its digest's, else `lang` (the sharer's)."""
+    sub = services.subscriptions.for_place("channel", channel_id) if channel_id else None
+    return sub.lang if sub is not None else lang
+
+
+def share_reply(paper: Paper, user_id: str, lang: str, *, card_lang: str | None = None) -> Reply:
+    """The shared card, to post; `card_lang` is the channel's (`channel_lang`), `lang` the sharer's."""
+    card = render_card(paper, card_lang or lang, full=False, shared_by=user_id)
     return Reply(card, lang=lang, visibility="in_channel", share=paper)
 
 
-def answer_share(corpus: Corpus, user_id: str, channel_id: str, query: str, lang: str) -> Reply:
+def answer_share(corpus: Corpus, user_id: str, channel_id: str, query: str, lang: str, *, card_lang: str | None = None) -> Reply:
     """`/papers share QUERY|ID`: the best match, to be posted in the channel."""
     query = query.strip()
     if not query:
@@ -33,13 +46,13 @@ def answer_share(corpus: Corpus, user_id: str, channel_id: str, query: str, lang
     paper = corpus.resolve(query[:MAX_QUERY_CHARS])
     if paper is None:
         return notice("share.not_found", lang, query=escape_code(query[:200]))
-    return share_preview(paper, user_id, channel_id, lang)
+    return share_preview(paper, user_id, channel_id, lang, card_lang=card_lang)
 
 
-def share_preview(paper: Paper, user_id: str, channel_id: str, lang: str) -> Reply:
-    """What `/papers share` shows first, privately: the card as it would be posted, with
-    Post and Cancel (the best match may not be the paper meant)."""
-    card = render_card(paper, lang, full=False, shared_by=user_id)
+def share_preview(paper: Paper, user_id: str, channel_id: str, lang: str, *, card_lang: str | None = None) -> Reply:
+    """What a share shows first, privately: the card as it would be posted (in the
+    channel's language), with Post and Cancel (in the sharer's)."""
+    card = render_card(paper, card_lang or lang, full=False, shared_by=user_id)
     value = ButtonValue(id=paper.id, lang=lang)
     blocks = [
         section(t("share.preview", lang, channel_id=channel_id)),

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from bot.errors import SourceError
 from bot.i18n import t
 from bot.services import Services
-from bot.slack.render.blocks import Message, render_notice
+from bot.slack.render.blocks import Message, context, render_notice
 from bot.slack.render.mrkdwn import escape_code
 from bot.slack.render.sources import render_meaning_status, render_sources
 from bot.slack.reply import Reply, notice
@@ -33,14 +33,30 @@ def _in_background(name: str, func: Callable[[], object]) -> None:
     threading.Thread(target=run, name=name, daemon=True).start()
 
 
+def admins_line(services: Services, lang: str) -> str:
+    """Who manages feeds, as mentions; or that nobody does yet."""
+    admins = sorted(services.admins)
+    if not admins:
+        return t("sources.no_admins", lang)
+    mentions = t("sources.list_separator", lang).join(f"<@{admin}>" for admin in admins[:10])
+    return t("sources.managed_by", lang, admins=mentions)
+
+
 def answer_sources_command(services: Services, *, user_id: str, rest: str, lang: str) -> Reply:
-    """Answer `/papers sources [list|add|remove|poll|remove-papers] ...` for an admin; others are told why not."""
+    """Answer `/papers sources [list|add|remove|poll|remove-papers] ...`.
+
+    Anyone may see the list (read-only), with who the admins are; only admins change it,
+    and anyone else asking to is told whom to ask.
+    """
     service = services.sources
-    if not services.is_admin(user_id):
-        return notice("sources.admins_only", lang)
     word, _, arg = rest.partition(" ")
     action = SOURCES_ACTIONS.get(word.lower(), "list") if word else "list"
     arg = arg.strip()
+    if not services.is_admin(user_id):
+        if action == "list":
+            blocks = [*render_sources(service.list_sources(), lang), context(admins_line(services, lang))]
+            return Reply(Message(text=t("sources.title", lang), blocks=blocks), lang=lang)
+        return notice("sources.admins_only", lang, admins=admins_line(services, lang))
     try:
         if action == "list":
             meaning = services.corpus.meaning

@@ -15,6 +15,7 @@ from bot.digests.compose import Digest
 from bot.digests.places import Profile
 from bot.digests.requests import (
     BAD_FILTER_PROBLEMS,
+    SubscribeRequest,
     check_zone,
     filter_problem_text,
     parse_subscribe,
@@ -28,15 +29,15 @@ from bot.digests.subscriptions import (
     Subscription,
 )
 from bot.errors import SubscribeError
-from bot.i18n import choose_lang, format_estimate, is_lang, lang_name, normalize_lang, t
+from bot.i18n import format_estimate, is_lang, lang_name, normalize_lang, t
 from bot.library.readinglist import digest_order
 from bot.services import Services
-from bot.slack.render.blocks import Message, button, context, header, section, truncate
-from bot.slack.render.digest import paused_reason, render_preview, resume_hint
+from bot.slack.render.blocks import Message, actions, button, context, header, notification_text, section, truncate
+from bot.slack.render.digest import digest_name, paused_reason, render_preview, resume_hint
 from bot.slack.render.mrkdwn import escape, escape_code
-from bot.slack.render.when import format_when, schedule_label, zone_label
+from bot.slack.render.when import format_when, next_run_text, schedule_label, zone_label
 from bot.slack.reply import Reply, is_dm, not_ready_notice, notice, notice_lines
-from bot.slack.values import Action, ButtonValue
+from bot.slack.values import Action, ButtonValue, numbered_id
 from bot.slack.words import SUBSCRIBE_HELP_WORDS, Command
 
 logger = logging.getLogger(__name__)
@@ -63,25 +64,29 @@ def place_label(sub: Subscription, lang: str) -> str:
     return t("subscribe.place_your_dm", lang)
 
 
-def person_lang(services: Services, user_id: str, stored_lang: str | None, text: str) -> str:
-    """The person's language: `/papers lang`, else their Slack locale (zh-*), else what they typed."""
-    if stored_lang:
-        return normalize_lang(stored_lang)
-    locale = profile_of(services, user_id).locale or ""
-    return "zh" if locale.lower().startswith("zh") else choose_lang(None, text)
-
-
 def profile_of(services: Services, user_id: str) -> Profile:
     return services.directory.profile(user_id)
 
 
 def answer_digest_command(
-    services: Services, *, command: Command, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str
+    services: Services,
+    *,
+    command: Command,
+    user_id: str,
+    channel_id: str,
+    channel_name: str,
+    rest: str,
+    lang: str,
+    confirmed: bool = False,
 ) -> Reply:
     """Answer `/papers subscribe|subscriptions|unsubscribe|digest ...`; `lang` is the person's
-    (the command word counts: `/papers 订阅列表` is Chinese)."""
+    (the command word counts: `/papers 订阅列表` is Chinese). `confirmed`: the person
+    already said yes to the filter as typed (a button of `ask_about_filter`)."""
     if command is Command.SUBSCRIBE:
-        return answer_subscribe(services, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang)
+        return answer_subscribe(
+            services, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang,
+            confirmed=confirmed,
+        )  # fmt: skip
     if command is Command.SUBSCRIPTIONS:
         return Reply(render_subscription_list(services, user_id, channel_id, channel_name, lang), lang=lang)
     if command is Command.UNSUBSCRIBE:
@@ -100,7 +105,9 @@ def _default_zone(services: Services, user_id: str) -> tuple[str, str]:
     return services.settings.timezone, "zone.from_default"
 
 
-def answer_subscribe(services: Services, *, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str) -> Reply:
+def answer_subscribe(
+    services: Services, *, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str, confirmed: bool = False
+) -> Reply:
     """Create or update this place's subscription.
 
     With options, the line describes the whole subscription (omitted ones take their
@@ -110,6 +117,10 @@ def answer_subscribe(services: Services, *, user_id: str, channel_id: str, chann
     A channel the bot can't post in yet gets a paused subscription and the way to invite
     it; a channel it can post in hears who set up what. Replies are in the language of
     the person typing, whatever the digest's language.
+
+    A filter that matches nothing as typed (most often a typo) is asked about first,
+    with one click to use the correction: nothing is made or announced until then
+    (`confirmed`: the person chose the filter as typed).
     """
     reader = lang
     if rest.strip().lower() in SUBSCRIBE_HELP_WORDS:
@@ -157,6 +168,14 @@ def answer_subscribe(services: Services, *, user_id: str, channel_id: str, chann
         matches = result.total if literal else 0
         estimated = literal and result.estimated
         suggestion = result.suggestion
+        if request.filter_text and not matches and not confirmed:
+            place = (
+                t("subscribe.place_channel", reader, channel_id=channel_id)
+                if kind == "channel"
+                else t("subscribe.place_dm", reader)
+            )
+            not_done = t("subscribe.not_changed_yet" if existing else "subscribe.not_subscribed_yet", reader, place=place)
+            return ask_about_filter(services, request, suggestion, not_done, reader)
     blocked = services.directory.cannot_post(place_id) if kind == "channel" else ""
     sub, created = services.subscriptions.save(
         kind=kind, place_id=place_id, user_id=user_id, lang=sub_lang, hour=hour, minute=minute,
@@ -173,7 +192,7 @@ def answer_subscribe(services: Services, *, user_id: str, channel_id: str, chann
     key = "subscribe.created" if created else "subscribe.updated"
     lines = [
         t(key, reader, place=place, schedule=schedule_label(sub.days, reader), time=sub.time_label, zone=zone_label(sub.timezone, reader),
-          lang_name=lang_name(sub.lang, reader), filter_note=filter_note)
+          lang_name=lang_name(sub.lang, reader), filter_note=filter_note, digest=digest_name(sub.days, reader))
     ]  # fmt: skip
     if zone_why:
         lines.append(t("subscribe.zone_note", reader, zone=zone_label(sub.timezone, reader), why=t(zone_why, reader)))
@@ -184,11 +203,8 @@ def answer_subscribe(services: Services, *, user_id: str, channel_id: str, chann
             else paused_reason(blocked, reader)
         )
     else:
-        lines.append(t("subscribe.next_run", reader, next_run=format_when(next_run(sub, now), reader)))
-    if filter_text and not matches and suggestion:  # a typo the search would have forgiven
-        lines.append(t("subscribe.filter_did_you_mean", reader, suggestion=escape_code(truncate(suggestion, 200))))
-    elif filter_text and not matches:  # most likely a typo; say so while it is easy to fix
-        lines.append(t("subscribe.filter_no_match", reader, filter=escape_code(truncate(filter_text, 200))))
+        reader_zone = profile_of(services, user_id).tz
+        lines.append(t("subscribe.next_run", reader, next_run=next_run_text(next_run(sub, now), reader, reader_zone)))
     if existing and not existing.is_active and sub.is_active:
         lines.append(t("subscribe.resumed", reader, reason=paused_reason(existing.paused_reason, reader)))
     if sub.notify_empty:
@@ -197,10 +213,100 @@ def answer_subscribe(services: Services, *, user_id: str, channel_id: str, chann
         order = digest_order(sub)
         lines.append(t("library.order_note", reader, order=t(ORDER_NOTES[(order, sub.kind)], reader)))
     if created or top != (existing.top if existing else DEFAULT_TOP):
-        lines.append(t("subscribe.top_note", reader, top=sub.top))
+        lines.append(top_note(sub, reader, has_saves=services.library.saved_count(user_id) > 0))
     if kind == "channel" and not blocked:
         announce(services, sub, "subscribe.announce_created" if created else "subscribe.announce_updated", user_id)
-    return notice_lines(lines, reader)
+    reply = notice_lines(lines, reader)
+    reply.message.blocks.append(next_steps(reader, preview=not blocked))
+    return reply
+
+
+TOP_NOTES = {
+    "filter": "subscribe.top_note_filter",
+    "saved": "subscribe.top_note_saved",
+    "channel": "subscribe.top_note_channel",
+    "plain": "subscribe.top_note_plain",
+}
+"""What the first message's papers are the top of, by how the digest ranks them (see top_reason)."""
+
+
+def top_reason(sub: Subscription, *, has_saves: bool = True) -> str:
+    """How a subscription's highlights are chosen: by its filter, the person's saves, the
+    channel's signals, or (none of those) main-track venues first."""
+    if sub.filter_text:
+        return "filter"
+    if digest_order(sub) == "new" or (sub.kind == "user" and not has_saves):
+        return "plain"
+    return "saved" if sub.kind == "user" else "channel"
+
+
+def top_note(sub: Subscription, lang: str, *, has_saves: bool = True) -> str:
+    return t(TOP_NOTES[top_reason(sub, has_saves=has_saves)], lang, top=sub.top)
+
+
+def next_steps(lang: str, *, preview: bool = True) -> dict:
+    """What a person usually does after subscribing: look at the next digest, or change it."""
+    elements = []
+    if preview:
+        elements.append(command_button(t("button.preview_digest", lang), "digest", lang, 1))
+    elements.append(command_button(t("button.digest_options", lang), "subscribe help", lang, 2))
+    return actions(*elements, block_id="next_steps")
+
+
+def command_button(label: str, line: str, lang: str, number: int, *, style: str | None = None) -> dict:
+    """A button that runs `/papers LINE` for whoever clicks it, answered in a new private message."""
+    return button(label, numbered_id(Action.COMMAND, number), ButtonValue(query=line, lang=lang), style=style)
+
+
+def ask_about_filter(services: Services, request: SubscribeRequest, suggestion: str | None, not_done: str, lang: str) -> Reply:
+    """A filter that matches nothing as typed: ask before subscribing, offering the correction.
+
+    Digests take filters literally, so a typo would make a digest that never posts; the
+    buttons carry the whole line again (`SubscribeRequest.line`), the correction's or the
+    filter as typed (`x`: don't ask again).
+    """
+    typed = escape(truncate(request.filter_text, 200))
+    fixed_count = 0
+    if suggestion:
+        found = services.corpus.search(suggestion, per_page=1, expand=False, correct=False)
+        fixed_count = found.total if found.mode == "all" else 0
+    value = ButtonValue(lang=lang, mode="subscribe")
+    cancel = button(t("button.cancel", lang), Action.CANCEL, value)
+    if suggestion and fixed_count:
+        keep_label = t("button.keep_filter", lang, filter=truncate(request.filter_text, 30))
+        keep = button(keep_label, numbered_id(Action.CONFIRM, 2), value.but(query=f"subscribe {request.line()}", exact=True))
+        text = t(
+            "subscribe.ask_typo",
+            lang,
+            filter=typed,
+            suggestion=escape(truncate(suggestion, 200)),
+            count=fixed_count,
+            not_done=not_done,
+        )
+        use = button(
+            t("button.use_filter", lang, filter=truncate(suggestion, 30)),
+            numbered_id(Action.CONFIRM, 1),
+            value.but(query=f"subscribe {request.line(filter_text=suggestion)}"),
+            style="primary",
+        )
+        elements = [use, keep, cancel]
+    else:
+        text = t(
+            "subscribe.ask_no_match",
+            lang,
+            filter=typed,
+            not_done=not_done,
+            search=escape_code(truncate(request.filter_text, 200)),
+        )
+        anyway = button(
+            t("button.subscribe_anyway", lang),
+            numbered_id(Action.CONFIRM, 1),
+            value.but(query=f"subscribe {request.line()}", exact=True),
+        )
+        elements = [anyway, cancel]
+    return Reply(
+        Message(text=notification_text(text), blocks=[section(text), actions(*elements, block_id="ask_filter")]), lang=lang
+    )
 
 
 def render_filter_note(filter_text: str, matches: int, lang: str, *, estimated: bool = False) -> str:
@@ -226,7 +332,8 @@ def announce(services: Services, sub: Subscription, key: str, user_id: str) -> N
     lang = sub.lang
     filter_bit = t("subscribe.announce_filter", lang, filter=escape(truncate(sub.filter_text, 200))) if sub.filter_text else ""
     text = t(key, lang, user_id=user_id, schedule=schedule_label(sub.days, lang), time=sub.time_label,
-             zone=zone_label(sub.timezone, lang), lang_name=lang_name(sub.lang, lang), filter=filter_bit)  # fmt: skip
+             zone=zone_label(sub.timezone, lang), lang_name=lang_name(sub.lang, lang), filter=filter_bit,
+             digest=digest_name(sub.days, lang))  # fmt: skip
     directory.announce(sub.place_id, text)
 
 
@@ -238,7 +345,9 @@ def subscriptions_here(services: Services, user_id: str, channel_id: str, channe
     return [sub] if sub else []
 
 
-def subscription_lines(subs: list[Subscription], lang: str, now: datetime) -> list[str]:
+def subscription_lines(subs: list[Subscription], lang: str, now: datetime, reader_zone: str | None = None) -> list[str]:
+    """One line a digest: where, when (in its own zone), language, filter, and the next
+    run's date in that zone too, with the reader's own time when their zone differs."""
     lines = []
     for number, sub in enumerate(subs, start=1):
         place = place_label(sub, lang)
@@ -251,7 +360,7 @@ def subscription_lines(subs: list[Subscription], lang: str, now: datetime) -> li
         lines.append(
             t("subscribe.list_item", lang, number=number, place=place, schedule=schedule_label(sub.days, lang), time=sub.time_label,
               zone=zone_label(sub.timezone, lang), lang_name=lang_name(sub.lang, lang), filter=filter_bit,
-              next_run=format_when(next_run(sub, now), lang))
+              next_run=next_run_text(next_run(sub, now), lang, reader_zone))
         )  # fmt: skip
     return lines
 
@@ -267,7 +376,7 @@ def render_subscription_list(services: Services, user_id: str, channel_id: str, 
         else t("subscribe.place_channel", lang, channel_id=channel_id)
     )
     head = t("subscribe.list_header", lang, place=where)
-    body = "\n".join(subscription_lines(subs, lang, services.clock()))
+    body = "\n".join(subscription_lines(subs, lang, services.clock(), profile_of(services, user_id).tz))
     return Message(text=head.replace("*", ""), blocks=[section(f"{head}\n{body}"), context(t("subscribe.list_footer", lang))])
 
 
@@ -279,18 +388,37 @@ def answer_unsubscribe(services: Services, *, user_id: str, channel_id: str, cha
     if not arg:
         if len(subs) > 1:
             reply = notice("subscribe.which", lang, count=len(subs))
-            reply.message.blocks.insert(1, section("\n".join(subscription_lines(subs, lang, services.clock()))))
+            lines = subscription_lines(subs, lang, services.clock(), profile_of(services, user_id).tz)
+            reply.message.blocks.insert(1, section("\n".join(lines)))
             return reply
         chosen = subs[0]
     else:
         if not arg.isdigit() or not 1 <= int(arg) <= len(subs):
             return notice("subscribe.bad_number", lang, value=escape(truncate(arg, 20)))
         chosen = subs[int(arg) - 1]
-    services.subscriptions.delete(chosen.id)
+    services.subscriptions.delete(chosen.id, removed_by=user_id)
     services.reschedule(chosen.id)
     if chosen.is_active:
         announce(services, chosen, "subscribe.announce_removed", user_id)
-    return notice("subscribe.removed", lang, place=place_label(chosen, lang))
+    reply = notice("subscribe.removed", lang, place=place_label(chosen, lang), digest=digest_name(chosen.days, lang))
+    undo = button(t("button.undo", lang), Action.UNSUBSCRIBE_UNDO, ButtonValue(id=str(chosen.id), lang=lang))
+    reply.message.blocks.append(actions(undo, block_id="unsubscribe_undo"))
+    return reply
+
+
+def answer_restore(services: Services, user_id: str, sub_id: str, lang: str) -> Reply:
+    """The Undo of `/papers unsubscribe`: the same digest again, settings, cursor and all."""
+    sub = services.subscriptions.restore(int(sub_id), user_id) if sub_id.isdigit() else None
+    if sub is None:
+        remover = services.subscriptions.removed_by(int(sub_id)) if sub_id.isdigit() else None
+        return notice("subscribe.restore_not_yours" if remover and remover != user_id else "subscribe.restore_none", lang)
+    services.reschedule(sub.id)
+    if sub.is_active:
+        announce(services, sub, "subscribe.announce_restored", user_id)
+    return notice(
+        "subscribe.restored", lang, place=place_label(sub, lang), schedule=schedule_label(sub.days, lang), time=sub.time_label,
+        zone=zone_label(sub.timezone, lang), digest=digest_name(sub.days, lang),
+    )  # fmt: skip
 
 
 def answer_preview(services: Services, *, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str) -> Reply:
@@ -311,6 +439,9 @@ def answer_preview(services: Services, *, user_id: str, channel_id: str, channel
         sample = Digest(lang=lang, local_date=now.date(), papers=newest)
         notes.append(t("digest.preview_no_subscription", lang))
         message = render_preview(sample, "", sample=True, note="\n".join(notes))
+        start = command_button(t("button.subscribe_here", lang), "subscribe", lang, 1, style="primary")
+        options = command_button(t("button.digest_options", lang), "subscribe help", lang, 2)
+        _add_actions(message, actions(start, options, block_id="next_steps"))
         return Reply(message, lang=lang)
     digest = services.digests.preview(sub, lang)
     when = format_when(next_run(sub, now), lang)
@@ -324,7 +455,19 @@ def answer_preview(services: Services, *, user_id: str, channel_id: str, channel
             )
         )
         when = ""
-    return Reply(render_preview(digest, when, note="\n".join(notes)), lang=lang)
+    message = render_preview(digest, when, note="\n".join(notes))
+    here = subscriptions_here(services, user_id, channel_id, channel_name)
+    number = next((i for i, other in enumerate(here, start=1) if other.id == sub.id), 1)
+    change = command_button(t("button.digest_options", lang), "subscribe help", lang, 1)
+    stop = confirmed_button(command_button(t("button.unsubscribe", lang), f"unsubscribe {number}", lang, 2), lang)
+    _add_actions(message, actions(change, stop, block_id="next_steps"))
+    return Reply(message, lang=lang)
+
+
+def _add_actions(message: Message, block: dict) -> None:
+    """Append a row of buttons, keeping within a message's 50 blocks."""
+    del message.blocks[49:]
+    message.blocks.append(block)
 
 
 HOME_SUBSCRIPTIONS_SHOWN = 15
@@ -341,14 +484,21 @@ def render_home_subscriptions(services: Services, user_id: str, lang: str) -> li
     if not subs:
         blocks.append(section(t("home.subscriptions_none", lang)))
         return blocks
-    for sub, line in zip(subs, subscription_lines(subs, lang, services.clock()), strict=True):
+    lines = subscription_lines(subs, lang, services.clock(), profile_of(services, user_id).tz)
+    for sub, line in zip(subs, lines, strict=True):
         blocks.append(section(line, block_id=f"home_sub:{sub.id}", accessory=unsubscribe_button(sub, lang)))
     blocks.append(context(t("home.subscriptions_footer", lang)))
     return blocks
 
 
 def unsubscribe_button(sub: Subscription, lang: str) -> dict:
-    element = button(t("button.unsubscribe", lang), Action.HOME_UNSUBSCRIBE, ButtonValue(id=str(sub.id), lang=lang))
+    return confirmed_button(
+        button(t("button.unsubscribe", lang), Action.HOME_UNSUBSCRIBE, ButtonValue(id=str(sub.id), lang=lang)), lang
+    )
+
+
+def confirmed_button(element: dict, lang: str) -> dict:
+    """A button that stops a digest asks first (Slack's confirm dialog)."""
     element["confirm"] = {
         "title": {"type": "plain_text", "text": t("home.unsubscribe_confirm_title", lang)},
         "text": {"type": "plain_text", "text": t("home.unsubscribe_confirm_text", lang)},
@@ -365,7 +515,7 @@ def unsubscribe_from_home(services: Services, user_id: str, sub_id: object) -> b
     chosen = next((s for s in services.subscriptions.for_user(user_id) if str(s.id) == str(sub_id)), None)
     if chosen is None:
         return False
-    services.subscriptions.delete(chosen.id)
+    services.subscriptions.delete(chosen.id, removed_by=user_id)
     services.reschedule(chosen.id)
     if chosen.is_active:
         announce(services, chosen, "subscribe.announce_removed", user_id)

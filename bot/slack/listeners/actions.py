@@ -24,7 +24,7 @@ from bot.slack.client import error_code
 from bot.slack.delivery import publish_home, respond_privately, share_in_channel
 from bot.slack.render.blocks import render_notice
 from bot.slack.reply import Reply, failure_reply, is_dm
-from bot.slack.values import BUTTON_ACTIONS, LINK, MENU_ACTIONS, Action, ButtonValue, decode_value
+from bot.slack.values import BUTTON_ACTIONS, LINK, MENU_ACTIONS, NUMBERED, Action, ButtonValue, base_action, decode_value
 
 logger = logging.getLogger(__name__)
 
@@ -38,13 +38,13 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
         # button shows a warning.
         ack()
 
-    @app.action(re.compile("^(" + "|".join(sorted(BUTTON_ACTIONS)) + ")$"))
+    @app.action(re.compile("^(" + "|".join(sorted(BUTTON_ACTIONS)) + ")$|" + NUMBERED.pattern))
     def on_button(ack, body, action, client: WebClient, respond: Respond, logger):
         ack()
         user_id = body["user"]["id"]
         channel_id = (body.get("channel") or {}).get("id", "")
         from_home = (body.get("view") or {}).get("type") == "home"
-        action_id = action["action_id"]
+        action_id = base_action(action["action_id"])
         value = decode_value(action.get("value"))
         container = body.get("container") or {}
         # A save from a card everyone in the channel sees (a share, a digest) is the channel's
@@ -53,7 +53,8 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
         try:
             reply = answer_action(
                 services, user_id, action_id, value, shareable=not from_home and not is_dm(channel_id),
-                card_channel_id=channel_id if public_card else "",
+                card_channel_id=channel_id if public_card else "", channel_id=channel_id,
+                channel_name=(body.get("channel") or {}).get("name", ""), team_id=_team_id(body),
             )  # fmt: skip
         except Exception as error:  # a Save writes: a full disk is named, and the admins told
             logger.exception("button %s failed for user %s", action_id, user_id)
@@ -102,12 +103,17 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
         try:
             reply = answer_action(
                 services, user_id, action_id, value, shareable=not is_dm(channel_id),
-                card_channel_id=channel_id if public_card else "",
+                card_channel_id=channel_id if public_card else "", team_id=_team_id(body),
             )  # fmt: skip
         except Exception as error:
             logger.exception("menu %s failed for user %s", action_id, user_id)
             reply = failure_reply(error, value.lang or "en", alerts=alerts, client=client)
         respond_privately(reply, respond=respond, client=client, user_id=user_id, channel_id=channel_id)
+
+
+def _team_id(body: dict) -> str:
+    """The clicker's workspace, from Slack's signed payload: it keys their 👍 / 👎."""
+    return (body.get("team") or {}).get("id") or (body.get("user") or {}).get("team_id") or ""
 
 
 def _redraw_dm_message(body: dict, services: Services, user_id: str, value: ButtonValue, client: WebClient, lang: str) -> bool:

@@ -22,6 +22,7 @@ from bot.slack.answers.commands import answer_command
 from bot.slack.delivery import respond_privately, send_upload, share_in_channel, warn_if_invalid
 from bot.slack.render.blocks import render_notice
 from bot.slack.reply import Reply, failure_reply, reader_lang
+from bot.store.database import is_store_unavailable
 
 LATE_ANSWER_SECONDS = 25.0  # after "Searching…", how long an answer may take before we give up on it
 
@@ -47,9 +48,15 @@ def register(app: App, services: Services, *, ack_budget: float = 1.5, alerts: A
 
         def answer() -> Reply:
             try:
-                return answer_command(services, user_id, channel_id, text, channel_name=command.get("channel_name", ""))
+                return answer_command(
+                    services, user_id, channel_id, text, channel_name=command.get("channel_name", ""),
+                    team_id=command.get("team_id", ""),
+                )  # fmt: skip
             except Exception as error:
-                logger.exception("/papers failed for user %s", user_id)
+                if is_store_unavailable(error):  # PostgreSQL restarting: said to the user, no traceback needed
+                    logger.warning("/papers for user %s: the store is unavailable (%s)", user_id, error)
+                else:
+                    logger.exception("/papers failed for user %s", user_id)
                 return failure_reply(error, reader_lang(corpus, user_id, text), alerts=alerts, client=client)
 
         pending = answers.submit(answer)

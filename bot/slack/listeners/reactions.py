@@ -1,4 +1,9 @@
-"""Reactions on the bot's paper cards in channels are that channel's votes (bot/library/)."""
+"""Reactions on the bot's paper cards in channels are that channel's votes (bot/library/).
+
+A bot's reaction (another app's, Slackbot's) is no one's vote: the event doesn't say who
+is a bot, so users.info does (SlackDirectory.profile, cached for an hour). When Slack
+can't be asked, the reaction counts: a person's vote is not lost to an outage.
+"""
 
 from __future__ import annotations
 
@@ -12,11 +17,14 @@ from bot.services import Services
 def register(app: App, services: Services) -> None:
     def on_reaction(event: dict, added: bool, log: logging.Logger) -> None:
         item = event.get("item") or {}
+        user_id = event.get("user", "")
         if item.get("type") != "message":
             return
         try:
+            if user_id and services.directory.profile(user_id).is_bot:
+                return
             services.library.react(
-                channel_id=item.get("channel", ""), message_ts=str(item.get("ts", "")), user_id=event.get("user", ""),
+                channel_id=item.get("channel", ""), message_ts=str(item.get("ts", "")), user_id=user_id,
                 reaction=event.get("reaction", ""), added=added, event_ts=str(event.get("event_ts", "")),
             )  # fmt: skip
         except Exception:

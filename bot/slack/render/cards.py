@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 
 from bot.i18n import other_lang, t
-from bot.models import Fragment, Hit, Paper, paper_links
+from bot.models import Affiliation, Fragment, Hit, Paper, paper_links
+from bot.slack.render.affiliations import compact_paper
 from bot.slack.render.blocks import (
     LIMITS,
     ZWSP,
@@ -39,13 +40,17 @@ SUMMARY_SECTIONS_MAX = 4
 
 
 def short_authors(authors: list[str], lang: str, shown: int = AUTHORS_SHOWN) -> str:
-    """ "A, B, C +12": the first few authors and how many more there are."""
-    names = [escape(a) for a in authors if a]
+    """ "A, B, C +12": the first few authors and how many more there are.
+
+    Only the names shown are escaped: a paper may list thousands (or one crafted to be
+    slow to escape), and every card of every view renders this line.
+    """
+    names = [a for a in authors if a]
     if len(names) <= shown + 1:
-        return ", ".join(names)
+        return ", ".join(escape(n) for n in names)
     # English counts the rest ("+12"); Chinese counts everyone ("等 15 人").
     count = len(names) if lang == "zh" else len(names) - shown
-    return ", ".join(names[:shown]) + " " + t("card.authors_more", lang, count=count)
+    return ", ".join(escape(n) for n in names[:shown]) + " " + t("card.authors_more", lang, count=count)
 
 
 def short_affiliations(paper: Paper, lang: str, shown: int = AFFILIATIONS_SHOWN) -> str:
@@ -152,8 +157,21 @@ def render_snippet(fragments: list[Fragment], limit: int = SNIPPET_CHARS) -> str
     return "".join(parts).strip()
 
 
-def _meta_line(paper: Paper, lang: str) -> str:
-    bits = [short_authors(paper.authors, lang), short_affiliations(paper, lang)]
+AFFILIATION_FIELDS = ("affil_en", "affil_zh")
+
+
+def _matched_affiliations(hit: Hit) -> list[Affiliation]:
+    """The affiliations a search matched in (`affil:哈佛`), so the row shows them first."""
+    if hit.snippet_field not in AFFILIATION_FIELDS:
+        return []
+    marked = [f.text.strip().casefold() for f in hit.snippet if f.hit and f.text.strip()]
+    return [a for a in hit.paper.affiliations if any(m in f"{a.en}\n{a.zh}".casefold() for m in marked)]
+
+
+def _meta_line(paper: Paper, lang: str, first: list[Affiliation] | None = None) -> str:
+    """Short authors, the compact affiliations (`first` leading) and the venue."""
+    compact = compact_paper(paper, first)
+    bits = [short_authors(paper.authors, lang), short_affiliations(compact, lang)]
     if paper.venue:
         bits.append(f"*{escape(paper.venue)}*")
     return " · ".join(b for b in bits if b)
@@ -171,9 +189,11 @@ def render_hit(
     needs to redraw this message after a click (see `save_button`).
     """
     paper = hit.paper
-    lines = [_title_line(paper, lang, prefix=f"{number}. "), _other_title(paper, lang), _meta_line(paper, lang)]
-    # The quote shows only a match outside the titles (Hit.shows_snippet).
-    snippet = render_snippet(hit.snippet) if hit.shows_snippet() else ""
+    matched = _matched_affiliations(hit)
+    lines = [_title_line(paper, lang, prefix=f"{number}. "), _other_title(paper, lang), _meta_line(paper, lang, matched)]
+    # The quote shows only a match outside the titles (Hit.shows_snippet), and outside the
+    # affiliations the line above already shows, the matched ones first.
+    snippet = render_snippet(hit.snippet) if hit.shows_snippet() and not matched else ""
     # An English reader gets the abstract's lead rather than a Chinese summary's snippet;
     # a match in the abstract itself shows as the snippet, highlighted.
     # So does a Chinese reader of a paper that only arXiv knows (no Chinese summary).
@@ -215,8 +235,22 @@ def paper_buttons(
         elements.append(button(t("button.details", lang), Action.DETAILS, value))
     elements.append(button(t("button.more", lang), Action.MORE, value))
     elements.append(save_button(paper, lang, saved=saved, state=save_state))
+    elements += feedback_buttons(paper, lang)
     elements += link_buttons(paper, lang)
     return actions(*elements, block_id=f"buttons:{key or paper.id}")
+
+
+def feedback_buttons(paper: Paper, lang: str) -> list[dict]:
+    """👍 / 👎: the clicker's own signal for their for-you (bot/library/learning.py).
+
+    The buttons look the same to everyone (a channel's card can't show one person's vote);
+    the answer, private, says what was chosen and offers Undo.
+    """
+    value = ButtonValue(id=paper.id, lang=lang)
+    return [
+        button(t("foryou.button_like", lang), Action.LIKE, value),
+        button(t("foryou.button_dislike", lang), Action.DISLIKE, value),
+    ]
 
 
 def save_button(paper: Paper, lang: str, *, saved: bool = False, state: ButtonValue | None = None) -> dict:
@@ -273,7 +307,8 @@ def render_card(
             blocks.append(context(meta))
 
     summary: list[dict] = []
-    if paper.summary_zh and (full or lang == "zh" or not paper.abstract_en):
+    # An English reader's shared card has no Chinese paragraph: Details has it, labelled.
+    if paper.summary_zh and (full or lang == "zh"):
         label = f"*{t('card.label_summary', lang)}*"
         if lang != "zh":
             label += " " + t("card.summary_language_note", lang)
@@ -311,7 +346,7 @@ def render_card(
     )
     text = escape(truncate(paper.title(lang), 280))
     if shared_by:
-        text = f"{t('card.shared_by', lang, user_id=shared_by)}: {text}"
+        text = t("card.shared_notification", lang, shared_by=t("card.shared_by", lang, user_id=shared_by), title=text)
     return Message(text=notification_text(text), blocks=blocks[: LIMITS["message_blocks"]])
 
 
@@ -319,7 +354,8 @@ def _affiliation_lines(paper: Paper, lang: str, other: str) -> str:
     lines = []
     for affiliation in paper.affiliations:
         first, second = affiliation.name(lang), affiliation.name(other)
-        line = escape(first) + (f" ({escape(second)})" if second and second != first else "")
+        other_name = t("card.affiliation_other_name", lang, name=escape(second)) if second and second != first else ""
+        line = escape(first) + other_name
         lines.append(f"• {line}")
     return "\n".join(lines)
 

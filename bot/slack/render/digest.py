@@ -10,15 +10,18 @@ the same action handlers as search results (bot/slack/listeners/actions.py).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bot.digests.compose import Digest
-from bot.i18n import other_lang, t
+from bot.digests.compose import Digest, is_weekly
+from bot.i18n import t
 from bot.ingest.listing import parse_affiliations
 from bot.models import Paper, paper_links
+from bot.slack.render.affiliations import compact_paper
 from bot.slack.render.blocks import (
     LIMITS,
     Message,
@@ -31,12 +34,12 @@ from bot.slack.render.blocks import (
 )
 from bot.slack.render.cards import (
     LINK_LABELS,
-    abstract_lead,
     paper_url,
     short_affiliations,
     short_authors,
 )
-from bot.slack.render.library import popular_line, reason_text
+from bot.slack.render.feedback import reason_line
+from bot.slack.render.library import popular_line
 from bot.slack.render.mrkdwn import escape, escape_label, is_linkable, link
 from bot.slack.render.when import format_date
 from bot.slack.values import Action, ButtonValue
@@ -47,8 +50,13 @@ LEFT_OUT_SHOWN = 3  # feeds named in the footer for papers left out (bot/digests
 
 MESSAGE_BLOCKS = LIMITS["message_blocks"] - 2  # room for the part/footer lines
 MESSAGE_CHARS = 24_000  # JSON size per message: Slack takes more, people shouldn't scroll more
-TITLE_CHARS = 280
-SUMMARY_CHARS = 160  # one line of the AI summary: its first sentence
+# A compact row is about three lines of a Slack message (~100 Latin or ~50 Chinese
+# characters a line), so ten highlights fit on one screen; Details holds the rest.
+TITLE_CHARS = {"en": 110, "zh": 55}
+SUMMARY_CHARS = {"en": 110, "zh": 55}
+AUTHORS_IN_ROW = 2
+AFFILIATIONS_IN_ROW = 2
+AFFILIATION_CHARS_IN_ROW = {"en": 64, "zh": 30}  # a second affiliation only when both fit
 PREVIEW_PAPERS = 10
 
 
@@ -100,29 +108,85 @@ def group_papers(papers: list[Paper], lang: str, *, ranked: bool = False) -> lis
 
 
 def _reason(digest: Digest, paper: Paper) -> str:
-    like = digest.reasons.get(paper.id)
-    if like is None:
+    reason = digest.reasons.get(paper.id)
+    if reason is None:
         return ""
-    return reason_text(like, digest.lang, digest.reason_kind)
+    return reason_line(reason, digest.lang)
 
 
 def _title_link(paper: Paper, lang: str) -> str:
-    return link(paper_url(paper), escape_label(truncate(paper.title(lang), TITLE_CHARS)))
+    return link(paper_url(paper), escape_label(clip(paper.title(lang), TITLE_CHARS[lang])))
 
 
-def one_line_summary(paper: Paper, limit: int = SUMMARY_CHARS) -> str:
+def clip(text: str, limit: int) -> str:
+    """`text` within `limit` characters, cut at a word when it is Latin text (`truncate` cuts anywhere)."""
+    if len(text) <= limit:
+        return text
+    cut = truncate(text, limit)[:-1]
+    space = cut.rfind(" ")
+    if space > limit * 2 // 3 and cut[space - 1 : space].isascii():
+        cut = cut[:space]
+    return cut.rstrip(" ,;:，；：、") + "…"
+
+
+def one_line_summary(paper: Paper, limit: int = SUMMARY_CHARS["zh"]) -> str:
     """The AI summary's first sentence (the listing's 总结 is Chinese), within `limit`."""
     text = " ".join((paper.summary_zh or "").split())
     end = text.find("。")
     if 0 < end < limit:
         text = text[: end + 1]
-    return truncate(text, limit)
+    return clip(text, limit)
 
 
-MENU_ENTRIES: list[str] = ["save", "details", "more", "links"]
+def summary_line(paper: Paper, lang: str) -> str:
+    """A row's one line of summary, in the reader's language or not at all.
+
+    Chinese readers get the AI summary's first sentence (the arXiv abstract's when there
+    is no summary); English readers the abstract's, and nothing when arXiv has none:
+    the Chinese summary is in Details, labelled as one, not on an English row.
+    """
+    if lang == "zh" and paper.summary_zh:
+        return one_line_summary(paper, SUMMARY_CHARS["zh"])
+    if paper.abstract_en:
+        first = _SENTENCE_END.split(" ".join(paper.abstract_en.split()), maxsplit=1)[0]
+        return clip(first, SUMMARY_CHARS["en"])
+    return ""
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[])")
+
+
+def row_affiliations(paper: Paper, lang: str) -> str:
+    """At most two affiliations and "+N": institutions, once, without the authors repeated."""
+    compact = compact_paper(paper)
+    shown = compact.affiliations[:1]
+    for affiliation in compact.affiliations[1:AFFILIATIONS_IN_ROW]:
+        if sum(len(a.name(lang)) for a in [*shown, affiliation]) <= AFFILIATION_CHARS_IN_ROW[lang]:
+            shown.append(affiliation)
+    text = short_affiliations(dataclasses.replace(compact, affiliations=shown), lang, shown=AFFILIATIONS_IN_ROW)
+    more = len(compact.affiliations) - len(shown)
+    if more:
+        count = len(compact.affiliations) if lang == "zh" else more  # Chinese counts them all: 等 5 个机构
+        text += " " + t("card.affiliations_more", lang, count=count)
+    return text
+
+
+def digest_name(days: str, lang: str) -> str:
+    """What a digest is called in a sentence: a paper digest; in Chinese 论文日报, or 论文周报
+    when it comes once a week."""
+    return t("digest.name_weekly" if is_weekly(days) else "digest.name_daily", lang)
+
+
+def digest_title(days: str, lang: str) -> str:
+    """What a digest is called at the head of a message: Paper digest / 论文日报 / 论文周报."""
+    return t("digest.title_weekly" if is_weekly(days) else "digest.title_daily", lang)
+
+
+MENU_ENTRIES: list[str] = ["save", "like", "dislike", "details", "links"]
 """The digest row menu's entries, in order. Slack shows at most 5 options, so the actions
 come first and the links (arXiv, PDF, Code, Project) fill what is left; Details lists
-them all. Another feature appends its name here and a builder to MENU_BUILDERS."""
+them all, and has More like this (which 👍 / 👎 took the row's slot of: issue 27). Another
+feature appends its name here and a builder to MENU_BUILDERS."""
 
 
 def _action_option(label_key: str, action_id: str) -> Callable[[Paper, str], list[dict]]:
@@ -150,6 +214,8 @@ MENU_BUILDERS: dict[str, Callable[[Paper, str], list[dict]]] = {
     "details": _action_option("button.details", Action.DETAILS),
     "links": _link_options,
     "more": _action_option("button.more", Action.MORE),
+    "like": _action_option("foryou.menu_like", Action.LIKE),
+    "dislike": _action_option("foryou.menu_dislike", Action.DISLIKE),
 }
 
 
@@ -167,34 +233,45 @@ def paper_menu(paper: Paper, lang: str, entries: list[str] | None = None) -> dic
 
 
 def render_digest_paper(paper: Paper, lang: str, number: int, *, reason: str = "") -> dict:
-    """One compact row: title (and the other language's), authors, affiliations, venue,
-    the summary's first sentence, and one overflow menu. One block per paper.
+    """One compact row: the title, short authors, at most two affiliations, the venue, one
+    line of summary in the reader's language, and one overflow menu whose Details holds
+    the rest (the other title, every author and affiliation, the whole summary). One
+    block per paper, a few lines tall, so ten highlights fit on a screen.
 
     `reason` says why a ranked digest put it here ("like *ParisKV*, which you saved").
     """
     lines = [f"*{number}. {_title_link(paper, lang)}*"]
-    other = paper.title(other_lang(lang))
-    if other and other != paper.title(lang):
-        lines.append(escape(truncate(other, TITLE_CHARS)))
-    meta = [short_authors(paper.authors, lang), short_affiliations(paper, lang)]
+    meta = [short_authors(paper.authors, lang, shown=AUTHORS_IN_ROW), row_affiliations(paper, lang)]
     if paper.venue:
         meta.append(f"_{escape(paper.venue)}_")
     meta_line = " · ".join(x for x in meta if x)
     if meta_line:
         lines.append(meta_line)
-    summary = one_line_summary(paper)
-    if paper.abstract_en and (lang != "zh" or not summary):  # the English reader's summary
-        lines.append(f"> {escape(abstract_lead(paper.abstract_en, SUMMARY_CHARS))}")
-    elif summary:
-        label = (
-            t("card.label_summary", lang)
-            if lang == "zh"
-            else f"{t('card.label_summary', lang)} {t('card.summary_language_note', lang)}"
-        )
-        lines.append(f"> {label}{'：' if lang == 'zh' else ': '}{escape(summary)}")
+    summary = summary_line(paper, lang)
+    if summary:
+        lines.append(f"> {escape(summary)}")
     if reason:
         lines.append(f"↳ {reason}")
     return section("\n".join(lines), block_id=f"digest:{paper.id}", accessory=paper_menu(paper, lang))
+
+
+TOP_IN_THREAD = {
+    "filter": "digest.top_in_thread_filter",
+    "saved": "digest.top_in_thread_saved",
+    "channel": "digest.top_in_thread_channel",
+    "plain": "digest.top_in_thread_plain",
+}
+"""What the first message's papers are the top of (see `highlight_reason`)."""
+
+
+def highlight_reason(digest: Digest) -> str:
+    """Why these papers open the digest: its filter's relevance, the reader's saves, the
+    channel's signals, or (none of those) main-track venues first (compose.rank_highlights)."""
+    if digest.filter_text:
+        return "filter"
+    if digest.order != "new" and digest.reason_kind in ("saved", "channel"):
+        return digest.reason_kind
+    return "plain"
 
 
 def _group_heading(label: str, count: int, lang: str, *, continued: bool = False) -> dict:
@@ -233,7 +310,10 @@ def render_digest(digest: Digest) -> list[DigestMessage]:
     number = 0
     blocks: list[dict]
     if not digest.resumed:
-        blocks = [header(t("digest.header", lang, date=day)), {"type": "context", "elements": []}]
+        blocks = [
+            header(t("digest.header", lang, date=day, digest=digest_title(digest.days, lang))),
+            {"type": "context", "elements": []},
+        ]
         if digest.popular:
             blocks.append(context(popular_line(digest.popular, lang)))
         for paper in highlights:
@@ -241,7 +321,7 @@ def render_digest(digest: Digest) -> list[DigestMessage]:
             blocks.append(render_digest_paper(paper, lang, number, reason=_reason(digest, paper)))
         bits = [_count_label(digest.count, lang)]
         if rest:
-            bits.append(t("digest.top_in_thread", lang, top=len(highlights), rest=len(rest)))
+            bits.append(t(TOP_IN_THREAD[highlight_reason(digest)], lang, top=len(highlights), rest=len(rest)))
         if digest.filter_text:
             bits.append(_filter_label(digest))
         blocks[1] = context(" · ".join(bits))
@@ -252,7 +332,7 @@ def render_digest(digest: Digest) -> list[DigestMessage]:
             name = escape(feed) if feed else t("digest.group_other", lang)  # a listing's first line: anyone's text
             footer.insert(0, t("digest.left_out", lang, count=count, feed=name, most=digest.max_per_feed))
         blocks.append(context(*footer))
-        text = t("digest.notification", lang, date=day, count=digest.count)
+        text = t("digest.notification", lang, date=day, count=digest.count, digest=digest_title(digest.days, lang))
         messages.append(
             DigestMessage(Message(text=truncate(text, LIMITS["message_text"]), blocks=blocks), [p.id for p in highlights])
         )
@@ -282,7 +362,7 @@ def render_digest(digest: Digest) -> list[DigestMessage]:
     for offset, (page, page_ids) in enumerate(pages):
         part = offset + (1 if digest.resumed else 2)
         page[0] = context(t("digest.part", lang, date=day, part=part, parts=parts))
-        text = t("digest.notification_part", lang, date=day, part=part, parts=parts)
+        text = t("digest.notification_part", lang, date=day, part=part, parts=parts, digest=digest_title(digest.days, lang))
         messages.append(DigestMessage(Message(text=truncate(text, LIMITS["message_text"]), blocks=page), page_ids))
     return messages
 
@@ -293,7 +373,9 @@ def render_empty(digest: Digest) -> Message:
     note = t("digest.empty_filter_note", lang, filter=escape(truncate(digest.filter_text, 200))) if digest.filter_text else ""
     text = t("digest.empty", lang, filter_note=note)
     day = format_date(digest.local_date, lang)
-    return Message(text=text, blocks=[context(t("digest.header", lang, date=day)), section(text)])
+    return Message(
+        text=text, blocks=[context(t("digest.header", lang, date=day, digest=digest_title(digest.days, lang))), section(text)]
+    )
 
 
 def render_preview(digest: Digest, when: str, *, sample: bool = False, note: str = "") -> Message:
@@ -302,7 +384,9 @@ def render_preview(digest: Digest, when: str, *, sample: bool = False, note: str
     `note` says why)."""
     lang = digest.lang
     title = (
-        t("digest.sample_header", lang) if sample else t("digest.preview_header", lang, date=format_date(digest.local_date, lang))
+        t("digest.sample_header", lang)
+        if sample
+        else t("digest.preview_header", lang, date=format_date(digest.local_date, lang), digest=digest_name(digest.days, lang))
     )
     blocks: list[dict] = [header(title)]
     if note:

@@ -4,7 +4,7 @@ saves and digests, and (for admins) the feeds. Pure: what to show comes in, a vi
 
 from __future__ import annotations
 
-from bot.i18n import t
+from bot.i18n import lang_name, t
 from bot.models import Hit, Paper, SearchResult
 from bot.slack.render.blocks import LIMITS, actions, button, divider, header, section, truncate
 from bot.slack.render.cards import render_hit
@@ -18,6 +18,8 @@ EXAMPLE_QUERIES = ("speculative decoding", "KV cache", "推测解码", "world mo
 
 
 def language_picker(lang: str, is_set: bool) -> dict:
+    """The language picker: the language chosen, or, before anyone chose, the one in use and
+    that it follows Slack (the placeholder says so, instead of repeating the label)."""
     options = [
         {"text": {"type": "plain_text", "text": "English"}, "value": "en"},
         {"text": {"type": "plain_text", "text": "中文"}, "value": "zh"},
@@ -26,7 +28,7 @@ def language_picker(lang: str, is_set: bool) -> dict:
     if is_set:
         element["initial_option"] = options[0] if lang == "en" else options[1]
     else:
-        element["placeholder"] = {"type": "plain_text", "text": t("home.lang_label", lang)}
+        element["placeholder"] = {"type": "plain_text", "text": t("home.lang_automatic", lang, name=lang_name(lang, lang))}
     return {
         "type": "section",
         "block_id": "lang",

@@ -109,12 +109,6 @@ def render_home_saved(library: Library, user_id: str, lang: str) -> list[dict]:
     return blocks
 
 
-def reason_text(like: Paper, lang: str, why: str = "saved") -> str:
-    """ "like *ParisKV*, which you saved": why a paper was ranked where it is."""
-    title = escape(short_title(like, lang))
-    return t("library.reason_channel" if why == "channel" else "library.reason_saved", lang, title=title)
-
-
 def render_top(library: Library, channel_id: str, period: str, lang: str) -> Message:
     """`/papers top [week|month]`: the channel's most shared, saved and reacted papers."""
     items = library.top(channel_id, period)

@@ -31,14 +31,21 @@ def render_results(
     shareable: bool = True,
     note: str = "",
     saved: frozenset[str] | set[str] = frozenset(),
+    corrected: str | None = None,
 ) -> Message:
     """A page of results: count, notes, the hits with buttons, and Previous/Next.
 
     `like` marks a "More like this" page (the header names that paper and paging keeps
     asking for papers like it). `shareable=False` drops Share (App Home has no channel).
     `saved`: the reader's saved paper ids, shown as "Saved" on their buttons.
+    `corrected`: this page searched the text as typed, and the correction it turned
+    down; the page offers the way back to it.
+
+    A corrected search names the corrected query in its header, says once what was
+    typed, and offers one way to search as typed (a button).
     """
-    query_label = escape(truncate(query_label_text(result.query), 200))
+    suggestion = _suggestion_to_offer(result) if like is None else None
+    query_label = escape(truncate(query_label_text(suggestion or result.query), 200))
     notes = [note] if note else []
     if result.problem:
         notes.append(problem_text(result.problem, lang))
@@ -51,15 +58,16 @@ def render_results(
         head = results_header(result, lang, title=title)
     else:
         if not result.hits:
-            return render_no_results(result, lang, notes)
+            return render_no_results(result, lang, notes, corrected=corrected)
         head = results_header(result, lang, query=query_label)
         if result.mode == "any":
             notes.append(t("search.any_terms", lang))
+        if corrected:
+            notes.append(t("search.as_typed", lang))
     blocks: list[dict] = [section(head)]
-    suggestion = _suggestion_to_offer(result) if like is None else None
     if suggestion:
-        # The hits are already the corrected query's: say so once, and offer the text as typed.
-        notes.append(t("search.showing_for", lang, suggestion=escape(truncate(suggestion, 200)), query=query_label))
+        # The hits are the corrected query's (the header names it): say what was typed, once.
+        notes.append(t("search.corrected_from", lang, query=escape(truncate(result.query, 200))))
     if notes:
         blocks.append(context(*notes))
     state = page_state(result, lang, like=like).but(page=result.page, lang="")
@@ -68,9 +76,11 @@ def render_results(
     for number, hit in enumerate(result.hits, start=(result.page - 1) * result.per_page + 1):
         blocks.extend(render_hit(hit, lang, number, shareable=shareable, saved=hit.paper.id in saved, save_state=state))
     nav = page_buttons(result, lang, like=like)
-    if suggestion:
+    if suggestion or corrected:
         nav = nav or actions(block_id="pages")
-        nav["elements"].append(search_instead_button(result.query, lang))
+        nav["elements"].append(
+            search_instead_button(result.query, lang) if suggestion else back_button(result.query, corrected or "", lang)
+        )
     if nav:
         blocks.append(divider())
         blocks.append(nav)
@@ -153,14 +163,19 @@ def page_buttons(result: SearchResult, lang: str, *, like: Paper | None = None) 
     return actions(*elements, block_id="pages") if elements else None
 
 
-def render_no_results(result: SearchResult, lang: str, notes: list[str] | None = None) -> Message:
-    """Say nothing matched; offer the index's suggestion as a button that runs it."""
+def render_no_results(
+    result: SearchResult, lang: str, notes: list[str] | None = None, *, corrected: str | None = None
+) -> Message:
+    """Say nothing matched; offer the index's suggestion as a button that runs it, or, when
+    the text was searched as typed on purpose, the way back to its correction."""
     query_label = escape(truncate(result.query, 200))
-    text = t("search.none", lang, query=query_label)
+    text = t("search.none_as_typed" if corrected else "search.none", lang, query=query_label)
     blocks = [section(text)]
     if notes:
         blocks.append(context(*notes))
-    if result.suggestion:
+    if corrected:
+        blocks.append(actions(back_button(result.query, corrected, lang), block_id="suggest"))
+    elif result.suggestion:
         suggestion = escape(truncate(result.suggestion, 200))
         blocks.append(section(t("search.suggestion_prompt", lang, suggestion=suggestion)))
         blocks.append(actions(suggestion_button(result.suggestion, lang), block_id="suggest"))
@@ -179,6 +194,12 @@ def search_instead_button(query: str, lang: str) -> dict:
     """A button that runs `query` as typed, without spelling correction (`x`: exact)."""
     label = t("button.search_instead", lang, query=truncate(query, 40))
     return button(label, Action.SEARCH, ButtonValue(query=query, lang=lang, exact=True))
+
+
+def back_button(query: str, corrected: str, lang: str) -> dict:
+    """The way back from a search as typed: `query` again, corrected (to `corrected`)."""
+    label = t("button.back_to_corrected", lang, query=truncate(corrected, 40))
+    return button(label, Action.SEARCH, ButtonValue(query=query, lang=lang), style="primary")
 
 
 def suggestion_button(suggestion: str, lang: str) -> dict:

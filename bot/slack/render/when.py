@@ -7,6 +7,7 @@ Slack's date formatting (`<!date^…>`), so each reader sees their own local tim
 from __future__ import annotations
 
 from datetime import date, datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.digests.times import WEEK, WEEKDAYS, chinese_city, day_set, zone_offset_label
 from bot.i18n import t
@@ -65,3 +66,22 @@ def slack_date(moment: datetime, fallback: str) -> str:
     """Slack's date formatting: `<!date^UNIX^{date_short_pretty} {time}|fallback>`."""
     safe = fallback.replace("|", "/").replace(">", "›").replace("<", "‹")
     return f"<!date^{int(moment.timestamp())}^{{date_short_pretty}} {{time}}|{safe}>"
+
+
+def next_run_text(moment: datetime, lang: str, reader_zone: str | None = None) -> str:
+    """A digest's next run beside its time and zone: the date in the digest's own zone (the
+    line already says the time), and the reader's own time when their zone differs.
+
+    A line that said "09:00 (Asia/Shanghai) · next: Tue 02:00" (Slack's date in the reader's
+    zone) mixed two clocks; this one says which is which.
+    """
+    day = format_date(moment.date(), lang)
+    if not reader_zone:
+        return day
+    try:
+        theirs = moment.astimezone(ZoneInfo(reader_zone))
+    except (ZoneInfoNotFoundError, ValueError):
+        return day
+    if theirs.utcoffset() == moment.utcoffset():
+        return day
+    return t("zone.next_your_time", lang, date=day, yours=slack_date(moment, plain_when(theirs, lang)))

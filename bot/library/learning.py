@@ -1,0 +1,307 @@
+"""Learning what one person (or one channel) reads from 👍 / 👎, saves, opens and interests.
+
+Features. A paper is its analysed terms, exactly as ranking.py counts them (titles twice,
+summary: the search analyzer, both languages), log tf x idf over the papers in play, unit
+length, hashed into 2^18 columns by scikit-learn's FeatureHasher: no vocabulary to keep or
+grow. An interest ("KV cache", "推测解码") is analysed the same way, as a short positive
+paper. The semantic-search paper vectors (bot/semantic/, not merged yet) can join as more
+columns (`scipy.sparse.hstack` with a weight): the classifier, the similarities and MMR
+all take any row-normalised matrix.
+
+Model. A logistic regression (scikit-learn, liblinear) per person or channel, trained on
+their positives (👍, saves, interests; opens weakly), their negatives (👎), and the papers
+around them that they did not label as weak negatives (what arxiv-sanity-lite's per-tag
+SVM does). Trained on each call: a few milliseconds for a few hundred rows, so a 👎 changes
+the very next `/papers foryou`. A candidate's score is the classifier's (standardised)
+plus today's signal, its similarity to the nearest positive: bench/recommend.py measures
+each alone and together against today's TF-IDF ranking.
+
+Never again: a paper the reader 👎'd is dropped, not merely ranked low.
+
+Diversity. The top of the list is re-ranked by maximal marginal relevance (Carbonell &
+Goldstein 1998): each next pick trades its score against its likeness to the picks
+above it, so five near-duplicates do not fill the top five.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+from sklearn.feature_extraction import FeatureHasher
+from sklearn.linear_model import LogisticRegression
+
+from bot.library.ranking import TITLE_REPEAT, TermCache
+from bot.models import Paper
+from bot.search.analysis import analyze
+
+N_FEATURES = 1 << 18
+UNLABELED_WEIGHT = 0.15  # an unlabeled paper as a negative counts this much of a 👎
+OPEN_WEIGHT = 0.3  # opening Details is this much of a 👍
+SIMILARITY_SHARE = 1.0  # today's nearest-positive similarity, next to the classifier's score
+REASON_MIN_SIMILARITY = 0.12  # below this a "like X" would mislead (ranking.py's is for raw cosine of tf-idf)
+MMR_LAMBDA = 0.85  # relevance vs novelty in MMR; 1.0 is no diversity (bench/recommend.py: 0.75 cost precision early)
+MMR_POOL = 30  # MMR re-ranks this many of the best (a for-you shows 5, a digest 10 highlights)
+TRAIN_UNLABELED = 200  # at most this many unlabeled papers train a model (the first, in the given order)
+C = 4.0  # inverse regularisation: few examples, unit-length rows
+CENTROID_SHARE = 0.3  # as in ranking.py: the whole profile next to the nearest paper in it
+NEGATIVE_SHARE = 0.5  # how far a likeness to a 👎'd paper pulls a candidate down
+MODEL_TRUST_AT = 15  # the classifier counts half when the reader has given this many examples
+
+_HASHER = FeatureHasher(n_features=N_FEATURES, input_type="string", alternate_sign=False)
+
+
+@dataclass(frozen=True)
+class Example:
+    """One labelled thing: a paper (or an interest's text), +1 / -1, how much it counts, and
+    where it comes from ("saved", "liked", "opened", "interest", "disliked", "channel")."""
+
+    label: int
+    source: str
+    paper: Paper | None = None
+    interest: str = ""
+    weight: float = 1.0
+
+
+@dataclass
+class Pick:
+    """A ranked candidate: its score and the example it is most like (its reason), if close."""
+
+    paper: Paper
+    score: float = 0.0
+    like: Example | None = None
+    similarity: float = 0.0
+
+
+@dataclass
+class Diversity:
+    """How alike the top of a list is: mean pairwise cosine of the top `n`, and pairs over 0.5."""
+
+    mean_similarity: float = 0.0
+    near_duplicates: int = 0
+    n: int = 0
+
+
+class HashedTerms:
+    """Each paper's hashed log-tf row, by (id, rev): hashing is the slow part, done once."""
+
+    def __init__(self, terms: TermCache, size: int = 50_000):
+        self.terms = terms
+        self.size = size
+        self._rows: OrderedDict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+
+    def rows(self, papers: list[Paper]) -> list[tuple[np.ndarray, np.ndarray]]:
+        missing = [p for p in papers if (p.id, p.rev) not in self._rows]
+        if missing:
+            for paper, row in zip(missing, _hash_rows([self.terms.terms(p) for p in missing]), strict=True):
+                self._rows[(paper.id, paper.rev)] = row
+            while len(self._rows) > self.size:
+                self._rows.popitem(last=False)
+        return [self._rows[(p.id, p.rev)] for p in papers]
+
+
+def _hash_rows(counts: list) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Counters of terms -> (column indices, log tf) per document."""
+    matrix = _HASHER.transform([[term for term, n in c.items() for _ in range(n)] for c in counts]).tocsr()
+    matrix.sum_duplicates()
+    out = []
+    for i in range(matrix.shape[0]):
+        start, end = matrix.indptr[i], matrix.indptr[i + 1]
+        out.append((matrix.indices[start:end].copy(), 1.0 + np.log(matrix.data[start:end])))
+    return out
+
+
+def interest_terms(interest: str) -> list[str]:
+    """An interest's terms, as a title's: analysed as search reads it, counted like a title."""
+    return [term for term in analyze(interest) for _ in range(TITLE_REPEAT)]
+
+
+@dataclass
+class Pool:
+    """The papers being ranked, as a matrix built once (a digest morning ranks the same
+    papers for every subscriber): idf over the pool, only the columns the pool uses."""
+
+    papers: list[Paper]
+    matrix: sparse.csr_matrix  # one unit-length row per paper, compact columns
+    columns: np.ndarray  # sorted hashed column of each compact column
+    idf: np.ndarray
+    total: int
+
+    def vectorize(self, rows: list[tuple[np.ndarray, np.ndarray]]) -> sparse.csr_matrix:
+        """Rows (an example's terms) in the pool's columns and weights; terms no candidate has
+        cannot move a candidate's score, so they are dropped."""
+        indptr, indices, data = [0], [], []
+        for cols, values in rows:
+            where = np.searchsorted(self.columns, cols)
+            where = np.minimum(where, len(self.columns) - 1)
+            found = self.columns[where] == cols if len(self.columns) else np.zeros(len(cols), dtype=bool)
+            local = where[found]
+            weighted = values[found] * self.idf[local]
+            order = np.argsort(local)
+            indices.append(local[order])
+            data.append(weighted[order])
+            indptr.append(indptr[-1] + len(local))
+        return _normalised(
+            sparse.csr_matrix(
+                (np.concatenate(data) if data else np.zeros(0), np.concatenate(indices) if indices else np.zeros(0, int), indptr),
+                shape=(len(rows), len(self.columns)),
+            )
+        )
+
+
+def make_pool(papers: list[Paper], hashed: HashedTerms) -> Pool:
+    """Stack the papers' hashed rows, weigh by idf over them, normalise each row."""
+    rows = hashed.rows(papers)
+    if not rows:
+        return Pool([], sparse.csr_matrix((0, 0)), np.zeros(0, dtype=np.int64), np.zeros(0), 0)
+    all_indices = np.concatenate([r[0] for r in rows]).astype(np.int64)
+    columns, local = np.unique(all_indices, return_inverse=True)
+    df = np.bincount(local, minlength=len(columns))
+    idf = np.log((1.0 + len(rows)) / (1.0 + df)) + 1.0
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    indptr[1:] = np.cumsum([len(r[0]) for r in rows])
+    data = np.concatenate([r[1] for r in rows]) * idf[local]
+    matrix = sparse.csr_matrix((data, local, indptr), shape=(len(rows), len(columns)))
+    matrix.sort_indices()
+    return Pool(list(papers), _normalised(matrix), columns, idf, len(rows))
+
+
+def _normalised(matrix: sparse.csr_matrix) -> sparse.csr_matrix:
+    norms = np.sqrt(np.asarray(matrix.multiply(matrix).sum(axis=1)).ravel())
+    norms[norms == 0] = 1.0
+    return sparse.csr_matrix(sparse.diags(1.0 / norms) @ matrix)
+
+
+def _standardise(values: np.ndarray) -> np.ndarray:
+    spread = float(values.std())
+    return (values - values.mean()) / spread if spread > 1e-12 else np.zeros_like(values)
+
+
+@dataclass
+class Learner:
+    """Ranks candidates for one reader from their examples (see the module docstring)."""
+
+    hashed: HashedTerms
+    similarity_share: float = SIMILARITY_SHARE
+    use_model: bool = True
+    mmr_lambda: float = MMR_LAMBDA
+    unlabeled_weight: float = UNLABELED_WEIGHT
+
+    def rank(self, candidates: list[Paper], examples: list[Example], *, exclude: set[str] | None = None) -> list[Pick]:
+        """Order `candidates` for the reader, best first; `exclude` (their 👎) never appears.
+
+        With no examples at all the order is kept (the caller gives the newest first).
+        """
+        return self.rank_pool(make_pool(candidates, self.hashed), examples, exclude=exclude)
+
+    def rank_pool(self, pool: Pool, examples: list[Example], *, exclude: set[str] | None = None) -> list[Pick]:
+        """`rank` over a pool built once for many readers (`make_pool`)."""
+        exclude = exclude or set()
+        labelled_ids = {e.paper.id for e in examples if e.paper is not None}
+        keep = [i for i, p in enumerate(pool.papers) if p.id not in exclude and p.id not in labelled_ids]
+        if not keep:
+            return []
+        candidates = [pool.papers[i] for i in keep]
+        if not examples:
+            return [Pick(p) for p in candidates]
+        example_rows = [
+            self.hashed.rows([e.paper])[0] if e.paper is not None else _hash_rows([Counter(interest_terms(e.interest))])[0]
+            for e in examples
+        ]
+        cand = pool.matrix[keep] if len(keep) < pool.total else pool.matrix
+        labelled = pool.vectorize(example_rows)
+        n = len(candidates)
+        labels = np.array([e.label for e in examples])
+        weights = np.array([e.weight for e in examples], dtype=np.float64)
+        positives = np.flatnonzero(labels > 0)
+        negatives = np.flatnonzero(labels < 0)
+        sims = (cand @ labelled.T).toarray()
+        best = np.full(n, -1)
+        best_sim = np.zeros(n)
+        if len(positives):
+            best = positives[sims[:, positives].argmax(axis=1)]
+            best_sim = sims[np.arange(n), best]
+        # Today's signal (ranking.py): the nearest positive, and a share of all of them.
+        similarity = best_sim.copy()
+        if len(positives):
+            share = weights[positives] / weights[positives].sum()
+            similarity = (1 - CENTROID_SHARE) * best_sim + CENTROID_SHARE * (sims[:, positives] @ share)
+        if len(negatives):
+            similarity = similarity - NEGATIVE_SHARE * sims[:, negatives].max(axis=1)
+        score = self.similarity_share * _standardise(similarity)
+        if self.use_model and len(positives):
+            # The classifier earns its say with examples: with one or two it is noise.
+            trust = len(examples) / (len(examples) + MODEL_TRUST_AT)
+            score = score + trust * self._model_scores(cand, labelled, labels, weights)
+        order = np.lexsort((np.arange(n), -np.round(score, 9)))
+        # Plain lists: a thousand numpy scalars, one at a time, cost more than the model.
+        ranked = order.tolist()
+        nearest = np.where(best_sim >= REASON_MIN_SIMILARITY, best, -1)[order].tolist()
+        picks = [
+            Pick(candidates[i], s, examples[b] if b >= 0 else None, sim)
+            for i, s, b, sim in zip(ranked, score[order].tolist(), nearest, best_sim[order].tolist(), strict=True)
+        ]
+        if self.mmr_lambda < 1.0:
+            picks = self._diversify(picks, cand, ranked)
+        return picks
+
+    def _model_scores(self, cand, labelled, labels: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """The classifier's standardised decision for each candidate."""
+        unlabeled = cand[:TRAIN_UNLABELED]
+        x = sparse.vstack([labelled, unlabeled]).tocsr()
+        y = np.concatenate([(labels > 0).astype(int), np.zeros(unlabeled.shape[0], dtype=int)])
+        if len(set(y.tolist())) < 2:
+            return np.zeros(cand.shape[0])
+        pos_total = weights[labels > 0].sum()
+        w = np.concatenate([weights, np.full(unlabeled.shape[0], self.unlabeled_weight)])
+        # Positives weigh as much, all together, as the negatives and the unlabeled do.
+        neg_total = w[len(labels) :].sum() + weights[labels < 0].sum()
+        w[: len(labels)][labels > 0] *= max(1.0, neg_total / max(pos_total, 1e-9))
+        # The pool's columns only (a few thousand of the 2^18): liblinear's cost grows with
+        # the columns it is given, 3 s a model over all of them.
+        model = LogisticRegression(C=C, solver="liblinear", max_iter=200)
+        model.fit(x, y, sample_weight=w)
+        return _standardise(model.decision_function(cand))
+
+    def _diversify(self, picks: list[Pick], cand, order: list[int]) -> list[Pick]:
+        """MMR over the best MMR_POOL picks; the rest keep their order after them."""
+        head = picks[:MMR_POOL]
+        if len(head) < 3:
+            return picks
+        rows = cand[order[: len(head)]]
+        alike = (rows @ rows.T).toarray()
+        scores = np.array([p.score for p in head])
+        spread = scores.max() - scores.min()
+        relevance = (scores - scores.min()) / spread if spread > 1e-12 else np.ones_like(scores)
+        chosen: list[int] = []
+        left = list(range(len(head)))
+        while left:
+            redundancy = alike[np.ix_(left, chosen)].max(axis=1) if chosen else np.zeros(len(left))
+            mmr = self.mmr_lambda * relevance[left] - (1 - self.mmr_lambda) * redundancy
+            pick = left[int(np.argmax(mmr))]
+            chosen.append(pick)
+            left.remove(pick)
+        return [head[i] for i in chosen] + picks[MMR_POOL:]
+
+    def diversity(self, papers: list[Paper], n: int = 5) -> Diversity:
+        """How alike the first `n` papers are (bench/recommend.py's diversity measure)."""
+        top = papers[:n]
+        if len(top) < 2:
+            return Diversity(n=len(top))
+        rows = make_pool(top, self.hashed).matrix
+        alike = (rows @ rows.T).toarray()
+        pairs = [alike[i, j] for i in range(len(top)) for j in range(i + 1, len(top))]
+        return Diversity(float(np.mean(pairs)), sum(1 for s in pairs if s > 0.5), len(top))
+
+
+def signal_weight(source: str) -> float:
+    """How much an example counts, by where it comes from."""
+    return OPEN_WEIGHT if source == "opened" else 1.0
+
+
+def log_scale(count: int) -> float:
+    """A channel paper's weight from how many people valued it: 1, 1.7, 2.1, ..."""
+    return 1.0 + math.log(max(1, count))

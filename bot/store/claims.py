@@ -1,0 +1,184 @@
+"""Work claimed in the database, so that of several instances on one store each job runs once.
+
+`Leases`: a named piece of background work (a feed poll, the arXiv lookups, an inbox scan)
+is run by whichever instance claims it first; the claim is a row with an expiry, renewed
+while the work goes on, released when it ends. An instance that dies (kill -9, a lost
+machine) stops renewing, and once its lease has expired another instance claims the work.
+Digests have claims of their own (bot/digests/subscriptions.py: one per subscription and
+local date).
+
+`Ledger`: when each Slack channel (or API method) may next be called, shared by every
+instance: one message a second per channel, and a method's Retry-After holds them all.
+
+Both work on SQLite too (one process, or several on one data folder): the rows and the
+write transactions are the same, and writers take turns on either store.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+
+from bot.clock import Clock, system_clock, to_iso
+from bot.store.database import Store, apply_schema
+
+logger = logging.getLogger(__name__)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS work_claims (
+    name       TEXT PRIMARY KEY,
+    holder     TEXT NOT NULL,
+    claimed_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS slack_ledger (
+    place   TEXT PRIMARY KEY,
+    next_at REAL NOT NULL
+);
+"""
+
+
+def instance_name() -> str:
+    """Who holds a claim: this host and process, and a random part (a pid is reused after a restart)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+
+
+class Leases:
+    """Claims on named work, each lasting `lease` unless renewed (see the module's docstring)."""
+
+    def __init__(
+        self, store: Store, *, holder: str | None = None, lease: timedelta = timedelta(minutes=2), clock: Clock = system_clock
+    ):
+        self.store = store
+        self.holder = holder or instance_name()
+        self.lease = lease
+        self._clock = clock
+        with store.transaction() as db:
+            apply_schema(db, SCHEMA)
+
+    def take(self, name: str) -> bool:
+        """Claim `name` for `lease`: True if it was free, expired, or already ours."""
+        now = self._clock()
+        with self.store.transaction() as db:
+            row = db.execute("SELECT holder, expires_at FROM work_claims WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                db.execute(
+                    "INSERT INTO work_claims (name, holder, claimed_at, expires_at) VALUES (?, ?, ?, ?)",
+                    (name, self.holder, to_iso(now), to_iso(now + self.lease)),
+                )
+                return True
+            if row[0] != self.holder and row[1] > to_iso(now):
+                return False
+            if row[0] != self.holder:
+                logger.warning("taking over %s from %s, whose lease expired at %s", name, row[0], row[1])
+            db.execute(
+                "UPDATE work_claims SET holder = ?, claimed_at = ?, expires_at = ? WHERE name = ?",
+                (self.holder, to_iso(now), to_iso(now + self.lease), name),
+            )
+            return True
+
+    def renew(self, name: str) -> bool:
+        """Extend our claim on `name`; False if it is no longer ours (we stalled past the lease)."""
+        now = self._clock()
+        with self.store.transaction() as db:
+            return (
+                db.execute(
+                    "UPDATE work_claims SET expires_at = ? WHERE name = ? AND holder = ?",
+                    (to_iso(now + self.lease), name, self.holder),
+                ).rowcount
+                > 0
+            )
+
+    def release(self, name: str) -> None:
+        with self.store.transaction() as db:
+            db.execute("DELETE FROM work_claims WHERE name = ? AND holder = ?", (name, self.holder))
+
+    def holder_of(self, name: str) -> str | None:
+        rows = self.store.read("SELECT holder, expires_at FROM work_claims WHERE name = ?", (name,))
+        return rows[0][0] if rows and rows[0][1] > to_iso(self._clock()) else None
+
+    @contextmanager
+    def held(self, name: str, *, renew_every_s: float | None = None) -> Iterator[bool]:
+        """Claim `name` for the block, renewed on a thread meanwhile; yields whether it was ours to run."""
+        if not self.take(name):
+            yield False
+            return
+        stop = threading.Event()
+        every = renew_every_s if renew_every_s is not None else max(1.0, self.lease.total_seconds() / 3)
+
+        def keep() -> None:
+            while not stop.wait(every):
+                try:
+                    if not self.renew(name):
+                        logger.warning("lost the claim on %s (its lease expired); another instance may run it too", name)
+                        return
+                except Exception as exc:  # the database is away: the lease runs out unless it comes back
+                    logger.warning("could not renew the claim on %s: %s", name, exc)
+
+        renewer = threading.Thread(target=keep, name=f"lease {name}", daemon=True)
+        renewer.start()
+        try:
+            yield True
+        finally:
+            stop.set()
+            renewer.join()
+            try:
+                self.release(name)
+            except Exception as exc:  # it expires by itself
+                logger.warning("could not release the claim on %s: %s", name, exc)
+
+    def run(self, name: str, work: Callable[[], object]) -> object | None:
+        """Run `work` if this instance claims `name`; None if another instance holds it."""
+        with self.held(name) as ours:
+            if not ours:
+                logger.debug("%s is running on %s", name, self.holder_of(name))
+                return None
+            return work()
+
+
+class Ledger:
+    """When each Slack place may next be posted to, across every instance (see the module's docstring)."""
+
+    def __init__(self, store: Store, *, now: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep):
+        self.store = store
+        self._now = now
+        self._sleep = sleep
+        with store.transaction() as db:
+            apply_schema(db, SCHEMA)
+
+    def reserve(self, place: str, spacing_s: float) -> float:
+        """Take the next slot of `place` (slots `spacing_s` apart); return how long to wait for it."""
+        now = self._now()
+        with self.store.transaction() as db:
+            row = db.execute("SELECT next_at FROM slack_ledger WHERE place = ?", (place,)).fetchone()
+            slot = max(now, float(row[0])) if row is not None else now
+            db.execute("INSERT OR REPLACE INTO slack_ledger (place, next_at) VALUES (?, ?)", (place, slot + spacing_s))
+        return slot - now
+
+    def hold(self, place: str, seconds: float) -> None:
+        """Slack said Retry-After: nobody calls `place` for `seconds` (unless it is held longer already)."""
+        until = self._now() + seconds
+        with self.store.transaction() as db:
+            row = db.execute("SELECT next_at FROM slack_ledger WHERE place = ?", (place,)).fetchone()
+            if row is None or float(row[0]) < until:
+                db.execute("INSERT OR REPLACE INTO slack_ledger (place, next_at) VALUES (?, ?)", (place, until))
+
+    def wait_turn(self, channel: str, method: str, *, spacing_s: float = 1.0) -> float:
+        """Wait until the method is not held and the channel's next slot has come; return the wait."""
+        waited = 0.0
+        held = self.reserve(f"method:{method}", 0.0)
+        if held > 0:
+            self._sleep(held)
+            waited += held
+        slot = self.reserve(f"channel:{channel}", spacing_s) if channel else 0.0
+        if slot > 0:
+            self._sleep(slot)
+            waited += slot
+        return waited
