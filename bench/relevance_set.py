@@ -11,7 +11,11 @@ Chinese query for a concept written differently or only in English), script
 (traditional characters for simplified text), name (authors typed without diacritics or
 hyphens), alias (abbreviations, Chinese short forms, short institution names), joined
 (joined and split forms, mixed scripts without spaces), typo_en / typo_zh (a slip of the
-keyboard or of the input method), question (natural-language questions), nonsense.
+keyboard or of the input method), question (natural-language questions), meaning_en /
+meaning_zh (a concept named differently from the paper's words: an idea the paper describes
+without its usual name, an idiom, a method named in the other language), ask (questions in
+other words than the papers'), no_overlap (no content word shared with the relevant paper),
+nonsense.
 """
 
 from __future__ import annotations
@@ -218,6 +222,65 @@ CASES: list[tuple[str, str, list[str]]] = [
     ("question", "关于联邦学习的研究", ["BESplit"]),
     ("question", "找一些关于扩散语言模型的论文", ["IDLM", "DyLLM", "DAPD"]),
     ("question", "any work on causal discovery?", ["Skewness-Robust"]),
+    # -- meaning: a concept named differently from the paper's words (issue 26) -----------------
+    ("meaning_en", "stop image generators from copying their training pictures", ["You Don't Need All"]),
+    ("meaning_en", "detecting machine-written text", ["The Perplexity Trap"]),
+    ("meaning_en", "bird sound recognition", ["MetaPerch"]),
+    ("meaning_en", "protecting anonymous informants", ["Plausible Deniability"]),
+    ("meaning_en", "adaptive computation depth per token", ["Skip a Layer"]),
+    ("meaning_en", "ranking models with fewer test questions", ["Adaptive Testing"]),
+    ("meaning_en", "symbolic regression", ["Discovering Ordinary", "Neuro-Symbolic ODE"]),
+    ("meaning_en", "counterfactual explanations", ["Algorithmic Recourse"]),
+    ("meaning_en", "weight averaging of fine-tuned experts", ["Are we Merging"]),
+    ("meaning_en", "deceptive alignment", ["The Refusal Residue", "Constitutional Black-Box"]),
+    ("meaning_en", "removing rain, noise and blur from photos", ["Bend the Basics"]),
+    ("meaning_en", "mechanism design for buying on a budget", ["From Welfare to Utility"]),
+    ("meaning_en", "sharpness of minima", ["How the Hessian-Spectrum"]),
+    ("meaning_en", "neural architecture search", ["Beyond Model Base"]),
+    ("meaning_en", "parameter-efficient fine-tuning", ["Diving into Kronecker"]),
+    ("meaning_en", "overthinking in reasoning models", ["SmartThinker", "Step-Tagging"]),
+    ("meaning_en", "activation steering", ["Concept Heterogeneity"]),
+    ("meaning_en", "continual learning for object detectors", ["Symbiosis-Inspired"]),
+    ("meaning_zh", "让大模型少想一点", ["SmartThinker", "Step-Tagging"]),
+    ("meaning_zh", "鸟鸣识别", ["MetaPerch"]),
+    ("meaning_zh", "图片去雨去噪", ["Bend the Basics"]),
+    ("meaning_zh", "检测机器写的文章", ["The Perplexity Trap"]),
+    ("meaning_zh", "参数高效微调", ["Diving into Kronecker"]),
+    ("meaning_zh", "灾难性遗忘", ["Fine-Tuning Without Forgetting"]),
+    ("meaning_zh", "欺骗性对齐", ["The Refusal Residue", "Constitutional Black-Box"]),
+    ("meaning_zh", "多摄像头人体姿态", ["DisPOSE"]),
+    ("meaning_zh", "符号回归", ["Discovering Ordinary", "Neuro-Symbolic ODE"]),
+    ("meaning_zh", "绿色人工智能", ["Position: Stop Preaching"]),
+    ("meaning_zh", "芯片验证", ["LLM4Cov"]),
+    ("meaning_zh", "神经架构搜索", ["Beyond Model Base"]),
+    ("meaning_zh", "低比特训练", ["M+Adam"]),
+    ("meaning_zh", "端云协同推理", ["HybridFlow"]),
+    # -- questions about a topic in other words than the papers' (issue 26) -----------------------
+    ("ask", "how can a language model decide how many layers to run for each input?", ["Skip a Layer"]),
+    ("ask", "why do language models make things up?", ["Hallucination is a Consequence", "Not All Needles", "Evidence-Grounded"]),
+    ("ask", "can we tell when a model only pretends to be aligned?", ["The Refusal Residue", "Constitutional Black-Box"]),
+    ("ask", "how do I evaluate an LLM with fewer benchmark questions?", ["Adaptive Testing"]),
+    ("ask", "how to make diffusion language models generate faster", ["IDLM", "DyLLM", "DAPD"]),
+    ("ask", "怎样让扩散模型不再复现训练图片", ["You Don't Need All"]),
+    ("ask", "怎么判断智能体的回答靠不靠谱", ["When Agents Disagree"]),
+    ("ask", "为什么模型微调后少样本能力会下降", ["Fine-Tuning Without Forgetting"]),
+    ("ask", "能不能用进化算法代替强化学习来微调大模型", ["Evolution Strategies"]),
+    ("ask", "which papers cut the energy cost of training?", ["Position: Stop Preaching"]),
+    ("ask", "如何在图片里藏秘密信息", ["Training-Free Coverless"]),
+    ("ask", "how can we find the equations behind observed data?", ["Discovering Ordinary", "Neuro-Symbolic ODE"]),
+    # -- no word shared with the paper (issue 26) --------------------------------------------------
+    ("no_overlap", "birdsong", ["MetaPerch"]),
+    ("no_overlap", "secret writing inside photos", ["Training-Free Coverless"]),
+    ("no_overlap", "informant anonymity", ["Plausible Deniability"]),
+    ("no_overlap", "overthinking", ["SmartThinker", "Step-Tagging"]),
+    ("no_overlap", "flattery", ["One Bias After Another"]),
+    ("no_overlap", "deblurring", ["Bend the Basics"]),
+    ("no_overlap", "body joints seen by several cameras", ["DisPOSE"]),
+    ("no_overlap", "biologically plausible learning rules", ["Score Broadcast"]),
+    ("no_overlap", "hue shifts", ["A Hypertoroidal Covering"]),
+    ("no_overlap", "mobile radio links", ["Reduced-latency DL-based"]),
+    ("no_overlap", "鸟类叫声", ["MetaPerch"]),
+    ("no_overlap", "举报者匿名", ["Plausible Deniability"]),
     # -- nonsense: nothing is right ---------------------------------------------------------------
     ("nonsense", "asdfghjkl qwerty", []),
     ("nonsense", "zxcvbnm", []),

@@ -14,6 +14,8 @@ import os
 import signal
 import sqlite3
 import sys
+import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
@@ -63,6 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--json", action="store_true")
 
     commands.add_parser("reindex", help="rebuild the search index from the store")
+
+    vectors = commands.add_parser("vectors", help="compute the papers' vectors for search by meaning now")
+    vectors.add_argument("--rebuild", action="store_true", help="forget every vector and compute them all anew")
+    vectors.add_argument("--json", action="store_true", help="print how many were computed and how long it took as JSON")
     commands.add_parser("serve", help="run the Slack app (offline console without Slack tokens)")
 
     enrich = commands.add_parser("enrich", help="find papers on arXiv: links, PDF, English abstract")
@@ -268,6 +274,8 @@ def format_result(result: SearchResult, lang: str, *, bold: bool = False) -> str
         if hit.shows_snippet():
             on, off = ("\x1b[1m", "\x1b[0m") if bold else ("[", "]")
             lines.append("   " + "".join(f"{on}{f.text}{off}" if f.hit else f.text for f in hit.snippet))
+        if hit.by_meaning:
+            lines.append("   " + t("search.by_meaning", lang))
     return "\n".join(lines)
 
 
@@ -326,8 +334,48 @@ def cmd_stats(settings: Settings, args) -> int:
     print(f"index         {stats['index']['documents']} documents at rev {stats['index']['rev']}")
     print(f"ingests       {stats['ingests']} (last {stats['last_ingest_at'] or 'never'})")
     print(f"arXiv         {stats['arxiv']['found']} found, {stats['arxiv']['missing']} not on arXiv (looked up)")
+    vectors = stats.get("vectors")
+    if vectors is None:
+        print("vectors       off (PAPERBOT_SEMANTIC=off): search by words only")
+    else:
+        left = vectors["seconds_left"]
+        eta = f", about {max(1, round(left / 60))} min left" if left else ""
+        print(
+            f"vectors       {vectors['with_vectors']} of {vectors['papers']} papers ({vectors['missing']} to compute{eta}; {vectors['model']})"
+        )
     print("feeds         " + "; ".join(f"{k} ({v})" for k, v in stats["feeds"].items()))
     print("venues        " + "; ".join(f"{k or '—'} ({v})" for k, v in stats["venues"].items()))
+    return EXIT_OK
+
+
+def cmd_vectors(settings: Settings, args) -> int:
+    """Compute every missing vector now (the server does it in the background, newest first)."""
+    if not settings.semantic_enabled:
+        return _fail("search by meaning is off (PAPERBOT_SEMANTIC=off); turn it on to compute vectors")
+    corpus = _open(settings)
+    try:
+        meaning = corpus.meaning
+        assert meaning is not None
+        if args.rebuild:
+            meaning.vectors.clear()
+        bar = ProgressBar(sys.stderr, threshold=1) if sys.stderr.isatty() and not args.json else None
+        started = time.monotonic()
+        done = meaning.builder.run(progress=(lambda d, n: bar(d, n, "")) if bar else None)
+        if bar:
+            bar.close()
+        if meaning.vectors.needs_compacting() or args.rebuild:
+            meaning.vectors.compact(threads=os.cpu_count() or 1)
+        seconds = time.monotonic() - started
+        progress = meaning.builder.progress(count=True)
+    finally:
+        corpus.close()
+    rate = done / seconds if seconds > 0 and done else None
+    if args.json:
+        data = {"computed": done, "seconds": round(seconds, 2), "papers_per_second": rate and round(rate, 1)}
+        print(json.dumps(data | {"with_vectors": progress.with_vectors, "papers": progress.papers}, indent=2))
+    else:
+        speed = f" ({rate:.1f} papers/s)" if rate else ""
+        print(f"vectors: computed {done} in {seconds:.1f} s{speed}; {progress.with_vectors} of {progress.papers} papers have one")
     return EXIT_OK
 
 
@@ -366,7 +414,16 @@ def serve(settings: Settings, corpus: Corpus, *, stdin: TextIO | None = None, st
 
         corpus.prepare()
         settle_heap()
-        return run_console(corpus, stdin=stdin or sys.stdin, stdout=stdout)
+        meaning = corpus.meaning
+        if meaning is not None:
+            # As the Slack server's scheduler does: the vectors are computed beside the console,
+            # newest first, and its searches are by words alone for papers still without one.
+            threading.Thread(target=meaning.builder.run, name="vectors", daemon=True).start()
+        try:
+            return run_console(corpus, stdin=stdin or sys.stdin, stdout=stdout)
+        finally:
+            if meaning is not None:
+                meaning.builder.stop()
     missing = settings.missing_slack_settings()
     if missing:
         print(t("setup.missing_some", "en", names=" and ".join(missing)), file=sys.stderr, flush=True)
@@ -554,6 +611,7 @@ COMMANDS = {
     "show": cmd_show,
     "stats": cmd_stats,
     "reindex": cmd_reindex,
+    "vectors": cmd_vectors,
     "serve": cmd_serve,
     "store": cmd_store,
 }

@@ -109,6 +109,8 @@ class Settings:
     # allows them (bot/feeds/fetch.py); networks, or ALL_NETWORKS for PAPERBOT_FEEDS_ALLOW_PRIVATE=on.
     feeds_allow_private: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
     feeds_max_new_per_poll: int = 2000  # new papers one poll of one feed may add; the rest wait
+    # Search by meaning (bot/semantic/): off gives exactly the lexical search of before
+    semantic_enabled: bool = True
     # Several instances (issue 24): the store on PostgreSQL (empty: SQLite in the data folder),
     # how often an instance looks for papers stored through another, and how long a claim on
     # background work (feed polls, arXiv lookups, inbox scans) or a digest lasts unless renewed.
@@ -134,6 +136,11 @@ class Settings:
     @property
     def index_dir(self) -> Path:
         return self.data_dir / "index"
+
+    @property
+    def vectors_dir(self) -> Path:
+        """The papers' vectors (bot/semantic/vectors.py): derived, like the index, and rebuilt from the store."""
+        return self.data_dir / "vectors"
 
     @property
     def aliases_path(self) -> Path:
@@ -166,6 +173,9 @@ class Settings:
         arxiv_switch = env.get("PAPERBOT_ARXIV", "").strip().lower() or "on"
         if arxiv_switch not in ("on", "off", "1", "0", "true", "false", "yes", "no"):
             raise ConfigError(f"PAPERBOT_ARXIV={arxiv_switch!r} must be on or off; fix it in .env or the environment.")
+        semantic_switch = env.get("PAPERBOT_SEMANTIC", "").strip().lower() or "on"
+        if semantic_switch not in ("on", "off", "1", "0", "true", "false", "yes", "no"):
+            raise ConfigError(f"PAPERBOT_SEMANTIC={semantic_switch!r} must be on or off; fix it in .env or the environment.")
         admins = frozenset(a.strip() for a in env.get("PAPERBOT_ADMINS", "").split(",") if a.strip())
         database_url = env.get("PAPERBOT_DATABASE_URL", "").strip()
         if database_url and not database_url.startswith(("postgresql://", "postgres://")):
@@ -198,6 +208,7 @@ class Settings:
             sources_interval_minutes=_int(env, "PAPERBOT_SOURCES_INTERVAL_MINUTES", 60, minimum=5),
             feeds_allow_private=_networks(env, "PAPERBOT_FEEDS_ALLOW_PRIVATE"),
             feeds_max_new_per_poll=_int(env, "PAPERBOT_FEEDS_MAX_NEW_PER_POLL", 2000, minimum=1),
+            semantic_enabled=semantic_switch in ("on", "1", "true", "yes"),
             database_url=database_url,
             follow_interval_seconds=float(_int(env, "PAPERBOT_FOLLOW_INTERVAL_SECONDS", 2, minimum=1)),
             lease_seconds=_int(env, "PAPERBOT_LEASE_SECONDS", 120, minimum=1),

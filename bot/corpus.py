@@ -26,9 +26,12 @@ from bot.ingest.intake import CHILD_BYTES, in_child, store_listing
 from bot.ingest.listing import parse_bytes, parse_path, parse_paths
 from bot.models import Hit, Identifier, IngestReport, Listing, Paper, SearchResult, arxiv_id_of
 from bot.search.analysis import load_chinese
-from bot.search.index import MAX_PER_PAGE, IndexPage, PaperIndex
+from bot.search.index import MAX_PER_PAGE, IndexHit, IndexPage, PaperIndex
 from bot.search.lexicon import DICTIONARY
 from bot.search.writers import StoredPapers
+from bot.semantic.dupes import merged
+from bot.semantic.hybrid import FILL, FLOOR, FUSE_DEPTH, NEIGHBOUR_FLOOR, fuse, is_meaningful, taken_as_typed
+from bot.semantic.service import Meaning
 from bot.store.database import Store, open_store, read_papers, schema_location
 
 logger = logging.getLogger(__name__)
@@ -76,10 +79,12 @@ class RebuildProgress:
 class Corpus:
     """Papers you can ingest, search and read, backed by SQLite and a Whoosh index."""
 
-    def __init__(self, settings: Settings, store: Store, index: PaperIndex):
+    def __init__(self, settings: Settings, store: Store, index: PaperIndex, meaning: Meaning | None = None):
         self.settings = settings
         self.store = store
         self.index = index
+        # Search by meaning (bot/semantic/): None with PAPERBOT_SEMANTIC=off, the search of before
+        self.meaning = meaning
         self._sync_lock = threading.Lock()
         self._ready = False
         self._progress: RebuildProgress | None = None
@@ -108,7 +113,9 @@ class Corpus:
                     "PAPERBOT_DATABASE_URL and that PostgreSQL is running and reachable."
                 ) from None
             raise DataDirError.of(settings.db_path, str(exc)) from None
-        return cls(settings, store, PaperIndex(settings.index_dir, procs=writer_procs, aliases_path=settings.aliases_path))
+        index = PaperIndex(settings.index_dir, procs=writer_procs, aliases_path=settings.aliases_path)
+        meaning = Meaning(store, settings.vectors_dir) if settings.semantic_enabled else None
+        return cls(settings, store, index, meaning)
 
     @classmethod
     def open(cls, settings: Settings, *, writer_procs: int = 1) -> Corpus:
@@ -139,6 +146,8 @@ class Corpus:
             self.index.warm()  # the typo vocabularies (~2 s at 1M papers)
         except IndexUnusable as exc:  # searches will say the library is not ready, as before
             logger.warning("%s", exc)
+        if self.meaning is not None:
+            self.meaning.warm()
         self._ready = True
 
     def close(self) -> None:
@@ -417,12 +426,99 @@ class Corpus:
         aliases (digest filters, which are taken literally).
         """
         result = self.index.search(text, page=page, per_page=per_page, lang=lang, correct=correct, expand=expand)
-        return self._result(text, result, page, per_page)
+        if (
+            self.meaning is None
+            or not expand
+            or result.problem == "query_empty"
+            or not self.meaning.has_vectors()
+            or taken_as_typed(text)
+        ):
+            return self._result(text, result, page, per_page)
+        return self._hybrid(text, result, page=page, per_page=per_page, lang=lang, correct=correct)
+
+    def _hybrid(self, text: str, result: IndexPage, *, page: int, per_page: int, lang: str | None, correct: bool) -> SearchResult:
+        """Lexical matches with dense neighbours where they help (bot/semantic/hybrid.py says where)."""
+        page, window = max(1, int(page)), max(1, min(int(per_page), MAX_PER_PAGE))
+        start, end = (page - 1) * window, page * window
+        found = {h.id: ("expanded" if h.expanded or result.suggestion else "literal") for h in result.hits}
+        if result.mode == "all":
+            if result.total >= end or result.estimated:
+                return self._result(text, result, page, per_page, found)
+            # The matches end on this page: every one of them is known, the neighbours follow.
+            lexical = result.hits
+            if page > 1:
+                lexical = self.index.search(text, per_page=max(1, result.total), lang=lang, correct=correct).hits
+            known = {h.id for h in lexical}
+            neighbours = self._neighbours(text, FILL + len(known), exclude=known)[:FILL]
+            extra = neighbours[max(0, start - result.total) : max(0, end - result.total)]
+            hits = result.hits + [IndexHit(pid, score) for pid, score in extra]
+            found.update((pid, "meaning") for pid, _ in extra)
+            return self._result(text, _paged(result, hits, result.total + len(neighbours)), page, per_page, found)
+        if result.mode == "any":
+            if start >= FUSE_DEPTH:
+                return self._result(text, result, page, per_page, {h.id: "partial" for h in result.hits})
+            top = self.index.search(text, per_page=FUSE_DEPTH, lang=lang, correct=correct)
+            by_id = {h.id: h for h in top.hits}
+            neighbours = self._neighbours(text, FUSE_DEPTH)
+            fused = fuse([h.id for h in top.hits], [pid for pid, _ in neighbours])
+            cosine = dict(neighbours)
+            ranked = [by_id.get(pid) or IndexHit(pid, cosine[pid]) for pid in fused]
+            found = {pid: "partial" if pid in by_id else "meaning" for pid in fused}
+            rest = max(0, top.total - FUSE_DEPTH)
+            if end > len(ranked) and rest:  # past the fused papers: the lexical order, after them
+                more = self.index.search(text, limit=min(MAX_PER_PAGE, FUSE_DEPTH + end), lang=lang, correct=correct)
+                shown = set(fused)
+                ranked += [h for h in more.hits if h.id not in shown]
+                found.update((h.id, "partial") for h in more.hits if h.id not in shown)
+            return self._result(text, _paged(top, ranked[start:end], len(fused) + rest), page, per_page, found)
+        if not is_meaningful(text):
+            return self._result(text, result, page, per_page)
+        neighbours = self._neighbours(text, FILL)
+        hits = [IndexHit(pid, score) for pid, score in neighbours[start:end]]
+        found = {h.id: "meaning" for h in hits}
+        return self._result(text, _paged(result, hits, len(neighbours), mode="meaning"), page, per_page, found)
+
+    def _neighbours(
+        self, text: str, k: int, *, exclude: set[str] | frozenset[str] = frozenset(), floor: float = FLOOR
+    ) -> list[tuple[str, float]]:
+        """The papers nearest `text` by meaning, above the floor below which nothing is related."""
+        meaning = self.meaning
+        assert meaning is not None
+        found = [
+            (pid, score)
+            for pid, score in meaning.vectors.nearest(meaning.embed_query(text), k, exclude=exclude)
+            if score >= floor
+        ]
+        return self._still_stored(found)
+
+    def _still_stored(self, found: list[tuple[str, float]]) -> list[tuple[str, float]]:
+        """A removed paper's vector stays until the next compaction: only stored papers are neighbours."""
+        stored = {p.id for p in self.store.get_many([pid for pid, _ in found])}
+        return [(pid, score) for pid, score in found if pid in stored]
 
     def more_like(self, paper_id: str, *, page: int = 1, per_page: int = 5) -> SearchResult:
-        """Papers similar to `paper_id` (excluding itself)."""
-        result = self.index.more_like(paper_id, page=page, per_page=per_page)
-        return self._result(paper_id, result, page, per_page)
+        """Papers similar to `paper_id` (excluding itself): by meaning, shared key terms only breaking ties.
+
+        Without a vector for it yet (or with PAPERBOT_SEMANTIC=off), by its key terms as before.
+        """
+        vector = self.meaning.vectors.vector(paper_id) if self.meaning is not None else None
+        if self.meaning is None or vector is None:
+            result = self.index.more_like(paper_id, page=page, per_page=per_page)
+            return self._result(paper_id, result, page, per_page)
+        page, window = max(1, int(page)), max(1, min(int(per_page), MAX_PER_PAGE))
+        start, end = (page - 1) * window, page * window
+        # The paper is not like itself: nor are its duplicates, or the paper it duplicates.
+        duplicates = self.meaning.duplicates
+        canonical = duplicates.canonical(paper_id)
+        itself = {paper_id, canonical, *duplicates.members(canonical)}
+        nearest = self.meaning.vectors.nearest(vector, max(FUSE_DEPTH, end), exclude=itself)
+        neighbours = self._still_stored([(pid, score) for pid, score in nearest if score >= NEIGHBOUR_FLOOR])
+        # Ties by meaning (the same to 0.01) go to the paper sharing more of its key terms.
+        lexical_rank = {h.id: i for i, h in enumerate(self.index.more_like(paper_id, per_page=FUSE_DEPTH).hits)}
+        ordered = sorted(neighbours, key=lambda item: (-round(item[1], 2), lexical_rank.get(item[0], FUSE_DEPTH)))
+        hits = [IndexHit(pid, score) for pid, score in ordered[start:end]]
+        found = {h.id: "meaning" for h in hits}
+        return self._result(paper_id, IndexPage(hits, len(ordered), "meaning" if ordered else "none"), page, per_page, found)
 
     def new_papers(
         self, *, after_seq: int, upto_seq: int | None = None, filter_text: str = "", limit: int | None = None
@@ -446,16 +542,28 @@ class Corpus:
         """What a search for `text` taken literally would report as its problem (an i18n key), without searching."""
         return self.index.query_problem(text)
 
-    def _result(self, query: str, page: IndexPage, number: int, per_page: int) -> SearchResult:
+    def _result(
+        self, query: str, page: IndexPage, number: int, per_page: int, found: dict[str, str] | None = None
+    ) -> SearchResult:
         total, estimated = page.total, page.estimated
         window = max(1, min(per_page, MAX_PER_PAGE))  # the index's page size
         if estimated and page.hits and len(page.hits) < window:
             # A page the matches did not fill is the last: every match is counted now.
             total, estimated = (max(1, number) - 1) * window + len(page.hits), False
-        papers = {p.id: p for p in self.store.get_many([h.id for h in page.hits])}
+        hit_list = page.hits
+        if self.meaning is not None and self.meaning.duplicates.count():
+            hit_list = self._canonical_hits(hit_list)
+        papers = {p.id: p for p in self._papers([h.id for h in hit_list])}
         hits = [
-            Hit(paper=papers[h.id], score=h.score, snippet=h.snippet, snippet_field=h.snippet_field, expanded=h.expanded)
-            for h in page.hits
+            Hit(
+                paper=papers[h.id],
+                score=h.score,
+                snippet=h.snippet,
+                snippet_field=h.snippet_field,
+                expanded=h.expanded,
+                found=(found or {}).get(h.id, "partial" if page.mode == "any" else "expanded" if h.expanded else "literal"),
+            )  # fmt: skip
+            for h in hit_list
             if h.id in papers
         ]
         return SearchResult(
@@ -472,13 +580,49 @@ class Corpus:
         )
 
     def get(self, paper_id: str) -> Paper | None:
-        """Return a paper by id, or by an unambiguous id prefix (at least 4 characters)."""
+        """Return a paper by id, or by an unambiguous id prefix (at least 4 characters).
+
+        A duplicate's id (bot/semantic/dupes.py) gives the paper it duplicates, with both's fields.
+        """
         paper_id = paper_id.strip().lower()
         paper = self.store.get(paper_id)
-        if paper or not _ID.match(paper_id):
+        if not paper and _ID.match(paper_id):
+            ids = self.store.find_ids(paper_id)
+            paper = self.store.get(ids[0]) if len(ids) == 1 else None
+        if paper is None or self.meaning is None or not self.meaning.duplicates.count():
             return paper
-        ids = self.store.find_ids(paper_id)
-        return self.store.get(ids[0]) if len(ids) == 1 else None
+        found = self._papers([paper.id])
+        return found[0] if found else paper
+
+    def _canonical_hits(self, hits: list[IndexHit]) -> list[IndexHit]:
+        """Each duplicate's hit becomes its canonical paper's, shown once (at the better place)."""
+        duplicates = self.meaning.duplicates if self.meaning is not None else None
+        if duplicates is None:
+            return hits
+        out, seen = [], set()
+        for hit in hits:
+            canonical = duplicates.canonical(hit.id)
+            if canonical in seen:
+                continue
+            seen.add(canonical)
+            out.append(hit if canonical == hit.id else IndexHit(canonical, hit.score, [], "", hit.expanded))
+        return out
+
+    def _papers(self, ids: list[str]) -> list[Paper]:
+        """The papers with these ids, each canonical one with everything from its duplicates."""
+        papers = self.store.get_many(ids)
+        duplicates = self.meaning.duplicates if self.meaning is not None else None
+        if duplicates is None or not duplicates.count():
+            return papers
+        out = []
+        for paper in papers:
+            canonical = duplicates.canonical(paper.id)
+            if canonical != paper.id:
+                found = self.store.get(canonical)
+                paper = found if found is not None else paper
+            members = duplicates.members(paper.id)
+            out.append(merged(paper, self.store.get_many(members)) if members else paper)
+        return out
 
     def resolve(self, query_or_id: str) -> Paper | None:
         """Return the paper with this id, else the best search match, else None."""
@@ -520,6 +664,19 @@ class Corpus:
         docs, rev = self.index.state()
         stats["index"] = {"documents": docs, "rev": rev, "path": str(self.settings.index_dir)}
         stats["arxiv"] = self.store.arxiv_stats()
+        if self.meaning is not None:
+            progress = self.meaning.builder.progress(count=True)
+            left = progress.seconds_left()
+            stats["vectors"] = {
+                "papers": progress.papers,
+                "with_vectors": progress.with_vectors,
+                "missing": progress.missing,
+                "model": self.meaning.encoder.name,
+                "path": str(self.settings.vectors_dir),
+                "seconds_left": None if left is None else round(left),
+            }
+        else:
+            stats["vectors"] = None
         return stats
 
     def get_user_lang(self, user_id: str) -> str | None:
@@ -531,6 +688,11 @@ class Corpus:
     def claim_event(self, event_id: str) -> bool:
         """Record that a Slack event is being handled; False if it already was (see Store.claim_event)."""
         return self.store.claim_event(event_id)
+
+
+def _paged(like: IndexPage, hits: list[IndexHit], total: int, mode: str | None = None) -> IndexPage:
+    """A page of hybrid hits that keeps what the lexical search said (suggestion, problem, expansions)."""
+    return IndexPage(hits, total, mode or like.mode, suggestion=like.suggestion, problem=like.problem, expanded=like.expanded)
 
 
 def _names(paper: Paper, identifier: Identifier) -> bool:

@@ -1347,6 +1347,27 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": ", for papers matching “{filter}” (about {count} in the library match today)",
         "zh": "，只收录匹配“{filter}”的论文（目前库中约有 {count} 篇匹配）",
     },
+    # -- search by meaning (issue 26) --
+    "search.by_meaning": {
+        "en": "related in meaning",
+        "zh": "语义相关",
+    },
+    "meaning.status": {
+        "en": "Search by meaning: {done} of {total} papers have vectors; the rest are searched by words meanwhile.",
+        "zh": "语义搜索：{total} 篇论文中已有 {done} 篇算好向量，其余暂按关键词搜索。",
+    },
+    "meaning.status_eta": {
+        "en": "Search by meaning: {done} of {total} papers have vectors, about {minutes} min to go; the rest are searched by words meanwhile.",
+        "zh": "语义搜索：{total} 篇论文中已有 {done} 篇算好向量，约需 {minutes} 分钟算完，其余暂按关键词搜索。",
+    },
+    "meaning.status_done": {
+        "en": "Search by meaning: all {total} papers have vectors.",
+        "zh": "语义搜索：全部 {total} 篇论文都已算好向量。",
+    },
+    "meaning.status_off": {
+        "en": "Search by meaning is off (PAPERBOT_SEMANTIC=off): papers are searched by words only.",
+        "zh": "语义搜索已关闭（PAPERBOT_SEMANTIC=off），只按关键词搜索论文。",
+    },
     # -- a for-you that learns: 👍 / 👎, interests, reasons (issue 27) --
     "foryou.button_like": {"en": "👍", "zh": "👍"},
     "foryou.button_dislike": {"en": "👎", "zh": "👎"},

@@ -291,15 +291,25 @@ class Hit:
     snippet: list[Fragment] = field(default_factory=list)
     snippet_field: str = ""
     expanded: list[str] = field(default_factory=list)
+    # How it was found: "literal" (every word as typed), "expanded" (through translations,
+    # aliases or a correction), "partial" (some of the words), "meaning" (by meaning only).
+    found: str = "literal"
+
+    @property
+    def by_meaning(self) -> bool:
+        """Found only by meaning: no word of the query matched (shown as "related in meaning")."""
+        return self.found == "meaning"
 
     def to_dict(self) -> dict:
         """Flatten for `--json`: the paper's fields plus score, snippet and `expanded`, the
-        lexicon's alternatives ("kv cache → KV缓存") it matched through (empty: literal)."""
+        lexicon's alternatives ("kv cache → KV缓存") it matched through (empty: literal),
+        and `found`, how it was found (literal, expanded, partial, meaning)."""
         data = self.paper.to_dict()
         data["score"] = round(self.score, 4)
         data["snippet"] = "".join(f"[{f.text}]" if f.hit else f.text for f in self.snippet)
         data["snippet_field"] = self.snippet_field
         data["expanded"] = list(self.expanded)
+        data["found"] = self.found
         return data
 
     def shows_snippet(self) -> bool:

@@ -38,6 +38,8 @@ logger = logging.getLogger(__name__)
 SOURCES_JOB = "sources-poll"
 ENRICH_JOB = "arxiv-enrich"
 ENRICH_INTERVAL = timedelta(minutes=2)  # each run works through up to Enricher.per_run papers
+VECTORS_JOB = "vectors"
+VECTORS_INTERVAL = timedelta(minutes=1)  # each run embeds for up to builder.RUN_SECONDS, newest papers first
 FOLLOW_JOB = "follow-store"
 # Claims (bot/store/claims.py) when several instances share the store. Feed polls and the
 # arXiv lookups claim one name: both call arXiv, whose one request per 3 s then holds across
@@ -143,7 +145,7 @@ def claimed(leases: Leases | None, name: str, work: Callable[[], object]) -> Cal
 
 def start_services(services: Services, *, background: bool = False) -> None:
     """Start the scheduler: digests (with a catch-up run), inbox scans and, with
-    `background` (serve), feed polls and arXiv lookups, all on the scheduler's threads,
+    `background` (serve), feed polls, arXiv lookups and the papers' vectors, all on the scheduler's threads,
     never a request's."""
     services.settings.inbox_dir.mkdir(parents=True, exist_ok=True)
     if background:
@@ -153,6 +155,9 @@ def start_services(services: Services, *, background: bool = False) -> None:
         if services.enricher is not None:
             enrich = claimed(leases, ARXIV_CLAIM, services.enricher.run_background)
             services.scheduler.add_background_job(ENRICH_JOB, enrich, ENRICH_INTERVAL)
+        meaning = services.corpus.meaning
+        if meaning is not None:  # vectors for search by meaning, never in a request or an ingest
+            services.scheduler.add_background_job(VECTORS_JOB, meaning.builder.run_background, VECTORS_INTERVAL)
         if services.settings.shared_database:  # papers stored through other instances become searchable here
             follow = timedelta(seconds=services.settings.follow_interval_seconds)
             services.scheduler.add_background_job(FOLLOW_JOB, services.corpus.follow, follow)
@@ -162,6 +167,8 @@ def start_services(services: Services, *, background: bool = False) -> None:
 def stop_services(services: Services) -> None:
     """Stop the scheduler; background jobs waiting out a backoff are woken first, so this is prompt."""
     services.sources.arxiv.stop()
+    if services.corpus.meaning is not None:
+        services.corpus.meaning.builder.stop()
     if services.enricher is not None:
         services.enricher.client.stop()
     services.scheduler.shutdown()

@@ -12,7 +12,7 @@ from bot.services import Services
 from bot.slack.answers.subscribe import render_home_subscriptions
 from bot.slack.render.home import NEWEST_SHOWN, render_home
 from bot.slack.render.library import render_home_saved
-from bot.slack.render.sources import render_sources
+from bot.slack.render.sources import render_meaning_status, render_sources
 from bot.slack.reply import not_ready_message, person_lang
 
 
@@ -41,6 +41,13 @@ def build_home(services: Services, user_id: str, *, result: SearchResult | None 
         subscriptions=render_home_subscriptions(services, user_id, lang),
         saved_ids=services.library.saved_ids(user_id) if ready else frozenset(),
         saved_section=render_home_saved(services.library, user_id, lang) if ready else None,
-        sources=render_sources(services.sources.list_sources(), lang) if services.is_admin(user_id) else None,
+        sources=[*render_sources(services.sources.list_sources(), lang), *render_meaning_status(_vectors(services), lang)]
+        if services.is_admin(user_id)
+        else None,
         not_ready=not_ready,
     )
+
+
+def _vectors(services: Services):
+    meaning = services.corpus.meaning
+    return meaning.builder.progress() if meaning is not None else None

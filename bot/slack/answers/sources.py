@@ -16,7 +16,7 @@ from bot.i18n import t
 from bot.services import Services
 from bot.slack.render.blocks import Message, context, render_notice
 from bot.slack.render.mrkdwn import escape_code
-from bot.slack.render.sources import render_sources
+from bot.slack.render.sources import render_meaning_status, render_sources
 from bot.slack.reply import Reply, notice
 from bot.slack.words import CONFIRM_WORDS, SOURCES_ACTIONS
 
@@ -59,7 +59,10 @@ def answer_sources_command(services: Services, *, user_id: str, rest: str, lang:
         return notice("sources.admins_only", lang, admins=admins_line(services, lang))
     try:
         if action == "list":
-            return Reply(Message(text=t("sources.title", lang), blocks=render_sources(service.list_sources(), lang)), lang=lang)
+            meaning = services.corpus.meaning
+            status = render_meaning_status(meaning.builder.progress() if meaning is not None else None, lang)
+            blocks = [*render_sources(service.list_sources(), lang), *status]
+            return Reply(Message(text=t("sources.title", lang), blocks=blocks), lang=lang)
         if action == "add":
             if not arg:
                 return notice("sources.usage", lang)

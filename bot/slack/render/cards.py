@@ -205,6 +205,8 @@ def render_hit(
         lines.append("> " + snippet.replace("\n", " "))
     if lead:
         lines.append("> " + escape(lead))
+    if hit.by_meaning:  # no word of the query matched: say why it is here
+        lines.append(f"_{t('search.by_meaning', lang)}_")
     text = "\n".join(line for line in lines if line)
     key = f"{number}:{paper.id}"
     return [

@@ -1,0 +1,254 @@
+"""Search by meaning at scale (issue 26): embedding throughput, the vectors' build, dense query
+latency, More like this, recall of the HNSW graph against an exact scan, memory, cold start.
+
+    .venv/bin/python bench/semantic.py --size 1000000          # prints a Markdown table
+    .venv/bin/python bench/semantic.py --size 100000 --json
+
+Embedding 1M papers takes hours on this machine (see the throughput it prints), so the rows
+at scale are made, not embedded: each is a mix of two real seed papers' vectors plus noise
+(unit length), which keeps the clustered shape real embeddings have. The queries are real:
+the judged set's 185 queries embedded by the bundled encoder, so the latency includes the
+query's embedding. Serving is measured in a child process (its RSS and RssAnon are its own).
+Lexical search at 1M is bench/run.py's (bench/RESULTS.md); a hybrid search adds this.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+for p in (str(ROOT), str(BENCH)):
+    if p not in sys.path:
+        sys.path.insert(0, p)
+
+import numpy as np  # noqa: E402
+from relevance_set import CASES  # noqa: E402
+
+from bot.config import Settings  # noqa: E402
+from bot.corpus import Corpus  # noqa: E402
+from bot.ingest.listing import parse_path  # noqa: E402
+from bot.semantic.model import DIM, UseEncoder  # noqa: E402
+from bot.semantic.text import paper_text  # noqa: E402
+from bot.semantic.vectors import VectorStore  # noqa: E402
+
+WORK = BENCH / "work" / "semantic"
+CHUNK_ROWS = 50_000
+K = 30  # what a search asks the vectors for (bot/semantic/hybrid.py FUSE_DEPTH)
+
+
+def _status_mb(field: str) -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def seed_texts() -> list[str]:
+    corpus = Corpus.open(Settings(data_dir=WORK / "seed-data", seeds_dir=ROOT / "seeds", semantic_enabled=False))
+    try:
+        corpus.ingest_seeds_if_empty()
+        return [paper_text(p) for p in corpus.store.iter_papers()]
+    finally:
+        corpus.close()
+
+
+def throughput(encoder: UseEncoder, texts: list[str], rounds: int = 4) -> float:
+    """Papers per second as the builder embeds them: batches of 64, one BLAS thread."""
+    batch = (texts * 10)[: 64 * 10]
+    encoder.encode(batch[:64])
+    t0 = time.perf_counter()
+    for _ in range(rounds):
+        for i in range(0, len(batch), 64):
+            encoder.encode(batch[i : i + 64])
+    return rounds * len(batch) / (time.perf_counter() - t0)
+
+
+def bench_texts(count: int) -> list[str]:
+    """Papers of the generated 1M corpus (bench/corpus.py; bench/run.py writes it): many distinct
+    mixes of the field's words, so their vectors spread as a library's do."""
+    folder = BENCH / "work" / "corpus-1000000"
+    texts: list[str] = []
+    for path in sorted(folder.glob("*.txt")):
+        texts += [paper_text(paper) for _, paper in parse_path(path).records]
+        if len(texts) >= count:
+            break
+    return texts[:count]
+
+
+def build(size: int, seeds: np.ndarray, path: Path) -> dict:
+    """Write `size` made rows as the builder would (chunks), then compact them (the HNSW graph).
+
+    Each row mixes two embedded papers (mostly the first) with a little noise."""
+    if path.exists():
+        shutil.rmtree(path)
+    store = VectorStore(path)
+    rng = np.random.default_rng(26)
+    t0 = time.perf_counter()
+    for start in range(0, size, CHUNK_ROWS):
+        n = min(CHUNK_ROWS, size - start)
+        a, b = rng.integers(0, len(seeds), n), rng.integers(0, len(seeds), n)
+        mix = rng.uniform(0.0, 0.35, (n, 1)).astype(np.float32)
+        noise = rng.standard_normal((n, DIM)).astype(np.float32)
+        noise /= np.linalg.norm(noise, axis=1, keepdims=True)
+        rows = (1 - mix) * seeds[a] + mix * seeds[b] + 0.15 * noise
+        rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+        store.add([f"p{start + i:07d}" for i in range(n)], list(range(start, start + n)), rows)
+    written = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    store.compact(threads=os.cpu_count() or 1)
+    compact = time.perf_counter() - t0
+    size_mb = sum(f.stat().st_size for f in path.iterdir()) / 1e6
+    return {"rows": size, "chunks_written_s": round(written, 1), "compact_s": round(compact, 1), "on_disk_mb": round(size_mb, 1)}
+
+
+def serve(path: Path, size: int) -> dict:
+    """The child: open the vectors cold, then time what a search and More like this ask of them."""
+    t0 = time.perf_counter()
+    encoder = UseEncoder()
+    store = VectorStore(path)
+    queries = [q for _, q, _ in CASES]
+    first = store.nearest(encoder.encode([queries[0]])[0], K)
+    cold = time.perf_counter() - t0
+    assert first
+    for q in queries[:20]:  # warm: the graph's upper layers and the encoder's table in cache
+        store.nearest(encoder.encode([q])[0], K)
+    search = []
+    for _ in range(3):
+        for q in queries:
+            t = time.perf_counter()
+            store.nearest(encoder.encode([q])[0], K)
+            search.append((time.perf_counter() - t) * 1000)
+    rng = random.Random(26)
+    like = []
+    for _ in range(600):
+        pid = f"p{rng.randrange(size):07d}"
+        t = time.perf_counter()
+        vector = store.vector(pid)
+        assert vector is not None
+        store.nearest(vector, K, exclude={pid})
+        like.append((time.perf_counter() - t) * 1000)
+    rss, anon = _status_mb("VmRSS"), _status_mb("RssAnon")
+    hwm = _status_mb("VmHWM")
+    # Recall@10 of the graph against an exact scan of the same int8 rows.
+    vecs = np.load(path / f"base-{store._gen}.vecs.npy", mmap_mode="r")
+    scales = store._base_scales
+    assert scales is not None
+    probes = 100 if size <= 200_000 else 25  # an exact scan of 1M rows takes ~1 s a query here
+    recalls, exacts = [], []
+    for q in queries[:probes]:
+        qv = encoder.encode([q])[0]
+        scores = np.empty(len(vecs), dtype=np.float32)
+        for start in range(0, len(vecs), 100_000):
+            part = np.asarray(vecs[start : start + 100_000], dtype=np.float32)
+            scores[start : start + len(part)] = (part @ qv) * scales[start : start + len(part)]
+        exact = {store._base_ids[i] for i in np.argpartition(-scores, 10)[:10]}
+        exacts.append(exact)
+        got = {pid for pid, _ in store.nearest(qv, 10)}
+        recalls.append(len(exact & got) / 10)
+    # ...and for More like this: a stored paper's vector, its own row left out.
+    like_recalls = []
+    for row in rng.sample(range(len(vecs)), probes):
+        qv = np.asarray(vecs[row], dtype=np.float32) * scales[row]
+        scores = np.empty(len(vecs), dtype=np.float32)
+        for start in range(0, len(vecs), 100_000):
+            part = np.asarray(vecs[start : start + 100_000], dtype=np.float32)
+            scores[start : start + len(part)] = (part @ qv) * scales[start : start + len(part)]
+        scores[row] = -9.0
+        pid = store._base_ids[row]
+        exact = {store._base_ids[i] for i in np.argpartition(-scores, 10)[:10]}
+        got = {p for p, _ in store.nearest(qv, 10, exclude={pid})}
+        like_recalls.append(len(exact & got) / 10)
+    sweep = {}
+    if store._ann is not None:
+        qvs = encoder.encode(queries[:probes])
+        for expansion in (96, 192, 384):
+            store._ann.expansion_search = expansion
+            t = time.perf_counter()
+            got = [{pid for pid, _ in store.nearest(qv, 10)} for qv in qvs]
+            ms = (time.perf_counter() - t) * 1000 / len(qvs)
+            sweep[expansion] = {
+                "recall_at_10": round(statistics.mean(len(g & e) / 10 for g, e in zip(got, exacts, strict=True)), 3),
+                "nearest_ms": round(ms, 2),
+            }
+    return {
+        "expansion_sweep": sweep,
+        "cold_start_s": round(cold, 2),
+        "search_p50_ms": round(statistics.median(search), 2),
+        "search_p95_ms": round(_pct(search, 0.95), 2),
+        "more_like_p50_ms": round(statistics.median(like), 2),
+        "more_like_p95_ms": round(_pct(like, 0.95), 2),
+        "recall_at_10": round(statistics.mean(recalls), 3),
+        "more_like_recall_at_10": round(statistics.mean(like_recalls), 3),
+        "recall_at_10_min": min(recalls),
+        "rss_mb": round(rss),
+        "rss_anon_mb": round(anon),
+        "peak_rss_mb": round(hwm),
+        "ann": store._ann is not None,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", type=int, default=1_000_000)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--bases", type=int, default=6000, help="generated papers embedded for the made rows")
+    parser.add_argument("--reuse", action="store_true", help="serve the vectors built by an earlier run")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    path = WORK / f"vectors-{args.size}"
+    if args.worker == "serve":
+        print(json.dumps(serve(path, args.size)))
+        return 0
+    WORK.mkdir(parents=True, exist_ok=True)
+    encoder = UseEncoder()
+    texts = seed_texts()
+    rate = throughput(encoder, texts)
+    print(f"embedding: {rate:.0f} papers/s (one thread, batches of 64)", file=sys.stderr)
+    result: dict = {
+        "papers_per_s": round(rate, 1),
+        "day_of_1000_s": round(1000 / rate, 1),
+        "backlog_100k_min": round(100_000 / rate / 60, 1),
+        "backlog_1m_h": round(1_000_000 / rate / 3600, 1),
+    }
+    if not args.reuse or not path.exists():
+        cached = WORK / f"bases-{args.bases}.npy"  # the embedded generated papers, kept for the next size
+        if cached.exists():
+            bases = np.load(cached)
+        else:
+            t0 = time.perf_counter()
+            bases = encoder.encode(bench_texts(args.bases))
+            print(f"embedded {len(bases)} generated papers in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+            np.save(cached, bases)
+        result["build"] = build(args.size, bases, path) | {"embedded_bases": len(bases)}
+        print(f"build: {result['build']}", file=sys.stderr)
+    child = subprocess.run(
+        [sys.executable, __file__, "--worker", "serve", "--size", str(args.size)], capture_output=True, text=True, check=True
+    )
+    result["serve"] = json.loads(child.stdout.strip().splitlines()[-1])
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        s = result["serve"]
+        print(f"| {args.size:,} | {s['search_p50_ms']} | {s['search_p95_ms']} | {s['more_like_p50_ms']} | "
+              f"{s['more_like_p95_ms']} | {s['recall_at_10']} | {s['rss_mb']} ({s['rss_anon_mb']} anon) | {s['cold_start_s']} |")  # fmt: skip
+        print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
