@@ -53,6 +53,8 @@ _INSERT_COLUMNS = re.compile(r"^\s*INSERT\s+INTO\s+(\w+)\s*\(([^)]*)\)", re.IGNO
 _UPSERT = re.compile(r"\bDO\s+UPDATE\s+SET\b", re.IGNORECASE)
 _PAIR = re.compile(r"\b(MAX|MIN)\(\s*([\w.]+|%s)\s*,\s*([\w.]+|%s)\s*\)", re.IGNORECASE)
 _LIMIT = re.compile(r"\bLIMIT\s+%s", re.IGNORECASE)
+_NOCASE_EQUALS = re.compile(r"\b([\w.]+)\s*=\s*%s\s+COLLATE\s+NOCASE\b", re.IGNORECASE)
+_NOCASE_INDEX = re.compile(r"\(\s*([\w.]+)\s+COLLATE\s+NOCASE\s*\)", re.IGNORECASE)
 _CREATE = re.compile(r"^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.IGNORECASE)
 _ALTER_ADD = re.compile(r"^\s*ALTER\s+TABLE\s+\w+\s+ADD\s+COLUMN\s+", re.IGNORECASE)
 _TYPES = (
@@ -101,6 +103,9 @@ def translate(sql: str, table: Callable[[str], TableInfo]) -> tuple[str, str | N
     text = _placeholders(sql)
     text = _PAIR.sub(lambda m: f"{'GREATEST' if m[1].upper() == 'MAX' else 'LEAST'}({m[2]}, {m[3]})", text)
     text = _LIMIT.sub("LIMIT NULLIF(%s::bigint, -1)", text)  # SQLite's LIMIT -1 is "no limit"; PostgreSQL's is LIMIT NULL
+    # PostgreSQL has no NOCASE collation: compare, and index, the lower-cased value.
+    text = _NOCASE_EQUALS.sub(r"lower(\1) = lower(%s)", text)
+    text = _NOCASE_INDEX.sub(r"((lower(\1)))", text)
     conflict = _INSERT_OR.match(text)
     if conflict:
         kind, name, columns = conflict[1].upper(), conflict[2], [c.strip() for c in conflict[3].split(",")]
