@@ -701,6 +701,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "paperbot is no longer installed in this workspace. Ask a workspace admin to install it again from its install link.",
         "zh": "paperbot 已不在这个工作区中。请工作区管理员通过安装链接重新安装。",
     },
+    "setup.install_link": {
+        "en": "Installs from a link are on: share https://YOUR-HOST/slack/install (here: http://{host}:{port}/slack/install)",
+        "zh": "已开启链接安装：请分享 https://YOUR-HOST/slack/install（本机：http://{host}:{port}/slack/install）",
+    },
     "setup.serving_socket": {
         "en": "paperbot is connecting to Slack in Socket Mode",
         "zh": "paperbot 正在以 Socket 模式连接 Slack",

@@ -10,14 +10,20 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
 import time
+import urllib.error
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
 import pytest
 from slack_helpers import SIGNING_SECRET, SlackSender, button_values, slash_command_fields
 from test_manifest import manifest_list
+from test_serve_process import free_port, health
 
 from bot.config import Settings
 from bot.errors import ConfigError
@@ -275,3 +281,41 @@ def test_client_id_and_secret_come_in_pairs_and_need_http_mode():
     with pytest.raises(ConfigError, match="unset SLACK_APP_TOKEN"):
         Settings.from_env({"SLACK_CLIENT_ID": "1.2", "SLACK_CLIENT_SECRET": "s", "SLACK_APP_TOKEN": "xapp-1"})
     assert not Settings.from_env({"SLACK_BOT_TOKEN": "xoxb-1"}).oauth_enabled
+
+
+def test_serve_runs_installs_from_a_link_without_a_bot_token(tmp_path, fake_slack):
+    """`python -m bot serve` with only a client id, secret and signing secret: the settings
+    check lets it start, it says where the install link is, and the secret never shows."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "PAPERBOT_"))}
+    env.update(
+        SLACK_SIGNING_SECRET=SIGNING_SECRET,
+        PAPERBOT_SLACK_CLIENT_ID="1234.5678",
+        PAPERBOT_SLACK_CLIENT_SECRET="serve-client-secret-77aa",
+        SLACK_API_BASE_URL=fake_slack.api_url,
+        PORT=str(port),
+        PAPERBOT_HOST="127.0.0.1",
+        PAPERBOT_DATA_DIR=str(tmp_path / "data"),
+        PAPERBOT_SEEDS_DIR=str(tmp_path / "no-seeds"),
+        PAPERBOT_ARXIV="off",
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot", "serve"], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None and time.monotonic() < deadline
+            try:
+                if health(port)[0] == 200:
+                    break
+            except (ConnectionError, urllib.error.URLError):
+                pass
+            time.sleep(0.05)
+        start_install(f"http://127.0.0.1:{port}")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        output, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, output
+    assert f"share https://YOUR-HOST/slack/install (here: http://127.0.0.1:{port}/slack/install)" in output
+    assert "serve-client-secret-77aa" not in output and "Traceback" not in output
