@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import logging
 import os
 import re
 import signal
@@ -27,6 +28,7 @@ from test_serve_process import free_port, health
 
 from bot.config import Settings
 from bot.errors import ConfigError
+from bot.logs import RedactSecrets
 from bot.slack.oauth import BOT_SCOPES, StoreInstallationStore, StoreStateStore
 from bot.slack.server import start_app_server
 from bot.store.database import open_store
@@ -319,3 +321,15 @@ def test_serve_runs_installs_from_a_link_without_a_bot_token(tmp_path, fake_slac
     assert proc.returncode == 0, output
     assert f"share https://YOUR-HOST/slack/install (here: http://127.0.0.1:{port}/slack/install)" in output
     assert "serve-client-secret-77aa" not in output and "Traceback" not in output
+
+
+def test_installed_tokens_never_reach_a_log_line():
+    """slack_sdk logs oauth.v2.access's answer whole at DEBUG: tokens no setting names."""
+    record = logging.LogRecord(
+        "slack_sdk.web.base_client", logging.DEBUG, __file__, 1,
+        "Received the following response - body: %s", ({"access_token": "xoxe.xoxb-1-abc", "refresh_token": "xoxe-1-def",
+        "bot": "xoxb-9-ghi", "app": "xapp-1-A1-jkl"},), None,
+    )  # fmt: skip
+    RedactSecrets(()).filter(record)
+    assert not re.search(r"abc|def|ghi|jkl", record.getMessage()), record.getMessage()
+    assert record.getMessage().count("[redacted]") == 4
