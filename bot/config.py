@@ -98,6 +98,12 @@ class Settings:
     slack_signing_secret: str = field(default="", repr=False)
     slack_app_token: str = field(default="", repr=False)
     slack_api_base_url: str = ""
+    # Install from a link (issue 25, bot/slack/oauth.py): with both, `serve` in HTTP mode runs
+    # Slack's OAuth flow and answers each workspace with its own token; SLACK_BOT_TOKEN is
+    # then not needed. A rotating token is refreshed this many minutes before it expires.
+    slack_client_id: str = ""
+    slack_client_secret: str = field(default="", repr=False)
+    slack_token_rotation_minutes: int = 120
     # arXiv enrichment (bot/feeds/arxiv.py) and feeds (bot/feeds/sources.py)
     arxiv_enabled: bool = True
     arxiv_api_url: str = "https://export.arxiv.org/api/query"
@@ -152,10 +158,19 @@ class Settings:
         return bool(self.slack_app_token)
 
     @property
+    def oauth_enabled(self) -> bool:
+        """Installs from a link (a client id and secret): each workspace's token from the store."""
+        return bool(self.slack_client_id and self.slack_client_secret)
+
+    @property
     def secrets(self) -> tuple[str, ...]:
         """The values that must never reach a log line or a message."""
         passwords = database_passwords(self.database_url) if self.database_url else ()
-        return tuple(s for s in (self.slack_bot_token, self.slack_signing_secret, self.slack_app_token, *passwords) if s)
+        return tuple(
+            s
+            for s in (self.slack_bot_token, self.slack_signing_secret, self.slack_app_token, self.slack_client_secret, *passwords)
+            if s
+        )
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -184,6 +199,19 @@ class Settings:
                 "(or empty for SQLite in the data folder); fix it in .env or the environment."
             )
         snapshot = env.get("PAPERBOT_INDEX_SNAPSHOT", "").strip()
+        client_id = env.get("PAPERBOT_SLACK_CLIENT_ID", "").strip() or env.get("SLACK_CLIENT_ID", "").strip()
+        client_secret = env.get("PAPERBOT_SLACK_CLIENT_SECRET", "").strip() or env.get("SLACK_CLIENT_SECRET", "").strip()
+        if bool(client_id) != bool(client_secret):
+            missing = "PAPERBOT_SLACK_CLIENT_SECRET" if client_id else "PAPERBOT_SLACK_CLIENT_ID"
+            raise ConfigError(
+                f"Installing from a link needs both the app's client id and secret; {missing} (or Slack's "
+                f"{missing.removeprefix('PAPERBOT_')}) is missing. Copy it from the app's Basic Information page, or unset the other."
+            )
+        if client_id and env.get("SLACK_APP_TOKEN", "").strip():
+            raise ConfigError(
+                "Installing from a link runs over HTTP (Slack sends installers to /slack/oauth_redirect); "
+                "unset SLACK_APP_TOKEN to serve over HTTP, or unset the client id and secret for Socket Mode."
+            )
         return cls(
             data_dir=data_dir,
             seeds_dir=Path(env.get("PAPERBOT_SEEDS_DIR", "").strip() or "seeds"),
@@ -200,6 +228,9 @@ class Settings:
             slack_signing_secret=env.get("SLACK_SIGNING_SECRET", "").strip(),
             slack_app_token=env.get("SLACK_APP_TOKEN", "").strip(),
             slack_api_base_url=env.get("SLACK_API_BASE_URL", "").strip(),
+            slack_client_id=client_id,
+            slack_client_secret=client_secret,
+            slack_token_rotation_minutes=_int(env, "PAPERBOT_SLACK_TOKEN_ROTATION_MINUTES", 120, minimum=1),
             arxiv_enabled=arxiv_switch in ("on", "1", "true", "yes"),
             arxiv_api_url=env.get("PAPERBOT_ARXIV_API_URL", "").strip() or "https://export.arxiv.org/api/query",
             arxiv_interval_seconds=float(_int(env, "PAPERBOT_ARXIV_INTERVAL_SECONDS", 3, minimum=0)),
@@ -218,12 +249,12 @@ class Settings:
     @property
     def has_slack_settings(self) -> bool:
         """Any Slack setting at all: without one, `serve` opens the offline console."""
-        return bool(self.slack_bot_token or self.slack_signing_secret or self.slack_app_token)
+        return bool(self.slack_bot_token or self.slack_signing_secret or self.slack_app_token or self.oauth_enabled)
 
     def missing_slack_settings(self) -> list[str]:
         """Name the Slack variables `serve` still needs (empty when it can connect)."""
         missing = []
-        if not self.slack_bot_token:
+        if not self.slack_bot_token and not self.oauth_enabled:  # OAuth: each workspace's token is stored
             missing.append("SLACK_BOT_TOKEN")
         if not self.socket_mode and not self.slack_signing_secret:
             missing.append("SLACK_SIGNING_SECRET")

@@ -32,7 +32,7 @@ from bot.search.writers import StoredPapers
 from bot.semantic.dupes import merged
 from bot.semantic.hybrid import FILL, FLOOR, FUSE_DEPTH, NEIGHBOUR_FLOOR, fuse, is_meaningful, taken_as_typed
 from bot.semantic.service import Meaning
-from bot.store.database import Store, open_store, read_papers, schema_location
+from bot.store.database import Store, is_store_unavailable, open_store, read_papers, schema_location
 
 logger = logging.getLogger(__name__)
 
@@ -186,12 +186,18 @@ class Corpus:
         """
         if not self._ready or self._progress is not None:
             return None
-        if self.store.state() == self.index.state():
-            return None
         try:
+            if self.store.state() == self.index.state():
+                return None
             return self.ensure_index()
         except IndexBusy as exc:
             logger.warning("%s; following the store again shortly", exc)
+            return None
+        except sqlite3.OperationalError as exc:
+            if not is_store_unavailable(exc):
+                raise
+            # PostgreSQL restarting: the next run, seconds away, catches up; no traceback needed.
+            logger.warning("the store is unavailable (%s); following it again shortly", exc)
             return None
 
     def rebuilding(self) -> RebuildProgress | None:

@@ -676,6 +676,39 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "paperbot is listening on http://{host}:{port}/slack/events (health: /healthz)",
         "zh": "paperbot 正在监听 http://{host}:{port}/slack/events（健康检查：/healthz）",
     },
+    # -- installs from a link (issue 25: bot/slack/oauth.py); pages show both languages --
+    "oauth.installed_title": {
+        "en": "paperbot is installed",
+        "zh": "paperbot 已安装",
+    },
+    "oauth.installed": {
+        "en": "paperbot is now installed in {team}. Go back to Slack and type /papers in any channel to search papers.",
+        "zh": "paperbot 已安装到 {team}。回到 Slack，在任意频道输入 /papers 即可搜索论文。",
+    },
+    "oauth.failed_title": {
+        "en": "paperbot was not installed",
+        "zh": "paperbot 未能安装",
+    },
+    "oauth.failed_state": {
+        "en": "This install link has expired, was already used, or was opened in another browser, so nothing was installed. Start again from {install_path} in this browser.",
+        "zh": "这个安装链接已过期、已被使用过，或是在另一个浏览器中打开的，因此没有安装任何内容。请在当前浏览器中重新打开 {install_path}。",
+    },
+    "oauth.cancelled": {
+        "en": "The install was cancelled in Slack, so nothing was installed. To install paperbot, start again from {install_path}.",
+        "zh": "安装已在 Slack 中取消，没有安装任何内容。如需安装 paperbot，请重新打开 {install_path}。",
+    },
+    "oauth.failed": {
+        "en": "Slack did not confirm the install, so nothing was installed. Try again from {install_path}; if it keeps failing, tell whoever runs this paperbot.",
+        "zh": "Slack 未确认这次安装，因此没有安装任何内容。请重新打开 {install_path} 再试；如果仍然失败，请联系运行这个 paperbot 的管理员。",
+    },
+    "oauth.not_installed": {
+        "en": "paperbot is no longer installed in this workspace. Ask a workspace admin to install it again from its install link.",
+        "zh": "paperbot 已不在这个工作区中。请工作区管理员通过安装链接重新安装。",
+    },
+    "setup.install_link": {
+        "en": "Installs from a link are on: share https://YOUR-HOST/slack/install (here: http://{host}:{port}/slack/install)",
+        "zh": "已开启链接安装：请分享 https://YOUR-HOST/slack/install（本机：http://{host}:{port}/slack/install）",
+    },
     "setup.serving_socket": {
         "en": "paperbot is connecting to Slack in Socket Mode",
         "zh": "paperbot 正在以 Socket 模式连接 Slack",

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import logging
+import re
 import sys
 
 from bot.config import Settings
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+# Slack's token shapes (bot xoxb-, user xoxp-, rotating xoxe.xoxb-, refresh xoxe-, app xapp-):
+# installs from a link bring tokens no setting names (bot/slack/oauth.py), and slack_sdk logs
+# oauth.v2.access answers whole at DEBUG.
+SLACK_TOKEN = re.compile(r"\b(?:xox[a-z](?:\.xox[a-z])?|xapp)-[A-Za-z0-9-]+")
 
 
 class RedactSecrets(logging.Filter):
@@ -20,11 +26,9 @@ class RedactSecrets(logging.Filter):
     def redact(self, text: str) -> str:
         for secret in self.secrets:
             text = text.replace(secret, "[redacted]")
-        return text
+        return SLACK_TOKEN.sub("[redacted]", text)
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if not self.secrets:
-            return True
         try:
             message = record.getMessage()
         except Exception:

@@ -7,6 +7,11 @@ Every call is recorded; `fail()` makes
 the next N calls of a method return a Slack error (or 429 + Retry-After for
 "ratelimited"); `slow()` makes a method take its time (a digest caught mid-post). Set `socket_url` (tests/fake_socket_mode.py) to answer
 `apps.connections.open`, which a Socket Mode client calls with its app token.
+
+Installs from a link: `add_install(code, team_id, ...)` makes oauth.v2.access trade that
+code for a bot token of that team (and auth.test answer for the token with the team);
+`add_refresh(...)` makes a refresh token (grant_type=refresh_token) give a new token.
+A token nobody registered gets the default team T0001 from auth.test, as always.
 """
 
 from __future__ import annotations
@@ -35,6 +40,9 @@ class FakeSlack:
         self.socket_url: str | None = None  # what apps.connections.open returns
         self.users: dict[str, dict] = {}  # user id -> fields users.info adds (tz, locale)
         self.channels: dict[str, dict] = {}  # channel id -> fields conversations.info adds (is_member)
+        self.codes: dict[str, dict] = {}  # OAuth code -> what oauth.v2.access answers (used once)
+        self.refreshes: dict[str, dict] = {}  # refresh token -> what oauth.v2.access answers for it
+        self.tokens: dict[str, dict] = {}  # bot token -> the team auth.test names for it
         self._failures: dict[str, list[tuple[str, int]]] = {}
         self._delays: dict[str, float] = {}  # method -> seconds each call takes before it answers
         self._gate: tuple[str, int, threading.Event] | None = None  # (channel, posts let through, opened)
@@ -112,6 +120,34 @@ class FakeSlack:
             self.socket_url = None
             self.users.clear()
             self.channels.clear()
+            self.codes.clear()
+            self.refreshes.clear()
+            self.tokens.clear()
+
+    def add_install(
+        self, code: str, team_id: str, team_name: str, bot_token: str, *, refresh_token: str = "", expires_in: int = 0
+    ) -> None:
+        """Make `code` install the app in `team_id` with `bot_token` (rotating when `refresh_token`)."""
+        answer = {
+            "ok": True, "app_id": "A0001", "token_type": "bot", "access_token": bot_token, "bot_user_id": "UBOT" + team_id,
+            "scope": "commands,chat:write", "team": {"id": team_id, "name": team_name}, "enterprise": None,
+            "is_enterprise_install": False, "authed_user": {"id": "UINSTALLER"},
+        }  # fmt: skip
+        if refresh_token:
+            answer.update({"refresh_token": refresh_token, "expires_in": expires_in})
+        with self._lock:
+            self.codes[code] = answer
+            self.tokens[bot_token] = {"team_id": team_id, "team": team_name, "user_id": "UBOT" + team_id}
+
+    def add_refresh(self, refresh_token: str, team_id: str, bot_token: str, *, next_refresh: str, expires_in: int) -> None:
+        """Make `refresh_token` give `bot_token` (a rotation), valid for `expires_in` seconds."""
+        answer = {
+            "ok": True, "app_id": "A0001", "token_type": "bot", "access_token": bot_token, "bot_user_id": "UBOT" + team_id,
+            "scope": "commands,chat:write", "team": {"id": team_id}, "refresh_token": next_refresh, "expires_in": expires_in,
+        }  # fmt: skip
+        with self._lock:
+            self.refreshes[refresh_token] = answer
+            self.tokens[bot_token] = {"team_id": team_id, "team": team_id, "user_id": "UBOT" + team_id}
 
     def calls_to(self, method: str) -> list[Call]:
         with self._lock:
@@ -143,7 +179,18 @@ class FakeSlack:
 
     # -- the HTTP side ---------------------------------------------------------------------
 
-    def _answer(self, method: str, args: dict) -> dict:
+    def _answer(self, method: str, args: dict, headers: dict | None = None) -> dict:
+        token = args.get("token") or (headers or {}).get("Authorization", "").removeprefix("Bearer ")
+        if method == "oauth.v2.access":
+            with self._lock:
+                if args.get("grant_type") == "refresh_token":
+                    answer = self.refreshes.pop(args.get("refresh_token", ""), None)
+                else:
+                    answer = self.codes.pop(args.get("code", ""), None)
+            return answer or {"ok": False, "error": "invalid_code" if args.get("code") else "invalid_refresh_token"}
+        if method == "auth.test" and token in self.tokens:
+            return {"ok": True, "url": "https://example.slack.com/", "bot_id": "B" + self.tokens[token]["team_id"],
+                    "is_enterprise_install": False, **self.tokens[token]}  # fmt: skip
         if method == "auth.test":
             return {
                 "ok": True,
@@ -224,7 +271,7 @@ class FakeSlack:
                     extra = {"Retry-After": "1"} if status == 429 else {}
                     self._send(status, json.dumps({"ok": False, "error": error}), extra=extra)
                     return
-                answer = fake._answer(method, args)
+                answer = fake._answer(method, args, headers)
                 fake._record(Call(method, args, headers, response=answer))
                 self._send(200, json.dumps(answer))
 

@@ -28,6 +28,8 @@ EVENT_OF_LISTENER = {
     "reaction_added": ("reaction_added", "reactions:read"),
     "reaction_removed": ("reaction_removed", "reactions:read"),
     "member_joined_channel": ("member_joined_channel", "channels:read"),
+    "app_uninstalled": ("app_uninstalled", None),  # installs from a link (bot/slack/listeners/installs.py)
+    "tokens_revoked": ("tokens_revoked", None),
 }
 # Scopes no method names: chat:write.public lets chat.postMessage reach public channels the
 # bot hasn't joined (digests, shared cards); files:read also covers url_private downloads;

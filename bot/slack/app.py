@@ -14,10 +14,12 @@ import secrets
 
 from apscheduler.schedulers.base import BaseScheduler
 from slack_bolt import App
+from slack_bolt.oauth.oauth_settings import OAuthSettings
 
 from bot.clock import Clock, system_clock
 from bot.config import Settings
 from bot.corpus import Corpus
+from bot.i18n import t
 from bot.services import Services, build_services
 from bot.slack.alerts import AdminAlerts, tell_admins_failing
 from bot.slack.client import Patience, build_client
@@ -26,13 +28,16 @@ from bot.slack.listeners import (
     commands,
     events,
     home,
+    installs,
     members,
     messages,
     reactions,
     uploads,
 )
+from bot.slack.oauth import oauth_settings
 from bot.slack.posting import SlackDigestPoster, SlackDirectory
 from bot.store.claims import Ledger
+from bot.store.installs import Installations
 
 
 class _DropMessage(logging.Filter):
@@ -60,9 +65,28 @@ def slack_services(
     )  # fmt: skip
 
 
+def _oauth_options(oauth: OAuthSettings | None) -> dict:
+    """App() options for installs from a link; none in single-workspace token mode."""
+    if oauth is None:
+        return {}
+    return {
+        "oauth_settings": oauth,
+        "installation_store_bot_only": True,  # paperbot asks for no user scopes
+        # What a workspace whose installation is gone is told (Bolt's own words are English only).
+        "user_facing_authorize_error_message": t("oauth.not_installed", "en") + "\n" + t("oauth.not_installed", "zh"),
+    }
+
+
 def build_app(settings: Settings, services: Services) -> App:
-    """Build the Bolt app and register every listener, in the order Bolt needs them."""
+    """Build the Bolt app and register every listener, in the order Bolt needs them.
+
+    With a client id and secret (settings.oauth_enabled) the app runs Slack's OAuth flow
+    (bot/slack/oauth.py) and answers each workspace with the token it installed with;
+    otherwise with SLACK_BOT_TOKEN, as always.
+    """
     bolt_logger = logging.getLogger("bot.slack.bolt")
+    client = build_client(settings)  # Bolt takes the bot token from the client
+    oauth = oauth_settings(settings, Installations(services.corpus.store), client) if settings.oauth_enabled else None
     # App() also reads SLACK_BOT_TOKEN from the environment and then warns that the client's
     # token wins; it is the same token, so the warning is only noise at every start.
     quiet = _DropMessage("token` will be unused")
@@ -70,16 +94,19 @@ def build_app(settings: Settings, services: Services) -> App:
     try:
         app = App(
             name="paperbot",
-            client=build_client(settings),  # Bolt takes the bot token from the client
+            client=client,
             # Socket Mode needs no signing secret; an unguessable one keeps HTTP requests out.
             signing_secret=settings.slack_signing_secret or secrets.token_hex(32),
             token_verification_enabled=False,
             logger=bolt_logger,
+            **_oauth_options(oauth),
         )
     finally:
         bolt_logger.removeFilter(quiet)
     alerts = AdminAlerts(settings.admins, services.corpus, settings.data_dir)
     events.register(app, services)  # first: a retried event reaches no listener
+    if oauth is not None:
+        installs.register(app, oauth.installation_store)
     # Before the DM listener's catch-all `message`: Bolt runs only the first match.
     uploads.register(app, services, token=settings.slack_bot_token, alerts=alerts)
     members.register(app, services)

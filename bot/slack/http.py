@@ -265,12 +265,16 @@ def _headers(environ: dict) -> dict[str, str]:
 def make_wsgi_app(
     app: App, is_ready: Callable[[], bool], signing_secret: str, is_caught_up: Callable[[], bool] | None = None
 ) -> Callable:
-    """The WSGI application: /healthz, /readyz, and /slack/events checked then handed to Bolt."""
+    """The WSGI application: /healthz, /readyz, /slack/events checked then handed to Bolt, and
+    with installs from a link Bolt's /slack/install and /slack/oauth_redirect."""
     bolt = SlackRequestHandler(app, path=EVENTS_PATH)
     verification_logger = logging.getLogger(BOLT_VERIFICATION_LOGGER)
     if not any(isinstance(f, _DropBody) for f in verification_logger.filters):
         verification_logger.addFilter(_DropBody())
     verifier = SignatureVerifier(signing_secret)
+    # Installs from a link (bot/slack/oauth.py): the installer's browser GETs these, unsigned;
+    # Bolt checks the state (cookie and store) before anything is trusted.
+    oauth_paths = {app.oauth_flow.install_path, app.oauth_flow.redirect_uri_path} if app.oauth_flow is not None else set()
 
     def send(start_response, status: int, data: dict, extra: list | None = None) -> list[bytes]:
         payload = json.dumps(data).encode()
@@ -302,6 +306,12 @@ def make_wsgi_app(
             return health(start_response, is_ready)
         if path == READY_PATH and method in ("GET", "HEAD"):
             return health(start_response, is_caught_up or is_ready)
+        if path in oauth_paths and method in ("GET", "HEAD"):
+            try:
+                return bolt(environ, start_response)
+            except Exception:
+                logger.exception("an install request (%s) failed", path)  # the query (a code, a state) is not logged
+                return send(start_response, 500, {"ok": False}, extra=[("Connection", "close")])
         if path != EVENTS_PATH or method != "POST":
             return send(start_response, 404, {"ok": False, "error": "not_found"})
         # waitress has already read the whole body (within max_body_bytes) and validated

@@ -104,6 +104,8 @@ def _run_app(settings: Settings, corpus: Corpus, app: App, stdout: TextIO, on_bo
         is_caught_up=corpus.is_caught_up,
     )
     print(t("setup.serving_http", "en", host=settings.host, port=server.port), file=stdout, flush=True)
+    if settings.oauth_enabled:
+        print(t("setup.install_link", "en", host=settings.host, port=server.port), file=stdout, flush=True)
     thread = threading.Thread(target=server.run, name="http", daemon=True)
     thread.start()
     try:

@@ -1,0 +1,207 @@
+"""Install from a link: Slack's OAuth v2 flow through Bolt, kept in paperbot's own store.
+
+With a client id and secret (Settings.oauth_enabled), `serve` in HTTP mode answers
+GET /slack/install (Bolt's page with an Add to Slack button; it sets the state cookie) and
+GET /slack/oauth_redirect (Slack sends the installer back there with a code: Bolt checks
+the state, trades the code at oauth.v2.access, checks the new token with auth.test and
+saves the installation). Every later request from that workspace is answered with its own
+bot token (Bolt's InstallationStoreAuthorize looks it up here), refreshed before it expires
+when the app has token rotation on.
+
+Why stores over paperbot's store (bot/store/installs.py), not Bolt's SQLAlchemy stores:
+the store already speaks SQLite and PostgreSQL through one dialect layer
+(bot/store/postgres.py), with its own transactions, locks and reconnects; SQLAlchemy would
+be a new dependency, a second connection pool to the same database, and on SQLite a second
+writer outside the store's lock (its writes racing the store's for the file's one write
+lock). Three small tables and two Bolt interfaces cost less than that.
+"""
+
+from __future__ import annotations
+
+import html
+import inspect
+import logging
+import secrets
+from datetime import datetime
+from typing import Any
+
+from slack_bolt import BoltResponse
+from slack_bolt.authorization.authorize import InstallationStoreAuthorize
+from slack_bolt.oauth.callback_options import CallbackOptions, FailureArgs, SuccessArgs
+from slack_bolt.oauth.oauth_settings import OAuthSettings
+from slack_sdk import WebClient
+from slack_sdk.oauth.installation_store import Bot, Installation, InstallationStore
+from slack_sdk.oauth.state_store import OAuthStateStore
+
+from bot.config import Settings
+from bot.i18n import t
+from bot.store.installs import Installations
+
+logger = logging.getLogger(__name__)
+
+# What an installer grants: the manifest's bot scopes (tests/test_oauth.py checks they agree).
+BOT_SCOPES = (
+    "commands", "chat:write", "chat:write.public", "im:history", "im:write", "files:read", "files:write",
+    "reactions:read", "users:read", "channels:read", "groups:read",
+)  # fmt: skip
+STATE_SECONDS = 600  # an install link's state is good for ten minutes, once
+
+
+def _plain(value: Any) -> Any:
+    """A stored value as JSON holds it: a moment as epoch seconds (expiries whole, as
+    Installation() takes them back)."""
+    if not isinstance(value, datetime):
+        return value
+    seconds = value.timestamp()
+    return int(seconds) if seconds.is_integer() else seconds
+
+
+class StoreInstallationStore(InstallationStore):
+    """Bolt's InstallationStore over bot/store/installs.py: one bot installation per workspace.
+
+    paperbot asks for no user scopes, so Bolt runs bot-only (`find_bot`, `save_bot` after a
+    token rotation); `find_installation` is there for Bolt's other paths.
+    """
+
+    def __init__(self, installations: Installations):
+        self.installations = installations
+
+    @property
+    def logger(self) -> logging.Logger:
+        return logger
+
+    def save(self, installation: Installation) -> None:
+        data = {k: _plain(v) for k, v in installation.to_dict().items()}
+        self.installations.save(
+            installation.enterprise_id, installation.team_id, data, installed_at=self.installations.store.now()
+        )
+        logger.info("installed in workspace %s (%s)", installation.team_id, installation.team_name or "?")
+
+    def save_bot(self, bot: Bot) -> None:
+        """A rotated token: keep the rest of the installation as it was."""
+        data = self.installations.find(bot.enterprise_id, bot.team_id) or {}
+        data.update({k: _plain(v) for k, v in bot.to_dict().items()})
+        self.installations.save(bot.enterprise_id, bot.team_id, data, installed_at=self.installations.store.now())
+
+    def find_installation(
+        self,
+        *,
+        enterprise_id: str | None,
+        team_id: str | None,
+        user_id: str | None = None,
+        is_enterprise_install: bool | None = False,
+    ) -> Installation | None:
+        data = self.installations.find(enterprise_id, None if is_enterprise_install else team_id)
+        if data is None or (user_id is not None and data.get("user_id") != user_id):
+            return None
+        return Installation(**{k: v for k, v in data.items() if k in _INSTALLATION_FIELDS})
+
+    def find_bot(
+        self, *, enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None = False
+    ) -> Bot | None:
+        installation = self.find_installation(
+            enterprise_id=enterprise_id, team_id=team_id, is_enterprise_install=is_enterprise_install
+        )
+        if installation is None or not installation.bot_token:
+            return None
+        return installation.to_bot()
+
+    def delete_bot(self, *, enterprise_id: str | None, team_id: str | None) -> None:
+        self.installations.remove(enterprise_id, team_id, reason="tokens_revoked")
+
+    def delete_installation(self, *, enterprise_id: str | None, team_id: str | None, user_id: str | None = None) -> None:
+        if user_id is None:  # the installer's user token alone is not paperbot's (it asks for none)
+            self.installations.remove(enterprise_id, team_id, reason="app_uninstalled")
+
+    def delete_all(self, *, enterprise_id: str | None, team_id: str | None) -> None:
+        self.installations.remove(enterprise_id, team_id, reason="app_uninstalled")
+
+
+# What Installation() takes: a stored row may carry more (Bolt's to_dict adds custom values).
+_INSTALLATION_FIELDS = frozenset(inspect.signature(Installation).parameters)
+
+
+class StoreStateStore(OAuthStateStore):
+    """Install states in the store: each good once, for STATE_SECONDS, on every instance."""
+
+    def __init__(self, installations: Installations, *, lasts_seconds: int = STATE_SECONDS):
+        self.installations = installations
+        self.lasts_seconds = lasts_seconds
+
+    @property
+    def logger(self) -> logging.Logger:
+        return logger
+
+    def issue(self, *args, **kwargs) -> str:
+        state = secrets.token_urlsafe(32)
+        self.installations.issue_state(state, lasts_seconds=self.lasts_seconds)
+        return state
+
+    def consume(self, state: str) -> bool:
+        if not state or not self.installations.consume_state(state):
+            logger.info("refused an install with a state this server did not issue, or one already used")
+            return False
+        return True
+
+
+def _page(title: str, body: str, status: int) -> BoltResponse:
+    """A small bilingual HTML page (the installer's language is not known yet)."""
+    document = (
+        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{html.escape(title)}</title></head><body>{body}</body></html>'
+    )
+    return BoltResponse(status=status, body=document, headers={"Content-Type": "text/html; charset=utf-8"})
+
+
+def _both(key: str, **fields: str) -> str:
+    return "".join(f"<p>{html.escape(t(key, lang, **fields))}</p>" for lang in ("en", "zh"))
+
+
+_FAILURE_KEYS = {
+    "invalid_browser": "oauth.failed_state",
+    "invalid_state": "oauth.failed_state",
+    "access_denied": "oauth.cancelled",
+}
+
+
+def _succeeded(args: SuccessArgs) -> BoltResponse:
+    team = args.installation.team_name or args.installation.team_id or ""
+    return _page(t("oauth.installed_title", "en"), _both("oauth.installed", team=team), 200)
+
+
+def _failed(args: FailureArgs) -> BoltResponse:
+    """Say what went wrong and what to do, in both languages; the reason goes to the log only."""
+    logger.info("an install did not complete: %s", args.reason)
+    key = _FAILURE_KEYS.get(args.reason, "oauth.failed")
+    install_path = args.settings.install_path
+    return _page(t("oauth.failed_title", "en"), _both(key, install_path=install_path), args.suggested_status_code)
+
+
+def oauth_settings(settings: Settings, installations: Installations, client: WebClient) -> OAuthSettings:
+    """Bolt's OAuth settings: paperbot's scopes, its stores, its pages, token rotation.
+
+    `client` (the app's: SLACK_API_BASE_URL, retries) also refreshes rotating tokens: the
+    authorize OAuthSettings builds gives its TokenRotator a default client, which would
+    always call slack.com.
+    """
+    oauth = OAuthSettings(
+        client_id=settings.slack_client_id,
+        client_secret=settings.slack_client_secret,
+        scopes=list(BOT_SCOPES),
+        installation_store=StoreInstallationStore(installations),
+        installation_store_bot_only=True,
+        state_store=StoreStateStore(installations),
+        state_expiration_seconds=STATE_SECONDS,
+        callback_options=CallbackOptions(success=_succeeded, failure=_failed),
+        # Rotate a token this long before it expires (Slack's rotating tokens last 12 hours).
+        token_rotation_expiration_minutes=settings.slack_token_rotation_minutes,
+    )
+    oauth.authorize = InstallationStoreAuthorize(
+        logger=logging.getLogger("bot.slack.bolt"),
+        client_id=oauth.client_id,
+        client_secret=oauth.client_secret,
+        token_rotation_expiration_minutes=oauth.token_rotation_expiration_minutes,
+        installation_store=oauth.installation_store,
+        bot_only=True,
+        client=client,
+    )
+    return oauth

@@ -1,0 +1,115 @@
+"""Workspaces that installed paperbot from its link (Slack OAuth), in paperbot's own store.
+
+Three tables beside the papers, on SQLite or PostgreSQL alike (plain SQL through the
+store's one dialect layer, bot/store/postgres.py), so an instance sharing a PostgreSQL
+store sees every install another instance took:
+
+    slack_installations  one row per workspace (enterprise id, team id; '' when none):
+                         the installation Slack gave, as JSON (bot token, refresh token,
+                         scopes, who installed). Replaced by a reinstall or a token rotation.
+    slack_oauth_states   install links handed out and not used yet: a state is good once,
+                         until it expires (a replayed or forged one finds no row).
+    paused_teams         workspaces that uninstalled or revoked the token, until a
+                         reinstall resumes them (`is_paused`: what a digest run for that
+                         workspace checks once subscriptions know their workspace, issue 25
+                         point 2).
+
+This room knows nothing of Slack's SDK: bot/slack/oauth.py turns these rows into Bolt's
+Installation and Bot objects.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+from bot.clock import parse_iso, to_iso
+from bot.store.database import Store, apply_schema
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS slack_installations (
+    enterprise_id TEXT NOT NULL DEFAULT '',
+    team_id       TEXT NOT NULL DEFAULT '',
+    installed_at  TEXT NOT NULL,
+    data          TEXT NOT NULL,
+    PRIMARY KEY (enterprise_id, team_id)
+);
+CREATE TABLE IF NOT EXISTS slack_oauth_states (
+    state      TEXT PRIMARY KEY,
+    expires_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS paused_teams (
+    enterprise_id TEXT NOT NULL DEFAULT '',
+    team_id       TEXT NOT NULL DEFAULT '',
+    paused_at     TEXT NOT NULL,
+    reason        TEXT NOT NULL,
+    PRIMARY KEY (enterprise_id, team_id)
+);
+"""
+
+
+class Installations:
+    """Installations, install states and paused workspaces, keyed by (enterprise, team)."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        with store.transaction() as db:
+            apply_schema(db, SCHEMA)
+
+    # -- installations ---------------------------------------------------------------
+
+    def save(self, enterprise_id: str | None, team_id: str | None, data: dict, *, installed_at: str) -> None:
+        """Keep `data` as the workspace's installation (a reinstall or a rotation replaces it),
+        and resume the workspace's digests if an uninstall had paused them."""
+        key = (enterprise_id or "", team_id or "")
+        with self.store.transaction() as db:
+            db.execute("DELETE FROM slack_installations WHERE enterprise_id = ? AND team_id = ?", key)
+            db.execute(
+                "INSERT INTO slack_installations (enterprise_id, team_id, installed_at, data) VALUES (?, ?, ?, ?)",
+                (*key, installed_at, json.dumps(data, sort_keys=True)),
+            )
+            db.execute("DELETE FROM paused_teams WHERE enterprise_id = ? AND team_id = ?", key)
+
+    def find(self, enterprise_id: str | None, team_id: str | None) -> dict | None:
+        rows = self.store.read(
+            "SELECT data FROM slack_installations WHERE enterprise_id = ? AND team_id = ?", (enterprise_id or "", team_id or "")
+        )
+        return json.loads(rows[0][0]) if rows else None
+
+    def remove(self, enterprise_id: str | None, team_id: str | None, *, reason: str) -> bool:
+        """Forget the workspace's installation (its tokens) and pause its digests; True if one was stored."""
+        key = (enterprise_id or "", team_id or "")
+        with self.store.transaction() as db:
+            removed = db.execute("DELETE FROM slack_installations WHERE enterprise_id = ? AND team_id = ?", key).rowcount
+            db.execute("DELETE FROM paused_teams WHERE enterprise_id = ? AND team_id = ?", key)
+            db.execute(
+                "INSERT INTO paused_teams (enterprise_id, team_id, paused_at, reason) VALUES (?, ?, ?, ?)",
+                (*key, self.store.now(), reason),
+            )
+        return removed > 0
+
+    def is_paused(self, enterprise_id: str | None, team_id: str | None) -> bool:
+        """Did this workspace uninstall paperbot (or revoke its token) and not reinstall since?"""
+        rows = self.store.read(
+            "SELECT 1 FROM paused_teams WHERE enterprise_id = ? AND team_id = ?", (enterprise_id or "", team_id or "")
+        )
+        return bool(rows)
+
+    def paused_teams(self) -> set[str]:
+        return {row[0] for row in self.store.read("SELECT team_id FROM paused_teams")}
+
+    # -- install states ----------------------------------------------------------------
+
+    def issue_state(self, state: str, *, lasts_seconds: int) -> None:
+        """Remember a state handed out with an install link (and forget the expired ones)."""
+        expires_at = to_iso(parse_iso(self.store.now()) + timedelta(seconds=lasts_seconds))
+        with self.store.transaction() as db:
+            db.execute("DELETE FROM slack_oauth_states WHERE expires_at < ?", (self.store.now(),))
+            db.execute("INSERT INTO slack_oauth_states (state, expires_at) VALUES (?, ?)", (state, expires_at))
+
+    def consume_state(self, state: str) -> bool:
+        """True once for a state this store issued and that has not expired; False after."""
+        with self.store.transaction() as db:
+            rows = db.execute("SELECT expires_at FROM slack_oauth_states WHERE state = ?", (state,)).fetchall()
+            db.execute("DELETE FROM slack_oauth_states WHERE state = ?", (state,))
+        return bool(rows) and rows[0][0] >= self.store.now()
