@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -64,6 +65,7 @@ class Example:
     paper: Paper | None = None
     interest: str = ""
     weight: float = 1.0
+    alternatives: tuple[str, ...] = ()  # an interest's: what a search for it also looks for
 
 
 @dataclass
@@ -114,9 +116,12 @@ def _hash_rows(counts: list) -> list[tuple[np.ndarray, np.ndarray]]:
     return out
 
 
-def interest_terms(interest: str) -> list[str]:
-    """An interest's terms, as a title's: analysed as search reads it, counted like a title."""
-    return [term for term in analyze(interest) for _ in range(TITLE_REPEAT)]
+def interest_terms(interest: str, alternatives: Sequence[str] = ()) -> list[str]:
+    """An interest's terms, as a title's: analysed as search reads it, counted like a title,
+    plus what a search for it also looks for (`alternatives`: the lexicon's translations and
+    aliases, PaperIndex.alternatives), once each: a search counts an alternative as half a
+    literal match, and so a Chinese-only paper matches `KV cache` through 键值缓存."""
+    return [term for term in analyze(interest) for _ in range(TITLE_REPEAT)] + list(alternatives)
 
 
 @dataclass
@@ -208,7 +213,9 @@ class Learner:
         if not examples:
             return [Pick(p) for p in candidates]
         example_rows = [
-            self.hashed.rows([e.paper])[0] if e.paper is not None else _hash_rows([Counter(interest_terms(e.interest))])[0]
+            self.hashed.rows([e.paper])[0]
+            if e.paper is not None
+            else _hash_rows([Counter(interest_terms(e.interest, e.alternatives))])[0]
             for e in examples
         ]
         cand = pool.matrix[keep] if len(keep) < pool.total else pool.matrix
