@@ -54,7 +54,7 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
             reply = answer_action(
                 services, user_id, action_id, value, shareable=not from_home and not is_dm(channel_id),
                 card_channel_id=channel_id if public_card else "", channel_id=channel_id,
-                channel_name=(body.get("channel") or {}).get("name", ""), team_id=_team_id(body),
+                channel_name=(body.get("channel") or {}).get("name", ""), team_id=team_id_of(body),
             )  # fmt: skip
         except Exception as error:  # a Save writes: a full disk is named, and the admins told
             logger.exception("button %s failed for user %s", action_id, user_id)
@@ -103,7 +103,7 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
         try:
             reply = answer_action(
                 services, user_id, action_id, value, shareable=not is_dm(channel_id),
-                card_channel_id=channel_id if public_card else "", team_id=_team_id(body),
+                card_channel_id=channel_id if public_card else "", team_id=team_id_of(body),
             )  # fmt: skip
         except Exception as error:
             logger.exception("menu %s failed for user %s", action_id, user_id)
@@ -111,9 +111,9 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
         respond_privately(reply, respond=respond, client=client, user_id=user_id, channel_id=channel_id)
 
 
-def _team_id(body: dict) -> str:
-    """The clicker's workspace, from Slack's signed payload: it keys their 👍 / 👎."""
-    return (body.get("team") or {}).get("id") or (body.get("user") or {}).get("team_id") or ""
+def team_id_of(body: dict) -> str:
+    """The clicker's workspace, from Slack's signed payload: it keys their 👍 / 👎 and interests."""
+    return (body.get("team") or {}).get("id") or (body.get("user") or {}).get("team_id") or body.get("team_id") or ""
 
 
 def _redraw_dm_message(body: dict, services: Services, user_id: str, value: ButtonValue, client: WebClient, lang: str) -> bool:
