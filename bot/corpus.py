@@ -544,6 +544,14 @@ class Corpus:
         )
         return papers[:limit] if limit is not None else papers
 
+    def alternatives(self, text: str) -> tuple[str, ...]:
+        """What else a search for `text` looks for: the lexicon's translations and aliases
+        (PaperIndex.alternatives); none while the index is unusable (being rebuilt)."""
+        try:
+            return self.index.alternatives(text)
+        except IndexUnusable:
+            return ()
+
     def query_problem(self, text: str) -> str | None:
         """What a search for `text` taken literally would report as its problem (an i18n key), without searching."""
         return self.index.query_problem(text)

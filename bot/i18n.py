@@ -1479,6 +1479,29 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "“{interest}” has no words I can match papers by: try a topic such as `KV cache` or `推测解码`.",
         "zh": "“{interest}”中没有可用于匹配论文的词：请换成具体主题，例如 `KV cache` 或 `推测解码`。",
     },
+    "home.interests_title": {"en": "Your interests", "zh": "你关注的主题"},
+    "home.interests_intro": {
+        "en": "Only you see them. Until you save or rate papers, your for-you is ranked by them (`/papers interests` manages them too).",
+        "zh": "仅你可见。在你收藏或评价论文之前，你的推荐按这些主题排序（也可以用 `/papers interests` 管理）。",
+    },
+    "home.interests_none": {
+        "en": "You follow no topics yet: add a few, in English or Chinese, and your for-you starts from them.",
+        "zh": "你还没有关注任何主题：添加几个（中英文皆可），你的推荐就从这里开始。",
+    },
+    "home.interests_more": {
+        "en": "…and {count} more: `/papers interests list` shows them all.",
+        "zh": "……还有 {count} 个：用 `/papers interests list` 查看全部。",
+    },
+    "home.interest_remove": {"en": "Remove", "zh": "删除"},
+    "home.interests_add": {"en": "Add interests", "zh": "添加主题"},
+    "interests.modal_title": {"en": "Add interests", "zh": "添加关注的主题"},
+    "interests.modal_label": {"en": "Topics, separated by commas", "zh": "主题（用逗号分隔）"},
+    "interests.modal_hint": {
+        "en": "In English or Chinese, for example: KV cache, 推测解码. Only you see them.",
+        "zh": "中英文皆可，例如：KV cache，推测解码。仅你可见。",
+    },
+    "interests.modal_submit": {"en": "Add", "zh": "添加"},
+    "interests.modal_cancel": {"en": "Cancel", "zh": "取消"},
     "foryou.undo_none": {
         "en": "You had no 👍 / 👎 on *{title}* to undo.",
         "zh": "你没有对《{title}》点过 👍 / 👎，无需撤销。",

@@ -91,7 +91,7 @@ def build_services(
     `scheduler` is APScheduler's BackgroundScheduler unless a test passes a ManualScheduler
     that reads its fake clock. `on_feed_failing(source)` tells the admins a feed fails.
     """
-    library = Library(corpus.store, clock=clock)
+    library = Library(corpus.store, clock=clock, alternatives=corpus.alternatives)
     subscriptions = SubscriptionStore(corpus.store, clock=clock)
     digests = DigestService(
         corpus, subscriptions, poster, clock=clock, stale_after=timedelta(seconds=settings.lease_seconds),

@@ -144,6 +144,20 @@ class SlackSender:
                 payload["message"] = message
         return self.post(urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded")
 
+    def submit_view(self, view: dict, values: dict, *, user_id: str = "U100", team_id: str = "T0001"):
+        """A view_submission of a modal `view` (as paperbot opened it), its inputs filled:
+        `values` maps block_id -> action_id -> the element's state (`{"value": "..."}`)."""
+        payload = {
+            "type": "view_submission",
+            "team": {"id": team_id, "domain": "example"},
+            "user": {"id": user_id, "team_id": team_id},
+            "api_app_id": "A0001",
+            "token": "legacy-verification-token",
+            "trigger_id": "2.3.4",
+            "view": {**view, "id": "VMODAL", "team_id": team_id, "state": {"values": values}},
+        }
+        return self.post(urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded")
+
     def event(self, event: dict):
         body = json.dumps(
             {

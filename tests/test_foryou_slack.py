@@ -8,10 +8,12 @@ test uses its own user and channel ids.
 from __future__ import annotations
 
 import json
+import time
 
 from slack_helpers import all_text, button_values
 
 from bot.slack.render.blocks import check_blocks
+from bot.slack.render.digest import paper_menu
 from bot.slack.values import decode_value
 
 TEAM = "T0001"
@@ -138,7 +140,8 @@ def test_interests_add_list_remove_in_both_languages_and_give_a_cold_start(slack
     assert check_blocks(body["blocks"]) == []
     assert "by your interests (KV cache, 推测解码)" in body["text"]
     assert "matches your interest “KV cache”" in notice_text(body)
-    assert "KV Cache" in all_text([b for b in body["blocks"] if b.get("block_id", "").startswith("hit:")][:1])
+    top = all_text([b for b in body["blocks"] if b.get("block_id", "").startswith("hit:")][:2])
+    assert "KV Cache" in top and "Speculative Decoding" in top  # one of each interest leads
 
     _, body = slack.command("interests remove kv cache", user_id="U_IN1")
     assert "Removed “KV cache”." in notice_text(body)
@@ -166,3 +169,34 @@ def test_interests_in_chinese_and_bad_input_is_explained(slack, fake_slack, seed
     assert seed_services.library.feedback.interests(TEAM, "U_IN4") == []  # nothing half-stored
     assert seed_services.library.feedback.interests(TEAM, "U_IN3") == ["KV缓存"]
     assert seed_services.library.feedback.interests("T_OTHER", "U_IN3") == []
+
+
+def wait_for_signals(feedback, user_id: str, count: int = 1) -> list:
+    """The clicker's signals, once `count` are stored (a link click is acked, then counted)."""
+    deadline = time.monotonic() + 5
+    while len(signals := feedback.signals(TEAM, user_id)) < count and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return signals
+
+
+def test_opening_a_link_on_a_card_or_a_digest_row_is_a_weak_positive(slack, fake_slack, seed_corpus, seed_services):
+    feedback = seed_services.library.feedback
+    paper = seed_corpus.resolve("World Action Verifier")
+    _, preview = slack.command("share World Action Verifier", user_id="U_LK1", channel_id="C_LK")
+    slack.click("share_post", button_values(preview["blocks"], "share_post")[0], user_id="U_LK1", channel_id="C_LK")
+    (post,) = fake_slack.wait_for("chat.postMessage")
+    links = [e for b in post.args["blocks"] if b.get("type") == "actions" for e in b["elements"] if "url" in e]
+    assert links and all(decode_value(e["value"]).id == paper.id for e in links)  # each link names its paper
+    assert all("U_LK" not in e["value"] for e in links)
+    status, _ = slack.click(links[0]["action_id"], links[0]["value"], user_id="U_LK2", channel_id="C_LK", ephemeral=False)
+    assert status == 200
+    (signal,) = wait_for_signals(feedback, "U_LK2")
+    assert (signal.paper_id, signal.weak, signal.value) == (paper.id, True, 1)
+    assert feedback.signals(TEAM, "U_LK1") == []  # the sharer opened nothing
+
+    # A digest row's menu: its link options name the paper too, and count for the one who opens them.
+    menu = paper_menu(paper, "en", ["links"])
+    option = next(o for o in menu["options"] if "url" in o)
+    slack.click("paper_menu", option, user_id="U_LK3", channel_id="C_LK", ephemeral=False)
+    (signal,) = wait_for_signals(feedback, "U_LK3")
+    assert (signal.paper_id, signal.weak) == (paper.id, True)

@@ -20,6 +20,7 @@ SCOPE_OF_METHOD = {
     "files.upload_v2": "files:write",
     "users.info": "users:read",  # files.getUploadURLExternal + files.completeUploadExternal
     "views.publish": None,  # needs no scope
+    "views.open": None,  # needs no scope: a click's trigger_id (App Home's Add interests modal)
 }
 # Bolt listener -> the Events API subscription and the scope it needs.
 EVENT_OF_LISTENER = {

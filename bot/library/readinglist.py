@@ -25,7 +25,7 @@ Ranking ("for you") is bot/library/ranking.py.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING
@@ -131,9 +131,10 @@ class Ordering:
 class Library:
     """Saves, votes and rankings, in the corpus's SQLite file."""
 
-    def __init__(self, store: Store, *, clock: Clock = system_clock):
+    def __init__(self, store: Store, *, clock: Clock = system_clock, alternatives: Callable[[str], Sequence[str]] | None = None):
         self.store = store
         self.clock = clock
+        self.alternatives = alternatives  # Corpus.alternatives: interests match as a search would
         self.terms = TermCache()
         self.feedback = FeedbackStore(store)  # 👍 / 👎, opens, interests (issue 27)
         self._recommender: Recommender | None = None
@@ -154,7 +155,11 @@ class Library:
             from bot.library.recommend import Recommender
 
             self._recommender = Recommender(
-                self.feedback, HashedTerms(self.terms), saved_papers=self.saved_papers, get_many=self.store.get_many
+                self.feedback,
+                HashedTerms(self.terms),
+                saved_papers=self.saved_papers,
+                get_many=self.store.get_many,
+                alternatives=self.alternatives,
             )
         return self._recommender
 

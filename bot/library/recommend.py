@@ -48,8 +48,11 @@ class Signals:
 class Recommender:
     """Ranks papers for a person or a channel from their signals."""
 
-    def __init__(self, feedback: FeedbackStore, hashed: HashedTerms, *, saved_papers, get_many):
+    def __init__(self, feedback: FeedbackStore, hashed: HashedTerms, *, saved_papers, get_many, alternatives=None):
         self.feedback = feedback
+        # text -> what a search for it also looks for (Corpus.alternatives): an interest in
+        # one language matches papers in the other, as a search for it would.
+        self._alternatives = alternatives or (lambda _text: ())
         self.learner = Learner(hashed)
         self.hashed = hashed
         self._saved_papers = saved_papers  # user_id, limit -> their saved papers, newest first
@@ -75,7 +78,10 @@ class Recommender:
             else:
                 source = "opened" if signal.weak else "liked"
                 examples.append(Example(1, source, paper=paper, weight=signal_weight(source)))
-        examples += [Example(1, "interest", interest=i) for i in self.feedback.interests(team_id, user_id)]
+        examples += [
+            Example(1, "interest", interest=i, alternatives=tuple(self._alternatives(i)))
+            for i in self.feedback.interests(team_id, user_id)
+        ]
         excluded = saved_ids | {s.paper_id for s in signals if s.value < 0}
         return Signals(examples, excluded)
 

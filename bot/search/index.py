@@ -69,6 +69,7 @@ logger = logging.getLogger(__name__)
 legacy.register()  # indexes written before bot/search/ existed open as they are
 
 LOCK_FILE = f"{INDEX_NAME}_WRITELOCK"  # Whoosh's name for the write lock of INDEX_NAME
+ALTERNATIVES_CACHE = 10_000  # texts whose alternatives() are kept (interests: a few per person)
 LEXICON_FILE = "lexicon.json"  # what the index learned from its papers' parallel text
 MAX_PER_PAGE = 100
 
@@ -143,6 +144,7 @@ class PaperIndex:
         self._segment_revs: dict[str, int] = {}  # segment id -> highest rev in it
         self._lexicon_key: _LexiconKey | None = None
         self._lexicon: Lexicon | None = None
+        self._alternatives: dict[tuple, tuple[str, ...]] = {}  # (text, lexicon, state) -> alternatives()
         self._spelling = Spelling(self._pool)  # the typo vocabularies (bot/search/spelling.py)
         # Per-segment lengths and columns for bot/search/topk.py, made at the first search:
         # bot/search/topk.py imports numpy (~0.1 s of a CLI command's start; a digest never needs it).
@@ -618,6 +620,33 @@ class PaperIndex:
                 if after_seq < stored["seq"] and (upto_seq is None or stored["seq"] <= upto_seq):
                     found.append((stored["id"], float(score or 0.0)))
             return found
+
+    def alternatives(self, text: str) -> tuple[str, ...]:
+        """The tokens a search for `text` also looks for, beyond its own analysed words: the
+        lexicon's aliases, translations and joined/split forms that the index holds (what
+        search() adds when it expands). `KV cache` -> 键值 缓存, `推测解码` -> specul decod.
+
+        The for-you reads an interest through this (bot/library/recommend.py), so it matches
+        papers in the other language as a search would. Cached per text until the index or
+        the lexicon changes: a digest morning asks for every subscriber's interests.
+        """
+        with self._searcher() as searcher:
+            reader = searcher.reader()
+            lexicon = self._lexicon_for(reader)
+            key = (text, self._lexicon_key, self._state(searcher))
+            with self._open_lock:
+                cached = self._alternatives.get(key)
+            if cached is not None:
+                return cached
+            built = build_query(
+                text, mode="all", lexicon=lexicon, expand=True, is_known=lambda token: (TEXT_FIELD, token) in reader
+            )
+        found = tuple(token for _, target in built.expanded_terms for token in target)
+        with self._open_lock:
+            if len(self._alternatives) >= ALTERNATIVES_CACHE:
+                self._alternatives.clear()
+            self._alternatives[key] = found
+        return found
 
     def query_problem(self, text: str) -> str | None:
         """Return the `problem` search(text, expand=False) would report (an i18n key), without searching."""

@@ -155,10 +155,16 @@ def tell_user(text: str, *, lang: str, respond: Respond | None, client: WebClien
 
 
 def publish_home(
-    client: WebClient, services: Services, user_id: str, *, result: SearchResult | None = None, lang: str | None = None
+    client: WebClient,
+    services: Services,
+    user_id: str,
+    *,
+    result: SearchResult | None = None,
+    lang: str | None = None,
+    team_id: str = "",
 ) -> bool:
     """Render and publish one user's Home; log (don't raise) when Slack refuses."""
-    view = build_home(services, user_id, result=result, lang=lang)
+    view = build_home(services, user_id, result=result, lang=lang, team_id=team_id)
     problems = check_view(view)
     if problems:
         logger.warning("home view breaks Block Kit limits: %s", "; ".join(problems[:5]))

@@ -30,6 +30,7 @@ from enum import StrEnum
 __all__ = [
     "BUTTON_ACTIONS",
     "HOME_EXAMPLE",
+    "INTERESTS_VIEW",
     "LINK",
     "MENU_ACTIONS",
     "NUMBERED",
@@ -69,6 +70,9 @@ class Action(StrEnum):
     LIKE = "paper_like"  # 👍: more like this, for the clicker (and, on a channel's card, one vote of the channel's)
     DISLIKE = "paper_dislike"  # 👎: not for me; never again in the clicker's for-you
     UNVOTE = "paper_unvote"  # Undo, on the private note a 👍 / 👎 answers with
+    HOME_INTEREST_REMOVE = "home_interest_remove"  # App Home: removes the interest `q` (the clicker's own)
+    HOME_INTERESTS_ADD = "home_interests_add"  # App Home: opens the modal that adds interests (INTERESTS_VIEW)
+    INTERESTS_INPUT = "interests_text"  # the modal's text input
 
 
 BUTTON_ACTIONS = frozenset(
@@ -97,6 +101,8 @@ MENU_ACTIONS = frozenset({Action.DETAILS, Action.MORE, Action.SAVE, Action.LIKE,
 
 LINK = re.compile(r"^link_(arxiv|pdf|code|project)_\d+$")
 """URL buttons (arXiv, PDF, Code, Project): Slack opens the page and still tells the app."""
+INTERESTS_VIEW = "interests_add"
+"""The callback_id of App Home's Add interests modal: its view_submission adds them."""
 HOME_EXAMPLE = re.compile(rf"^{Action.HOME_EXAMPLE}_\d+$")
 """App Home's example searches: action ids must be unique within a block, so each is numbered."""
 

@@ -32,3 +32,12 @@ def answer_vote_click(
     vote = VOTES[Action(action_id)]
     feedback.vote(team_id, user_id, paper.id, vote, place_id=card_channel_id)
     return Reply(render_vote_note(paper, lang, vote, channel_id=card_channel_id), lang=lang)
+
+
+def record_open(services: Services, team_id: str, user_id: str, value: ButtonValue) -> bool:
+    """A link the person opened (arXiv, PDF, code, from a card or a digest row's menu): a
+    weak positive for their for-you, as opening Details is. False for no such paper."""
+    if not value.id or services.corpus.get(value.id) is None:
+        return False
+    services.library.feedback.opened(team_id, user_id, value.id)
+    return True

@@ -16,8 +16,13 @@ from bot.slack.render.sources import render_meaning_status, render_sources
 from bot.slack.reply import not_ready_message, person_lang
 
 
-def build_home(services: Services, user_id: str, *, result: SearchResult | None = None, lang: str | None = None) -> dict:
+def build_home(
+    services: Services, user_id: str, *, result: SearchResult | None = None, lang: str | None = None, team_id: str = ""
+) -> dict:
     """The Home view of `user_id`; `result` is a search to show under the examples.
+
+    `team_id`, from Slack's signed payload, keys the person's interests; without it (a
+    Home redrawn after a click that did not say) the team of their latest signal.
 
     Its language is the one replies use (`person_lang`): the person's `/papers lang`, else
     their Slack locale, so a zh-CN reader who never set one gets a Chinese Home.
@@ -39,6 +44,7 @@ def build_home(services: Services, user_id: str, *, result: SearchResult | None 
         lang_is_set=bool(stored),
         result=result,
         subscriptions=render_home_subscriptions(services, user_id, lang),
+        interests=_interests(services, user_id, team_id),
         saved_ids=services.library.saved_ids(user_id) if ready else frozenset(),
         saved_section=render_home_saved(services.library, user_id, lang) if ready else None,
         sources=[*render_sources(services.sources.list_sources(), lang), *render_meaning_status(_vectors(services), lang)]
@@ -51,3 +57,8 @@ def build_home(services: Services, user_id: str, *, result: SearchResult | None 
 def _vectors(services: Services):
     meaning = services.corpus.meaning
     return meaning.builder.progress() if meaning is not None else None
+
+
+def _interests(services: Services, user_id: str, team_id: str) -> list[str]:
+    feedback = services.library.feedback
+    return feedback.interests(team_id or feedback.team_of(user_id=user_id), user_id)

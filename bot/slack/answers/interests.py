@@ -8,6 +8,7 @@ person's alone, keyed by the (team, user) Slack signed for.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from bot.search.analysis import analyze
 from bot.services import Services
@@ -31,36 +32,62 @@ def listed(interests: list[str], lang: str) -> str:
     return separator.join(f"“{escape(truncate(i, MAX_INTEREST_CHARS))}”" for i in interests)
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """What a change to someone's interests came to: a message (an i18n key and its fields),
+    and whether it stored anything (App Home's modal shows a refusal under its input)."""
+
+    key: str
+    fields: dict = field(default_factory=dict)
+    changed: bool = False
+
+
+def add_interests(services: Services, team_id: str, user_id: str, text: str, lang: str) -> Outcome:
+    """Add the comma-separated topics in `text`; bad input stores nothing and says why."""
+    feedback = services.library.feedback
+    wanted = split_interests(text)
+    if not wanted:
+        return Outcome("interests.usage")
+    for interest in wanted:
+        if len(interest) > MAX_INTEREST_CHARS:
+            return Outcome("interests.too_long", {"interest": escape(truncate(interest, 40)), "limit": MAX_INTEREST_CHARS})
+        if not analyze(interest):
+            return Outcome("interests.no_words", {"interest": escape(interest)})
+    current = feedback.interests(team_id, user_id)
+    known = {i.casefold() for i in current}
+    fresh = list(dict.fromkeys(i for i in wanted if i.casefold() not in known))
+    if len(current) + len(fresh) > MAX_INTERESTS:
+        return Outcome("interests.too_many", {"limit": MAX_INTERESTS})
+    if not fresh:
+        return Outcome("interests.already", {"interests": listed(wanted, lang)})
+    feedback.add_interests(team_id, user_id, fresh)
+    return Outcome("interests.added", {"interests": listed(fresh, lang), "all": listed(current + fresh, lang)}, True)
+
+
+def remove_interests(services: Services, team_id: str, user_id: str, wanted: list[str], lang: str) -> Outcome:
+    """Remove these topics (any case) from the person's interests."""
+    removed = services.library.feedback.remove_interests(team_id, user_id, wanted)
+    if not removed:
+        return Outcome("interests.not_found", {"interests": listed(wanted, lang)})
+    return Outcome("interests.removed", {"interests": listed(removed, lang)}, True)
+
+
 def answer_interests(services: Services, team_id: str, user_id: str, rest: str, lang: str) -> Reply:
     """Add, list or remove the person's interests; bad input says what is wrong and how to fix it."""
-    feedback = services.library.feedback
     word, _, text = rest.strip().partition(" ")
     action = INTERESTS_ACTIONS.get(word.lower()) if word else "list"
     if action is None:
         return notice("interests.usage", lang)
-    current = feedback.interests(team_id, user_id)
     if action == "list":
+        current = services.library.feedback.interests(team_id, user_id)
         if not current:
             return notice("interests.none", lang)
         return notice("interests.list", lang, interests=listed(current, lang))
-    wanted = split_interests(text)
-    if not wanted:
-        return notice("interests.usage", lang)
     if action == "remove":
-        removed = feedback.remove_interests(team_id, user_id, wanted)
-        if not removed:
-            return notice("interests.not_found", lang, interests=listed(wanted, lang))
-        return notice("interests.removed", lang, interests=listed(removed, lang))
-    for interest in wanted:
-        if len(interest) > MAX_INTEREST_CHARS:
-            return notice("interests.too_long", lang, interest=escape(truncate(interest, 40)), limit=MAX_INTEREST_CHARS)
-        if not analyze(interest):
-            return notice("interests.no_words", lang, interest=escape(interest))
-    known = {i.casefold() for i in current}
-    fresh = list(dict.fromkeys(i for i in wanted if i.casefold() not in known))
-    if len(current) + len(fresh) > MAX_INTERESTS:
-        return notice("interests.too_many", lang, limit=MAX_INTERESTS)
-    if not fresh:
-        return notice("interests.already", lang, interests=listed(wanted, lang))
-    feedback.add_interests(team_id, user_id, fresh)
-    return notice("interests.added", lang, interests=listed(fresh, lang), all=listed(current + fresh, lang))
+        wanted = split_interests(text)
+        if not wanted:
+            return notice("interests.usage", lang)
+        outcome = remove_interests(services, team_id, user_id, wanted, lang)
+    else:
+        outcome = add_interests(services, team_id, user_id, text, lang)
+    return notice(outcome.key, lang, **outcome.fields)

@@ -19,6 +19,7 @@ from bot.i18n import t
 from bot.services import Services
 from bot.slack.alerts import AdminAlerts
 from bot.slack.answers.actions import answer_action
+from bot.slack.answers.feedback import record_open
 from bot.slack.answers.library import flip_save_button
 from bot.slack.client import error_code
 from bot.slack.delivery import publish_home, respond_privately, share_in_channel
@@ -32,11 +33,19 @@ logger = logging.getLogger(__name__)
 def register(app: App, services: Services, *, alerts: AdminAlerts | None = None) -> None:
     """Wire the buttons and a digest row's menu; `alerts` tells the admins about a full disk."""
 
+    def _opened(body: dict, value: ButtonValue, log: logging.Logger) -> None:
+        """Count an opened link for the clicker (whose: the signed payload's team and user)."""
+        try:
+            record_open(services, team_id_of(body), body["user"]["id"], value)
+        except Exception:  # a lost weak signal is not worth a message to someone reading a paper
+            log.exception("recording an opened link failed for %s", body["user"]["id"])
+
     @app.action(LINK)
-    def on_link(ack):
+    def on_link(ack, body, action, logger):
         # Slack opens the URL itself, and still tells the app, which must ack or the
-        # button shows a warning.
+        # button shows a warning. An opened link is a weak positive; nothing to answer.
         ack()
+        _opened(body, decode_value(action.get("value")), logger)
 
     @app.action(re.compile("^(" + "|".join(sorted(BUTTON_ACTIONS)) + ")$|" + NUMBERED.pattern))
     def on_button(ack, body, action, client: WebClient, respond: Respond, logger):
@@ -54,7 +63,7 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
             reply = answer_action(
                 services, user_id, action_id, value, shareable=not from_home and not is_dm(channel_id),
                 card_channel_id=channel_id if public_card else "", channel_id=channel_id,
-                channel_name=(body.get("channel") or {}).get("name", ""), team_id=_team_id(body),
+                channel_name=(body.get("channel") or {}).get("name", ""), team_id=team_id_of(body),
             )  # fmt: skip
         except Exception as error:  # a Save writes: a full disk is named, and the admins told
             logger.exception("button %s failed for user %s", action_id, user_id)
@@ -97,13 +106,16 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
         channel_id = (body.get("channel") or {}).get("id", "")
         value = decode_value((action.get("selected_option") or {}).get("value"))
         action_id = value.action
-        if action_id not in MENU_ACTIONS:  # a link option (url) needs no answer; a forged one gets none
+        if action_id == Action.MENU_LINK:  # a link option (url): Slack opened it; it counts, unanswered
+            _opened(body, value, logger)
+            return
+        if action_id not in MENU_ACTIONS:  # a forged option gets no answer
             return
         public_card = bool(channel_id) and not is_dm(channel_id) and not (body.get("container") or {}).get("is_ephemeral")
         try:
             reply = answer_action(
                 services, user_id, action_id, value, shareable=not is_dm(channel_id),
-                card_channel_id=channel_id if public_card else "", team_id=_team_id(body),
+                card_channel_id=channel_id if public_card else "", team_id=team_id_of(body),
             )  # fmt: skip
         except Exception as error:
             logger.exception("menu %s failed for user %s", action_id, user_id)
@@ -111,9 +123,9 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
         respond_privately(reply, respond=respond, client=client, user_id=user_id, channel_id=channel_id)
 
 
-def _team_id(body: dict) -> str:
-    """The clicker's workspace, from Slack's signed payload: it keys their 👍 / 👎."""
-    return (body.get("team") or {}).get("id") or (body.get("user") or {}).get("team_id") or ""
+def team_id_of(body: dict) -> str:
+    """The clicker's workspace, from Slack's signed payload: it keys their 👍 / 👎 and interests."""
+    return (body.get("team") or {}).get("id") or (body.get("user") or {}).get("team_id") or body.get("team_id") or ""
 
 
 def _redraw_dm_message(body: dict, services: Services, user_id: str, value: ButtonValue, client: WebClient, lang: str) -> bool:

@@ -27,7 +27,7 @@ from bot.slack.render.blocks import (
     truncate,
 )
 from bot.slack.render.mrkdwn import escape, escape_code, escape_label, is_linkable, link
-from bot.slack.values import Action, ButtonValue, link_action_id
+from bot.slack.values import Action, ButtonValue, encode_value, link_action_id
 
 AUTHORS_SHOWN = 3
 AFFILIATIONS_SHOWN = 3
@@ -92,7 +92,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[])")
 def link_buttons(paper: Paper, lang: str) -> list[dict]:
     """URL buttons arXiv / PDF / Code / Project, each URL once (see models.paper_links).
 
-    Slack still sends a click on a URL button to the app, so actions.py acks `link_*`.
+    Slack still sends a click on a URL button to the app, so actions.py acks `link_*` and
+    counts the opened link as a weak positive for the clicker's for-you (the value names the paper).
     """
     elements: list[dict] = []
     counts: dict[str, int] = {}
@@ -109,6 +110,8 @@ def link_buttons(paper: Paper, lang: str) -> list[dict]:
                 "text": plain_text(label, LIMITS["button_text"]),
                 "action_id": link_action_id(item.kind, counts[item.kind]),
                 "url": item.url,
+                # Slack tells the app about the click: the paper it names is a weak positive.
+                "value": encode_value(ButtonValue(id=paper.id)),
             }
         )
     return elements

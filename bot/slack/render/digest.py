@@ -202,11 +202,15 @@ is one click from the arXiv page (and in Details)."""
 
 
 def _link_options(paper: Paper, lang: str) -> list[dict]:
-    """arXiv / Code / Project / PDF as link options (the menu's URL options open the page)."""
+    """arXiv / Code / Project / PDF as link options (the menu's URL options open the page;
+    Slack still tells the app, and the paper the value names counts as opened)."""
     links = sorted(
         (item for item in paper_links(paper) if is_linkable(item.url)), key=lambda item: MENU_LINK_ORDER.get(item.kind, 9)
     )
-    return [menu_option(t(LINK_LABELS[item.kind], lang), ButtonValue(action=Action.MENU_LINK), url=item.url) for item in links]
+    return [
+        menu_option(t(LINK_LABELS[item.kind], lang), ButtonValue(action=Action.MENU_LINK, id=paper.id), url=item.url)
+        for item in links
+    ]
 
 
 MENU_BUILDERS: dict[str, Callable[[Paper, str], list[dict]]] = {
