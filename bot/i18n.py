@@ -858,8 +858,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "library.top_voters": {"en": "{count} people reacted", "zh": "{count} 人回应"},
     "library.top_voters_one": {"en": "1 person reacted", "zh": "1 人回应"},
     "library.foryou_nothing_saved": {
-        "en": "Save a few papers, give them 👍 / 👎, or name your interests (`/papers interests add KV cache, 推测解码`): `/papers foryou` then ranks new papers by them. Meanwhile, the newest:",
-        "zh": "收藏几篇论文、点 👍 / 👎，或添加你关注的主题（`/papers interests add KV cache, 推测解码`），`/papers foryou` 就会据此为新论文排序。先看看最新的论文：",
+        "en": "Save a few papers, rate any paper 👍 / 👎, or name your interests (`/papers interests add KV cache, 推测解码`), and `/papers foryou` ranks new papers by them. Until then, the newest:",
+        "zh": "收藏几篇论文、给论文点 👍 / 👎，或添加你关注的主题（`/papers interests add KV cache, 推测解码`），`/papers foryou` 就会据此为新论文排序。先看看最新的论文：",
     },
     "library.foryou_none": {
         "en": "There are no papers you haven't saved yet.",
@@ -1404,20 +1404,20 @@ MESSAGES: dict[str, dict[str, str]] = {
     # -- a for-you that learns: 👍 / 👎, interests, reasons (issue 27) --
     "foryou.button_like": {"en": "👍", "zh": "👍"},
     "foryou.button_dislike": {"en": "👎", "zh": "👎"},
-    "foryou.menu_like": {"en": "👍 More like this for me", "zh": "👍 多推荐这类论文"},
+    "foryou.menu_like": {"en": "👍 Interesting to me", "zh": "👍 感兴趣"},
     "foryou.menu_dislike": {"en": "👎 Not for me", "zh": "👎 不感兴趣"},
     "foryou.button_undo": {"en": "Undo", "zh": "撤销"},
     "foryou.liked": {
-        "en": "👍 on *{title}*: your for-you will rank papers like it higher. Only you see this.",
-        "zh": "已记下你对《{title}》的 👍：为你推荐会把相似的论文排得更靠前。仅你可见。",
+        "en": "👍 on *{title}*: `/papers foryou` will rank papers like it higher. Only you see this.",
+        "zh": "已记下你对《{title}》的 👍：`/papers foryou` 会把类似的论文排得更靠前。仅你可见。",
     },
     "foryou.disliked": {
-        "en": "👎 on *{title}*: it won't come back in your for-you or personal digest, and papers like it move down. Only you see this.",
-        "zh": "已记下你对《{title}》的 👎：它不会再出现在你的推荐和个人日报中，相似的论文也会排得更靠后。仅你可见。",
+        "en": "👎 on *{title}*: `/papers foryou` and your own digest won't show it again, and papers like it move down. Only you see this.",
+        "zh": "已记下你对《{title}》的 👎：它不会再出现在“为你推荐”和发给你的日报中，类似的论文也会排得更靠后。仅你可见。",
     },
     "foryou.channel_vote": {
-        "en": "In <#{channel_id}> it also counts as your one vote for the channel's digest, which shows only how many voted.",
-        "zh": "在 <#{channel_id}> 中，这也算作你对本频道论文日报的一票；频道只显示票数，不显示是谁。",
+        "en": "It also counts as your vote in <#{channel_id}>; the channel sees only how many voted, not who.",
+        "zh": "这也算作你在 <#{channel_id}> 投的一票；频道里只显示票数，不显示投票人。",
     },
     "foryou.undone": {
         "en": "Your 👍 / 👎 on *{title}* is undone.",
@@ -1434,20 +1434,20 @@ MESSAGES: dict[str, dict[str, str]] = {
     "foryou.reason_own": {"en": "you saved or 👍'd it", "zh": "你收藏过或点过 👍"},
     "foryou.reason_channel_own": {"en": "this channel shared or valued it", "zh": "本频道分享过或看重这篇"},
     "foryou.reason_new": {
-        "en": "among the newest: nothing you saved, rated or follow is like it yet",
-        "zh": "最新论文之一：与你收藏、评价或关注的内容暂无相似",
+        "en": "new; not like anything you saved, rated or follow yet",
+        "zh": "新收录；与你的收藏、评价和关注的主题都还不相近",
     },
     "foryou.header_learned": {
-        "en": "*Picked for you*: new papers ranked by what you saved, 👍'd and 👎'd, each with why",
-        "zh": "*为你推荐*：按你的收藏、👍 和 👎 为新论文排序，每篇都注明理由",
+        "en": "*Picked for you*: new papers ranked by what you saved, rated 👍 / 👎 and follow, each with its reason",
+        "zh": "*为你推荐*：按你的收藏、👍 / 👎 和关注的主题为新论文排序，每篇都注明理由",
     },
     "foryou.header_interests": {
         "en": "*Picked for you* by your interests ({interests}): 👍 / 👎 on any paper teaches me more",
         "zh": "*为你推荐*：按你关注的主题（{interests}）排序；对任意论文点 👍 / 👎，推荐会更准",
     },
     "interests.usage": {
-        "en": "`/papers interests add KV cache, 推测解码` adds topics you read (separated by commas, in either language); `/papers interests list` shows them; `/papers interests remove KV cache` removes one. Your interests are yours alone: `/papers foryou` starts from them until you save or rate papers.",
-        "zh": "`/papers interests add KV cache, 推测解码` 添加你关注的主题（用逗号分隔，中英文皆可）；`/papers interests list` 查看；`/papers interests remove KV cache` 删除。你的兴趣仅你可见：在你收藏或评价论文之前，`/papers foryou` 会按它们为你排序。",
+        "en": "`/papers interests add KV cache, 推测解码` adds topics you read (separated by commas, in either language); `/papers interests list` shows them; `/papers interests remove KV cache` removes one. Only you see your interests; `/papers foryou` ranks new papers by them, together with what you save and rate.",
+        "zh": "`/papers interests add KV cache, 推测解码` 添加你关注的主题（用逗号分隔，中英文皆可）；`/papers interests list` 查看；`/papers interests remove KV cache` 删除。你关注的主题仅你可见；`/papers foryou` 会结合它们和你的收藏、评价为你排序。",
     },
     "interests.added": {
         "en": "Added {interests}. Your interests: {all}. `/papers foryou` now ranks new papers by them.",

@@ -143,6 +143,13 @@ def claimed(leases: Leases | None, name: str, work: Callable[[], object]) -> Cal
     return lambda: leases.run(name, work)
 
 
+def warm_services(services: Services) -> None:
+    """Load what a first request would otherwise pay for: the for-you model's libraries
+    (numpy, scipy, scikit-learn: ~1.5 s of CPU), so the first `/papers foryou` answers within
+    Slack's ack like every later one. Servers call it before they say they are ready."""
+    services.library.recommender  # noqa: B018 (built, and its imports loaded, on first use)
+
+
 def start_services(services: Services, *, background: bool = False) -> None:
     """Start the scheduler: digests (with a catch-up run), inbox scans and, with
     `background` (serve), feed polls, arXiv lookups and the papers' vectors, all on the scheduler's threads,

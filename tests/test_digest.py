@@ -257,7 +257,7 @@ def test_chinese_row_puts_the_chinese_title_first_and_counts_authors_the_chinese
     assert lines[2].startswith("> 本文研究") and len(lines) == 3
     assert [o["text"]["text"] for o in render_digest_paper(paper, "zh", 1)["accessory"]["options"]] == [
         "收藏",
-        "👍 多推荐这类论文",
+        "👍 感兴趣",
         "👎 不感兴趣",
         "详情",
         "代码",  # its Comments say "code at https://example.org/…": Code, whatever the host
@@ -381,5 +381,5 @@ def test_a_row_with_many_links_keeps_its_actions_and_offers_the_arxiv_page(corpu
     )
     options = render_digest_paper(paper, "en", 1)["accessory"]["options"]
     assert len(options) == 5  # Slack's limit: 👍 / 👎 (issue 27) leave one link, the arXiv page (Details has all)
-    assert [o["text"]["text"] for o in options] == ["Save", "👍 More like this for me", "👎 Not for me", "Details", "arXiv"]
+    assert [o["text"]["text"] for o in options] == ["Save", "👍 Interesting to me", "👎 Not for me", "Details", "arXiv"]
     assert options[4]["url"] == "https://arxiv.org/abs/2612.00001"

@@ -32,14 +32,14 @@ def test_a_channel_digest_rows_thumbs_are_the_channels_once_per_person(w, slack)
     row = rows_of(head.args["blocks"])[0]
     paper_id = row["block_id"].removeprefix("digest:")
     like, dislike = option(row, "paper_like"), option(row, "paper_dislike")
-    assert like["text"]["text"] == "👍 More like this for me" and "U_DV" not in like["value"]
+    assert like["text"]["text"] == "👍 Interesting to me" and "U_DV" not in like["value"]
     message = {"ts": head.response["ts"], "text": head.args["text"], "blocks": head.args["blocks"]}
     for user in ("U_DV2", "U_DV2", "U_DV3"):  # U_DV2's click arrives twice
         slack.click("paper_menu", like, user_id=user, channel_id="C_DV1", ephemeral=False, message=message)
     slack.click("paper_menu", dislike, user_id="U_DV4", channel_id="C_DV1", ephemeral=False, message=message)
     notes = w.fake.wait_for("response", 4)
     assert all(n.args["response_type"] == "ephemeral" for n in notes)  # the channel sees no one's vote
-    assert "counts as your one vote for the channel's digest" in all_text(notes[0].args["blocks"])
+    assert "It also counts as your vote in <#" in all_text(notes[0].args["blocks"])
     votes = w.services.library.feedback.place_votes(TEAM, "C_DV1")[paper_id]
     assert (votes.up, votes.down) == (2, 1)
 

@@ -45,7 +45,7 @@ def test_thumbs_on_search_results_answer_privately_with_undo_and_count_once(slac
 
     slack.click("paper_dislike", dislikes[0], user_id="U_FB1")  # a change of mind replaces it
     third = fake_slack.wait_for("response", 3)[2]
-    assert "it won't come back in your for-you" in all_text(third.args["blocks"])
+    assert "`/papers foryou` and your own digest won't show it again" in all_text(third.args["blocks"])
     assert feedback.vote_of(TEAM, "U_FB1", paper_id) == -1 and len(feedback.signals(TEAM, "U_FB1")) == 1
 
     (undo,) = button_values(third.args["blocks"], "paper_unvote")
@@ -62,7 +62,7 @@ def test_thumbs_answer_in_chinese_for_a_chinese_reader(slack, fake_slack):
     slack.click("paper_dislike", vote_values(body["blocks"], "paper_dislike")[0], user_id="U_FB_ZH")
     (note,) = fake_slack.wait_for("response")
     text = all_text(note.args["blocks"])
-    assert "已记下你对《" in text and "不会再出现在你的推荐和个人日报中" in text and "撤销" in text
+    assert "已记下你对《" in text and "不会再出现在“为你推荐”和发给你的日报中" in text and "撤销" in text
 
 
 def test_a_vote_on_a_channel_card_is_one_of_the_channels_per_person_and_team(slack, fake_slack, seed_services):
@@ -77,7 +77,7 @@ def test_a_vote_on_a_channel_card_is_one_of_the_channels_per_person_and_team(sla
     )
     notes = fake_slack.wait_for("response", 4)
     assert all(n.args["response_type"] == "ephemeral" for n in notes)
-    assert "counts as your one vote" in all_text(notes[0].args["blocks"])
+    assert "It also counts as your vote in <#" in all_text(notes[0].args["blocks"])
     votes = feedback.place_votes(TEAM, "C_FB3")[paper_id]
     assert (votes.up, votes.down) == (2, 1)
 
@@ -112,7 +112,7 @@ def test_a_thumbs_down_from_for_you_is_gone_from_the_next_and_every_row_says_why
     fake_slack.wait_for("response")
     _, after = slack.command("foryou", user_id="U_FB7")
     assert first not in hit_ids(after["blocks"]) and len(hit_ids(after["blocks"])) == len(hit_ids(body["blocks"]))
-    assert "ranked by what you saved, 👍'd and 👎'd" in after["text"]
+    assert "ranked by what you saved, rated 👍 / 👎 and follow" in after["text"]
     # One reason line right under every row, in the reader's language.
     rows = [i for i, b in enumerate(after["blocks"]) if b.get("block_id", "").startswith("hit:")]
     reasons = [after["blocks"][i + 1] for i in rows]

@@ -270,7 +270,7 @@ def test_a_failed_upload_is_explained(slack, fake_slack, seed_corpus, seed_servi
 
 def test_foryou_ranks_by_saves_with_a_reason(slack, fake_slack, seed_corpus, seed_services):
     _, body = slack.command("foryou", user_id="U_FY_NONE")
-    assert "Save a few papers, give them 👍 / 👎, or name your interests" in body["text"]
+    assert "Save a few papers, rate any paper 👍 / 👎, or name your interests" in body["text"]
     slack.command("save ParisKV", user_id="U_FY")
     _, body = slack.command("foryou", user_id="U_FY")
     assert check_blocks(body["blocks"]) == []

@@ -23,7 +23,7 @@ from bot.config import Settings
 from bot.corpus import Corpus, settle_heap
 from bot.i18n import t
 from bot.logs import install_secret_filter
-from bot.services import Services, start_services, stop_services
+from bot.services import Services, start_services, stop_services, warm_services
 from bot.slack.app import build_app, slack_services
 from bot.slack.http import HttpLimits, RunningServer, make_http_server, start_http_server
 
@@ -43,6 +43,7 @@ def start_app_server(
     """Build the services and the Bolt app as `serve` does, and serve them over HTTP in a
     background thread (nothing is scheduled); for tests and the benchmark."""
     services = services or slack_services(settings, corpus)
+    warm_services(services)
     kwargs.setdefault("signing_secret", settings.slack_signing_secret)
     kwargs.setdefault("is_caught_up", corpus.is_caught_up)
     running = start_http_server(build_app(settings, services), corpus.is_ready, host, port, **kwargs)
@@ -64,7 +65,9 @@ def serve(settings: Settings, corpus: Corpus, *, stdout: TextIO | None = None) -
 
 
 def _start(services: Services) -> None:
-    """Prepare the corpus (index check, seeds on first start), then start the scheduler."""
+    """Load the for-you model, prepare the corpus (index check, seeds on first start), then
+    start the scheduler; the server answers 503 until the corpus is ready."""
+    warm_services(services)
     services.corpus.prepare()
     settle_heap()
     start_services(services, background=True)
