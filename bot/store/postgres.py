@@ -43,6 +43,9 @@ from bot.store.database import COLUMNS, SCHEMA, Store, apply_schema
 
 logger = logging.getLogger(__name__)
 
+# SQLite's built-in NOCASE (`doi COLLATE NOCASE` in the schema and a lookup): on PostgreSQL a
+# case-insensitive ICU collation of that name, made in the store's schema before the tables.
+NOCASE_COLLATION = "CREATE COLLATION IF NOT EXISTS nocase (provider = icu, locale = 'und-u-ks-level2', deterministic = false)"
 WRITE_LOCK = 0x70617065  # "pape": the advisory lock every write transaction holds (one writer at a time)
 CONNECT_TIMEOUT_S = 5
 
@@ -322,6 +325,7 @@ class PostgresStore(Store):
         self._reader_pg: PgConnection | None = None
         if not readonly:
             with self.transaction() as db:
+                db.execute(NOCASE_COLLATION)
                 apply_schema(db, SCHEMA, COLUMNS)
         else:
             self._reading()
