@@ -215,6 +215,20 @@ def test_two_paced_clients_keep_a_methods_tier_together_against_the_fake_slack(p
     store.close()
 
 
+def test_a_channels_next_post_waits_a_second_from_the_previous_answer(postgres_url, fake_slack, slack_settings):
+    """A post slowed on its way must not reach Slack just before the channel's next one: the
+    next waits a second from the answer, not only from the previous request's start."""
+    store = open_store(postgres_url)
+    ledger = Ledger(store)
+    clients = [build_client(slack_settings, Patience.BACKGROUND, ledger=ledger) for _ in range(2)]
+    fake_slack.slow("chat.postMessage", 0.6)
+    clients[0].chat_postMessage(channel="C_SLOW", text="one")
+    answered = time.monotonic()
+    clients[1].chat_postMessage(channel="C_SLOW", text="two")  # the other instance
+    assert time.monotonic() - answered >= 0.95 + 0.6  # a second after the answer, then the fake's 0.6 s
+    store.close()
+
+
 def test_a_paced_client_whose_ledger_is_away_still_calls_slack(tmp_path, fake_slack, slack_settings, caplog):
     """The store down (PostgreSQL restarting) must not fail a lookup or a post: unpaced, with a warning."""
     store = open_store(tmp_path / "ledger.sqlite3")
