@@ -29,7 +29,7 @@ from bot.search.analysis import load_chinese
 from bot.search.index import MAX_PER_PAGE, IndexPage, PaperIndex
 from bot.search.lexicon import DICTIONARY
 from bot.search.writers import StoredPapers
-from bot.store.database import Store, open_store, read_papers, schema_location
+from bot.store.database import Store, is_store_unavailable, open_store, read_papers, schema_location
 
 logger = logging.getLogger(__name__)
 
@@ -177,12 +177,18 @@ class Corpus:
         """
         if not self._ready or self._progress is not None:
             return None
-        if self.store.state() == self.index.state():
-            return None
         try:
+            if self.store.state() == self.index.state():
+                return None
             return self.ensure_index()
         except IndexBusy as exc:
             logger.warning("%s; following the store again shortly", exc)
+            return None
+        except sqlite3.OperationalError as exc:
+            if not is_store_unavailable(exc):
+                raise
+            # PostgreSQL restarting: searches go on from this index; the next follow catches up.
+            logger.warning("following the store: it is unavailable (%s); trying again shortly", exc)
             return None
 
     def rebuilding(self) -> RebuildProgress | None:

@@ -55,6 +55,22 @@ def test_a_paper_stored_through_one_instance_is_found_on_the_other_once_it_follo
     second.close()
 
 
+def test_following_a_store_that_is_away_warns_and_catches_up_when_it_is_back(postgres_url, tmp_path, caplog):
+    """PostgreSQL restarting: the follow job says so in a warning (it raised, and APScheduler
+    logged a traceback, in the chaos test) and the next follow catches up."""
+    first, second = instance(tmp_path, postgres_url, "a"), instance(tmp_path, postgres_url, "b")
+    ingest(first, tmp_path, "a.txt", listing_text("Feed A", 0, 3, topic="Quantum Widgets"))
+    live = second.store.path
+    second.store.close()
+    second.store.path = "postgresql://postgres@127.0.0.1:9/postgres"  # nothing listens there: the store is away
+    assert second.follow() is None
+    assert "following the store: it is unavailable" in caplog.text
+    second.store.path = live  # back
+    assert second.follow() is not None and second.search("quantum widgets").total == 3
+    first.close()
+    second.close()
+
+
 def test_a_new_instance_starts_from_an_index_snapshot(postgres_url, tmp_path):
     first = instance(tmp_path, postgres_url, "a")
     ingest(first, tmp_path, "a.txt", listing_text("Feed A", 0, 5, topic="Quantum Widgets"))
