@@ -184,7 +184,9 @@ def measure_rate(instances: list[Instance], fake: FakeSlack, rates: list[int], s
     return steps
 
 
-def measure_fanout(folder: Path, url: str, fake: FakeSlack, snapshot: Path, loader: Corpus, count: int) -> dict:
+def measure_fanout(
+    folder: Path, url: str, fake: FakeSlack, snapshot: Path, loader: Corpus, count: int, papers_each: int = 12
+) -> dict:
     subscriptions = SubscriptionStore(loader.store)
     start = datetime.now(UTC) + timedelta(minutes=1)
     due = start.replace(second=0, microsecond=0)
@@ -195,7 +197,7 @@ def measure_fanout(folder: Path, url: str, fake: FakeSlack, snapshot: Path, load
         sub, _ = subscriptions.save(kind="channel", place_id=f"CFAN{n:04d}", user_id="U1", lang="en",
                                     hour=due.hour, minute=due.minute, timezone="UTC")  # fmt: skip
         with loader.store.transaction() as db:
-            db.execute("UPDATE subscriptions SET cursor_seq = ? WHERE id = ?", (last - 12, sub.id))  # 12 papers: 2 messages
+            db.execute("UPDATE subscriptions SET cursor_seq = ? WHERE id = ?", (last - papers_each, sub.id))
     fake.reset()
     instances = [Instance(name, folder, url, fake, snapshot) for name in ("a", "b")]
     for instance in instances:
@@ -239,6 +241,9 @@ def main() -> None:
     parser.add_argument("--rates", default="20,40,80,120,160,200")
     parser.add_argument("--step-seconds", type=float, default=15)
     parser.add_argument("--fanout", type=int, default=500)
+    # Papers in each fan-out digest: 12 fit one message since the compact rows (issue 28); 30
+    # make a head and replies, each reply waiting for its channel's next slot.
+    parser.add_argument("--fanout-papers", type=int, default=30)
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="paperbot-bench-pg-"))
     server = start_postgres()
@@ -272,7 +277,7 @@ def main() -> None:
         for instance in instances:
             instance.stop()
         if args.fanout:
-            results["fanout"] = measure_fanout(folder, url, fake, snapshot, loader, args.fanout)
+            results["fanout"] = measure_fanout(folder, url, fake, snapshot, loader, args.fanout, args.fanout_papers)
         loader.close()
         print(json.dumps(results, indent=2, ensure_ascii=False), flush=True)
     finally:

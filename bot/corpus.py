@@ -196,8 +196,8 @@ class Corpus:
         except sqlite3.OperationalError as exc:
             if not is_store_unavailable(exc):
                 raise
-            # PostgreSQL restarting: the next run, seconds away, catches up; no traceback needed.
-            logger.warning("the store is unavailable (%s); following it again shortly", exc)
+            # PostgreSQL restarting: searches go on from this index; the next follow catches up.
+            logger.warning("following the store: it is unavailable (%s); trying again shortly", exc)
             return None
 
     def rebuilding(self) -> RebuildProgress | None:

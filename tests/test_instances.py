@@ -7,6 +7,7 @@ Two instances are two Corpus objects with data folders of their own on one Postg
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -14,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from digest_support import FakeClock, QuietDirectory, RecordingPoster, ingest, listing_text, open_corpus
 from slack_bolt import App
-from slack_helpers import BOT_TOKEN
+from slack_helpers import BOT_TOKEN, SlackSender
 
 from bot.config import Settings
 from bot.corpus import Corpus
@@ -22,8 +23,9 @@ from bot.digests.scheduler import DigestScheduler, ManualScheduler
 from bot.digests.service import DigestService
 from bot.digests.subscriptions import SubscriptionStore
 from bot.services import ARXIV_CLAIM, build_services, claimed
-from bot.slack.client import PacedClient, Patience, build_client
+from bot.slack.client import METHOD_PACES, PROMPT_MAX_WAIT_S, TIER_3, PacedClient, Patience, build_client
 from bot.slack.http import make_wsgi_app
+from bot.slack.server import start_app_server
 from bot.store.claims import Leases, Ledger
 from bot.store.database import open_store
 
@@ -49,6 +51,22 @@ def test_a_paper_stored_through_one_instance_is_found_on_the_other_once_it_follo
     first.remove_papers([first.store.newest(1)[0].id])
     second.follow()
     assert second.search("quantum widgets").total == 2
+    first.close()
+    second.close()
+
+
+def test_following_a_store_that_is_away_warns_and_catches_up_when_it_is_back(postgres_url, tmp_path, caplog):
+    """PostgreSQL restarting: the follow job says so in a warning (it raised, and APScheduler
+    logged a traceback, in the chaos test) and the next follow catches up."""
+    first, second = instance(tmp_path, postgres_url, "a"), instance(tmp_path, postgres_url, "b")
+    ingest(first, tmp_path, "a.txt", listing_text("Feed A", 0, 3, topic="Quantum Widgets"))
+    live = second.store.path
+    second.store.close()
+    second.store.path = "postgresql://postgres@127.0.0.1:9/postgres"  # nothing listens there: the store is away
+    assert second.follow() is None
+    assert "following the store: it is unavailable" in caplog.text
+    second.store.path = live  # back
+    assert second.follow() is not None and second.search("quantum widgets").total == 3
     first.close()
     second.close()
 
@@ -165,6 +183,105 @@ def test_a_paced_client_waits_for_the_channel_and_shares_slacks_retry_after(post
     assert held_until >= before + 0.9  # every instance waited for it too, not only the one told
     assert [c.args["text"] for c in fake_slack.calls_to("chat.postMessage")][-1] == "three"
     store.close()
+
+
+def test_the_ledger_keeps_a_methods_tier_across_instances_with_a_burst_then_its_rate(database_location):
+    store = open_store(database_location)
+    now = [1000.0]
+
+    def sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    instances = [Ledger(store, now=lambda: now[0], sleep=sleep) for _ in range(2)]
+    pace = METHOD_PACES["conversations.open"]  # Slack's tier 3: 50 a minute
+    assert pace is TIER_3
+    calls = []
+    for i in range(150):  # two instances taking turns, each calling as soon as its turn comes
+        instances[i % 2].wait_turn("", "conversations.open", method_spacing_s=pace.spacing_s, method_burst_s=pace.burst_s)
+        calls.append(now[0])
+    assert calls[: pace.burst] == pytest.approx([1000.0] * pace.burst)  # a burst goes at once
+    assert calls[pace.burst] == pytest.approx(1000.0 + pace.spacing_s)  # then the tier's rate
+    in_any_minute = max(sum(1 for t in calls if start <= t < start + 60) for start in calls)
+    assert in_any_minute <= 50  # inside the tier, whichever instance called
+    assert calls[-1] - calls[0] < 150 * 60 / 50 * 1.2  # and not much slower than it allows
+    # Another method and another channel are not held up by this one's quota.
+    assert instances[0].wait_turn("C1", "chat.postMessage") == 0
+    store.close()
+
+
+def test_two_paced_clients_keep_a_methods_tier_together_against_the_fake_slack(postgres_url, fake_slack, slack_settings):
+    store = open_store(postgres_url)
+    ledger = Ledger(store)
+    clients = [build_client(slack_settings, Patience.BACKGROUND, ledger=ledger) for _ in range(2)]
+    pace = METHOD_PACES["views.publish"]  # Slack's tier 4: 100 a minute, bursts of 10
+    started = time.monotonic()
+    for i in range(pace.burst + 2):  # the burst, then two more at the tier's rate
+        clients[i % 2].views_publish(user_id=f"U{i}", view={"type": "home", "blocks": []})
+    elapsed = time.monotonic() - started
+    assert len(fake_slack.calls_to("views.publish")) == pace.burst + 2
+    assert elapsed >= 2 * pace.spacing_s * 0.95  # the last two waited for the tier, across both clients
+    # A lookup (answering before Slack's 3 s ack) waits at most PROMPT_MAX_WAIT_S for its turn,
+    # and its call counts for the others all the same.
+    lookup = build_client(slack_settings, Patience.LOOKUP, ledger=ledger)
+    started = time.monotonic()
+    lookup.views_publish(user_id="U_LOOKUP", view={"type": "home", "blocks": []})
+    assert time.monotonic() - started < pace.spacing_s + PROMPT_MAX_WAIT_S
+    [(next_at,)] = store.read("SELECT next_at FROM slack_ledger WHERE place = 'rate:views.publish'")
+    assert next_at > time.time() + pace.spacing_s  # the lookup's call took a turn too
+    store.close()
+
+
+def test_a_channels_next_post_waits_a_second_from_the_previous_answer(postgres_url, fake_slack, slack_settings):
+    """A post slowed on its way must not reach Slack just before the channel's next one: the
+    next waits a second from the answer, not only from the previous request's start."""
+    store = open_store(postgres_url)
+    ledger = Ledger(store)
+    clients = [build_client(slack_settings, Patience.BACKGROUND, ledger=ledger) for _ in range(2)]
+    fake_slack.slow("chat.postMessage", 0.6)
+    clients[0].chat_postMessage(channel="C_SLOW", text="one")
+    answered = time.monotonic()
+    clients[1].chat_postMessage(channel="C_SLOW", text="two")  # the other instance
+    assert time.monotonic() - answered >= 0.95 + 0.6  # a second after the answer, then the fake's 0.6 s
+    store.close()
+
+
+def test_a_paced_client_whose_ledger_is_away_still_calls_slack(tmp_path, fake_slack, slack_settings, caplog):
+    """The store down (PostgreSQL restarting) must not fail a lookup or a post: unpaced, with a warning."""
+    store = open_store(tmp_path / "ledger.sqlite3")
+    ledger = Ledger(store)
+    store.close()  # every statement on it now raises a sqlite3.Error, as a store that is away does
+    lookup = build_client(slack_settings, Patience.LOOKUP, ledger=ledger)
+    assert lookup.users_info(user="U_AWAY")["ok"]
+    assert [c.args["user"] for c in fake_slack.calls_to("users.info")] == ["U_AWAY"]
+    assert "calling users.info unpaced" in caplog.text
+
+
+def test_listeners_on_two_instances_count_their_calls_in_the_shared_ledger(postgres_url, fake_slack, slack_settings, tmp_path):
+    """Bolt's per-request clients are paced too: App Home opened on either instance counts
+    against views.publish's tier for both (before, listeners' calls bypassed the ledger)."""
+    servers, senders = [], []
+    for name in ("a", "b"):
+        settings = dataclasses.replace(
+            slack_settings, data_dir=tmp_path / name, seeds_dir=tmp_path / "no-seeds", inbox_dir=tmp_path / name / "inbox",
+            database_url=postgres_url,
+        )  # fmt: skip
+        corpus = Corpus.open(settings)
+        servers.append((start_app_server(settings, corpus), corpus))
+        senders.append(SlackSender(servers[-1][0].url, fake_slack))
+    pace = METHOD_PACES["views.publish"]
+    try:
+        started = time.time()
+        for i in range(12):
+            senders[i % 2].event({"type": "app_home_opened", "user": f"U_TIER{i}", "channel": f"DT{i}", "tab": "home"})
+        assert len(fake_slack.wait_for("views.publish", 12, timeout=15)) == 12
+        [(next_at,)] = servers[0][1].store.read("SELECT next_at FROM slack_ledger WHERE place = 'rate:views.publish'")
+        assert next_at >= started + 12 * pace.spacing_s * 0.95  # all twelve took a turn, from both instances
+    finally:
+        for sender in senders:
+            sender.close()
+        for running, corpus in servers:
+            running.shutdown()
+            corpus.close()
 
 
 def test_services_on_a_shared_store_claim_their_background_work(postgres_url, tmp_path):

@@ -53,6 +53,16 @@ from bot.digests.subscriptions import Subscription, SubscriptionStore
 logger = logging.getLogger(__name__)
 
 SYNC_INTERVAL = timedelta(minutes=5)
+DIGEST_EXECUTOR = "digests"
+DIGEST_WORKERS = 32
+"""Threads that run digests, apart from the 4 of the other jobs. A digest spends most of its
+time waiting for its channel's next slot (one message a second, shared by every instance)
+and holds its thread meanwhile, so 4 threads ran ~4 digests a second per instance at a
+09:00 fan-out (500 channels: 66.7 s to the last, bench/RESULTS.md). A waiting thread costs
+no connection (the store's two are shared) and little memory; more than this would mostly
+wait on Slack's workspace-wide posting limit, which Retry-After then enforces. A due digest
+waiting for a thread is not dropped: its misfire grace is GRACE (6 h), checked when a thread
+picks it up, and each subscription's job coalesces its own missed runs only."""
 CATCH_UP_JOB = "digest-catch-up"
 SYNC_JOB = "digest-sync"
 INBOX_JOB = "inbox-scan"
@@ -157,6 +167,7 @@ class ManualScheduler(ClockMixin, BaseScheduler):
     def __init__(self, clock: Clock, **options):
         self.clock = clock
         options.setdefault("timezone", "UTC")
+        options.setdefault("executors", {"default": ClockExecutor(clock), DIGEST_EXECUTOR: ClockExecutor(clock)})
         super().__init__(**options)
 
     def _create_default_executor(self):
@@ -179,7 +190,10 @@ def background_scheduler() -> BackgroundScheduler:
     Only `ManualScheduler` (tests) replaces APScheduler's loop, to read a fake clock; the
     scheduler that serves runs APScheduler's public API as shipped.
     """
-    return BackgroundScheduler(timezone="UTC", executors={"default": ThreadPoolExecutor(max_workers=4)})
+    return BackgroundScheduler(
+        timezone="UTC",
+        executors={"default": ThreadPoolExecutor(max_workers=4), DIGEST_EXECUTOR: ThreadPoolExecutor(max_workers=DIGEST_WORKERS)},
+    )
 
 
 class DigestScheduler:
@@ -207,6 +221,11 @@ class DigestScheduler:
         self.started = False  # before start() there are no jobs to keep in step (the console, the CLI)
         service.on_retry = self.retry_later
         service.on_paused = self.sync
+        # Digest jobs run on an executor of their own (DIGEST_WORKERS); a scheduler made
+        # elsewhere without one gets it here, as a job sent to a missing executor is dropped.
+        own = ClockExecutor(scheduler.clock) if isinstance(scheduler, ManualScheduler) else ThreadPoolExecutor(DIGEST_WORKERS)
+        with contextlib.suppress(ValueError):  # it has one already
+            scheduler.add_executor(own, DIGEST_EXECUTOR)
 
     def add_background_job(self, job_id: str, func: Callable[[], object], interval: timedelta) -> None:
         """Run `func` every `interval` once started, the first time at start (feeds, arXiv)."""
@@ -250,7 +269,8 @@ class DigestScheduler:
         trigger = digest_trigger(sub)
         if self._matches(sub.job_id, trigger):
             return
-        self._add(sub.job_id, self.service.run, trigger, trigger.get_next_fire_time(None, self.clock()), args=[sub.id])
+        next_time = trigger.get_next_fire_time(None, self.clock())
+        self._add(sub.job_id, self.service.run, trigger, next_time, args=[sub.id], executor=DIGEST_EXECUTOR)
 
     def sync_all(self) -> None:
         """Make the jobs match the subscriptions table (another instance may have changed it)."""
@@ -264,7 +284,8 @@ class DigestScheduler:
 
     def retry_later(self, sub_id: int, delay: timedelta) -> None:
         run_at = self.clock() + delay
-        self._add(f"digest-retry:{sub_id}", self.service.run, DateTrigger(run_date=run_at), run_at, args=[sub_id])
+        trigger = DateTrigger(run_date=run_at)
+        self._add(f"digest-retry:{sub_id}", self.service.run, trigger, run_at, args=[sub_id], executor=DIGEST_EXECUTOR)
 
     def next_run(self, sub: Subscription) -> datetime | None:
         """When the subscription's digest runs next (its zone), or None while paused."""
@@ -274,10 +295,14 @@ class DigestScheduler:
         job = self.scheduler.get_job(job_id)
         return job is not None and str(job.trigger) == str(trigger) and str(job.trigger.timezone) == str(trigger.timezone)
 
-    def _add(self, job_id: str, func, trigger, next_run_time: datetime, *, args=(), misfire_grace_time: int | None = -1) -> None:
+    def _add(
+        self, job_id: str, func, trigger, next_run_time: datetime, *, args=(), misfire_grace_time: int | None = -1,
+        executor: str = "default",
+    ) -> None:  # fmt: skip
         grace = int(self.grace.total_seconds()) if misfire_grace_time == -1 else misfire_grace_time
         self.scheduler.add_job(
             func,
+            executor=executor,
             trigger=trigger,
             args=list(args),
             id=job_id,

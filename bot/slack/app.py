@@ -22,7 +22,7 @@ from bot.corpus import Corpus
 from bot.i18n import t
 from bot.services import Services, build_services
 from bot.slack.alerts import AdminAlerts, tell_admins_failing
-from bot.slack.client import Patience, build_client
+from bot.slack.client import Patience, build_client, paced_like
 from bot.slack.listeners import (
     actions,
     commands,
@@ -54,13 +54,14 @@ def slack_services(
 ) -> Services:
     """The services `serve` runs: digests posted and people looked up through Slack's Web
     API, and admins told by DM when a feed fails. Tests build theirs here too."""
-    # Several instances on one store: digests and admin DMs take turns per channel across all of them.
+    # Several instances on one store: digests, admin DMs and lookups take turns per channel
+    # and per method (Slack's tiers) across all of them.
     ledger = Ledger(corpus.store) if settings.shared_database else None
     background = build_client(settings, Patience.BACKGROUND, ledger=ledger)
     return build_services(
         settings, corpus, clock=clock, scheduler=scheduler,
         poster=SlackDigestPoster(background),
-        directory=SlackDirectory(build_client(settings, Patience.LOOKUP), clock=clock),
+        directory=SlackDirectory(build_client(settings, Patience.LOOKUP, ledger=ledger), clock=clock),
         on_feed_failing=lambda source: tell_admins_failing(background, corpus, settings.admins, source),
     )  # fmt: skip
 
@@ -85,7 +86,10 @@ def build_app(settings: Settings, services: Services) -> App:
     otherwise with SLACK_BOT_TOKEN, as always.
     """
     bolt_logger = logging.getLogger("bot.slack.bolt")
-    client = build_client(settings)  # Bolt takes the bot token from the client
+    # Several instances on one store: listeners' calls (views.publish, ephemerals) count in
+    # the shared ledger too, and a Retry-After told to one instance holds the method for all.
+    ledger = Ledger(services.corpus.store) if settings.shared_database else None
+    client = build_client(settings, ledger=ledger)  # Bolt takes the bot token from the client
     oauth = oauth_settings(settings, Installations(services.corpus.store), client) if settings.oauth_enabled else None
     # App() also reads SLACK_BOT_TOKEN from the environment and then warns that the client's
     # token wins; it is the same token, so the warning is only noise at every start.
@@ -103,6 +107,14 @@ def build_app(settings: Settings, services: Services) -> App:
         )
     finally:
         bolt_logger.removeFilter(quiet)
+    if ledger is not None:
+        # Bolt gives each request a plain WebClient made from the app's (its retry handlers
+        # included); a global middleware swaps it for a paced one before any listener runs.
+        @app.middleware
+        def pace_across_instances(context, next):  # noqa: A002 (Bolt passes `next` by this name)
+            context["client"] = paced_like(context.client, ledger)
+            return next()
+
     alerts = AdminAlerts(settings.admins, services.corpus, settings.data_dir)
     events.register(app, services)  # first: a retried event reaches no listener
     if oauth is not None:

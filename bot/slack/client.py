@@ -12,12 +12,19 @@ Three patiences, one builder:
 `SLACK_API_BASE_URL` points every client at another host (the tests' fake Slack).
 
 With a `Ledger` (several instances on one PostgreSQL: bot/store/claims.py) a client posts
-to a channel at most once a second across every instance, and a 429's Retry-After holds
-that method for all of them, not only the process that was told (`PacedClient`).
+to a channel at most once a second across every instance, calls each method within its
+Slack tier across all of them (`METHOD_PACES`), and a 429's Retry-After holds that method
+for all of them, not only the process that was told (`PacedClient`). The background
+client waits as long as its turn takes; the lookup client and listeners' clients
+(`paced_like`), answering someone, wait at most PROMPT_MAX_WAIT_S and count their calls for
+the others.
 """
 
 from __future__ import annotations
 
+import logging
+import sqlite3
+from dataclasses import dataclass
 from enum import Enum
 
 from slack_sdk import WebClient
@@ -30,20 +37,83 @@ from slack_sdk.http_retry.handler import RetryHandler
 from bot.config import Settings
 from bot.store.claims import Ledger
 
+logger = logging.getLogger(__name__)
+
 PACED_METHODS = frozenset({"chat.postMessage", "chat.update", "chat.postEphemeral", "chat.scheduleMessage"})
 CHANNEL_SPACING_S = 1.0  # Slack: one message a second per channel (short bursts allowed)
+PROMPT_MAX_WAIT_S = 0.5  # someone waits for the answer (a lookup before the 3 s ack, a listener): no minute's quota
+
+
+@dataclass(frozen=True)
+class MethodPace:
+    """At most `per_minute` calls of a method in any minute across every instance, `burst` of
+    them at once after a quiet spell (Slack tolerates bursts; the quota is per app and workspace)."""
+
+    per_minute: int
+    burst: int
+
+    @property
+    def spacing_s(self) -> float:
+        # A burst of b, then one every T: any minute holds at most 60/T + b = per_minute calls.
+        return 60.0 / (self.per_minute - self.burst)
+
+    @property
+    def burst_s(self) -> float:
+        return (self.burst - 1) * self.spacing_s
+
+
+TIER_2 = MethodPace(per_minute=20, burst=3)
+TIER_3 = MethodPace(per_minute=50, burst=5)
+TIER_4 = MethodPace(per_minute=100, burst=10)
+METHOD_PACES: dict[str, MethodPace] = {
+    # Slack's published tiers (api.slack.com/methods) for the methods paperbot calls.
+    # chat.postMessage is Slack's special tier: one a second per channel (CHANNEL_SPACING_S);
+    # its workspace-wide limit ("several hundred a minute") is not published as a number.
+    "chat.update": TIER_3,
+    "chat.postEphemeral": TIER_4,
+    "chat.scheduleMessage": TIER_3,
+    "conversations.open": TIER_3,
+    "conversations.info": TIER_3,
+    "users.info": TIER_4,
+    "views.publish": TIER_4,
+    "files.info": TIER_4,
+}
 
 
 class PacedClient(WebClient):
-    """A WebClient that waits for the channel's turn in the shared ledger before posting."""
+    """A WebClient that waits for its turn in the shared ledger before each call: the
+    method's Retry-After, its tier (METHOD_PACES) and, for a post, the channel's slot."""
 
     ledger: Ledger | None = None
+    max_wait_s: float | None = None  # None: wait as long as the turn takes (nobody is waiting)
 
     def api_call(self, api_method: str, **kwargs):
-        if self.ledger is not None and api_method in PACED_METHODS:
-            body = kwargs.get("json") or kwargs.get("data") or kwargs.get("params") or {}
-            self.ledger.wait_turn(str(body.get("channel") or ""), api_method, spacing_s=CHANNEL_SPACING_S)
-        return super().api_call(api_method, **kwargs)
+        channel = ""
+        if self.ledger is not None:
+            pace = METHOD_PACES.get(api_method)
+            if api_method in PACED_METHODS:
+                body = kwargs.get("json") or kwargs.get("data") or kwargs.get("params") or {}
+                channel = str(body.get("channel") or "")
+            try:
+                self.ledger.wait_turn(
+                    channel, api_method, spacing_s=CHANNEL_SPACING_S,
+                    method_spacing_s=pace.spacing_s if pace else 0.0, method_burst_s=pace.burst_s if pace else 0.0,
+                    max_wait_s=self.max_wait_s,
+                )  # fmt: skip
+            except sqlite3.Error as exc:
+                # The store is away (PostgreSQL restarting): call unpaced rather than fail a
+                # lookup or a post on it; Slack's Retry-After still holds this instance back.
+                logger.warning("Slack's shared pace is unavailable (%s); calling %s unpaced", exc, api_method)
+        response = super().api_call(api_method, **kwargs)
+        if self.ledger is not None and channel:
+            # The channel's next post waits a second from this answer too, not only from this
+            # request's start: a request slowed on its way (a loaded host, a slow network)
+            # must not reach Slack right before the next one (the fan-out bench saw 0.15 s).
+            try:
+                self.ledger.hold(f"channel:{channel}", CHANNEL_SPACING_S)
+            except sqlite3.Error as exc:
+                logger.warning("could not record the post to %s in Slack's shared pace: %s", channel, exc)
+        return response
 
 
 class SharedRateLimitHandler(RateLimitErrorRetryHandler):
@@ -60,7 +130,10 @@ class SharedRateLimitHandler(RateLimitErrorRetryHandler):
                 seconds = float(wait[0] if isinstance(wait, list) else wait)
             except ValueError:
                 seconds = 1.0
-            self.ledger.hold(f"method:{request.url.rstrip('/').rsplit('/', 1)[-1]}", seconds)
+            try:
+                self.ledger.hold(f"method:{request.url.rstrip('/').rsplit('/', 1)[-1]}", seconds)
+            except sqlite3.Error as exc:  # the store is away: this instance still waits it out
+                logger.warning("could not share Slack's Retry-After: %s", exc)
         super().prepare_for_next_attempt(state=state, request=request, response=response, error=error)
 
 
@@ -91,6 +164,7 @@ def build_client(settings: Settings, patience: Patience = Patience.LISTENERS, *,
     client = (PacedClient if ledger is not None else WebClient)(token=settings.slack_bot_token or None, **kwargs)  # type: ignore[arg-type]
     if isinstance(client, PacedClient):
         client.ledger = ledger
+        client.max_wait_s = None if patience is Patience.BACKGROUND else PROMPT_MAX_WAIT_S
     handlers: list[RetryHandler] = []
     if connection_retries:
         handlers.append(ConnectionErrorRetryHandler(max_retry_count=connection_retries))
@@ -102,6 +176,19 @@ def build_client(settings: Settings, patience: Patience = Patience.LISTENERS, *,
         )
     client.retry_handlers = handlers
     return client
+
+
+def paced_like(client: WebClient, ledger: Ledger) -> PacedClient:
+    """`client` (the one Bolt makes for each request) as a PacedClient on `ledger`, so that
+    listeners' calls count in the shared ledger and wait briefly for their turn."""
+    paced = PacedClient(
+        token=client.token, base_url=client.base_url, timeout=client.timeout, ssl=client.ssl, proxy=client.proxy,
+        headers=client.headers, logger=client._logger, retry_handlers=client.retry_handlers,
+    )  # fmt: skip
+    paced.default_params = dict(client.default_params)  # the request's team_id
+    paced.ledger = ledger
+    paced.max_wait_s = PROMPT_MAX_WAIT_S
+    return paced
 
 
 def error_code(error: BaseException) -> str:

@@ -8,7 +8,8 @@ Digests have claims of their own (bot/digests/subscriptions.py: one per subscrip
 local date).
 
 `Ledger`: when each Slack channel (or API method) may next be called, shared by every
-instance: one message a second per channel, and a method's Retry-After holds them all.
+instance: one message a second per channel, each method's rate (Slack's tiers, given by
+bot/slack/client.py), and a method's Retry-After holds them all.
 
 Both work on SQLite too (one process, or several on one data folder): the rows and the
 write transactions are the same, and writers take turns on either store.
@@ -170,15 +171,47 @@ class Ledger:
             if row is None or float(row[0]) < until:
                 db.execute("INSERT OR REPLACE INTO slack_ledger (place, next_at) VALUES (?, ?)", (place, until))
 
-    def wait_turn(self, channel: str, method: str, *, spacing_s: float = 1.0) -> float:
-        """Wait until the method is not held and the channel's next slot has come; return the wait."""
-        waited = 0.0
-        held = self.reserve(f"method:{method}", 0.0)
-        if held > 0:
-            self._sleep(held)
-            waited += held
-        slot = self.reserve(f"channel:{channel}", spacing_s) if channel else 0.0
-        if slot > 0:
-            self._sleep(slot)
-            waited += slot
-        return waited
+    def wait_turn(
+        self,
+        channel: str,
+        method: str,
+        *,
+        spacing_s: float = 1.0,
+        method_spacing_s: float = 0.0,
+        method_burst_s: float = 0.0,
+        max_wait_s: float | None = None,
+    ) -> float:
+        """Take this call's turn and wait for it; return the wait.
+
+        The turn is the first moment when the method is not held (Retry-After), the
+        method's rate allows it (`method_spacing_s` apart, up to `method_burst_s` early:
+        the generic cell rate algorithm, one number a place) and the channel's next slot
+        (`spacing_s` apart) has come. All of it is read and taken in one write
+        transaction, so two instances never take the same turn. A caller that can't wait
+        long (someone is waiting for the answer) gives `max_wait_s`: its call still counts
+        for everyone else, and Slack's Retry-After covers what it then sends early.
+        """
+        now = self._now()
+        with self.store.transaction() as db:
+            start = max(now, self._next_at(db, f"method:{method}", now))
+            rate = self._next_at(db, f"rate:{method}", now) if method_spacing_s > 0 else now
+            start = max(start, rate - method_burst_s)
+            slot = self._next_at(db, f"channel:{channel}", now) if channel else now
+            start = max(start, slot)
+            if method_spacing_s > 0:
+                self._set(db, f"rate:{method}", max(rate, start) + method_spacing_s)
+            if channel:
+                self._set(db, f"channel:{channel}", start + spacing_s)
+        wait = start - now if max_wait_s is None else min(start - now, max_wait_s)
+        if wait > 0:
+            self._sleep(wait)
+        return max(wait, 0.0)
+
+    @staticmethod
+    def _next_at(db, place: str, default: float) -> float:
+        row = db.execute("SELECT next_at FROM slack_ledger WHERE place = ?", (place,)).fetchone()
+        return float(row[0]) if row is not None else default
+
+    @staticmethod
+    def _set(db, place: str, next_at: float) -> None:
+        db.execute("INSERT OR REPLACE INTO slack_ledger (place, next_at) VALUES (?, ?)", (place, next_at))
