@@ -122,6 +122,20 @@ def test_a_lease_is_one_instances_until_it_expires_then_another_takes_it_over(da
     store.close()
 
 
+def test_two_jobs_of_one_instance_never_both_hold_a_claim_so_the_first_cannot_free_it_under_the_other(database_location):
+    """Feed polls and arXiv lookups share the 'arxiv' claim: while one runs, the other skips,
+    and another instance can't take it until the one running here is done."""
+    store = open_store(database_location)
+    here = Leases(store, holder="a", lease=timedelta(seconds=60))
+    there = Leases(store, holder="b", lease=timedelta(seconds=60))
+    with here.held("arxiv") as poll:
+        with here.held("arxiv") as lookups:  # the enrichment job, due at the same time
+            assert poll and not lookups
+        assert not there.take("arxiv")  # the skipped job released nothing: still a's
+    assert there.take("arxiv")
+    store.close()
+
+
 def test_claimed_work_runs_on_one_instance_at_a_time(postgres_url):
     stores = [open_store(postgres_url), open_store(postgres_url)]
     leases = [Leases(s, lease=timedelta(seconds=30)) for s in stores]

@@ -61,6 +61,11 @@ class Leases:
         self.holder = holder or instance_name()
         self.lease = lease
         self._clock = clock
+        # Names this instance is running now: the store's row says only "ours", so two jobs here
+        # (feed polls and arXiv lookups share one claim) must not both take it and the first to
+        # finish release it under the other.
+        self._running: set[str] = set()
+        self._running_lock = threading.Lock()
         with store.transaction() as db:
             apply_schema(db, SCHEMA)
 
@@ -107,8 +112,23 @@ class Leases:
 
     @contextmanager
     def held(self, name: str, *, renew_every_s: float | None = None) -> Iterator[bool]:
-        """Claim `name` for the block, renewed on a thread meanwhile; yields whether it was ours to run."""
-        if not self.take(name):
+        """Claim `name` for the block, renewed on a thread meanwhile; yields whether it was ours to run.
+
+        False too while another block of this instance holds `name`: one runner per name."""
+        with self._running_lock:
+            busy_here = name in self._running
+            if not busy_here:
+                self._running.add(name)
+        if busy_here:
+            yield False
+            return
+        try:
+            taken = self.take(name)
+        except BaseException:
+            self._forget(name)
+            raise
+        if not taken:
+            self._forget(name)
             yield False
             return
         stop = threading.Event()
@@ -134,6 +154,11 @@ class Leases:
                 self.release(name)
             except Exception as exc:  # it expires by itself
                 logger.warning("could not release the claim on %s: %s", name, exc)
+            self._forget(name)
+
+    def _forget(self, name: str) -> None:
+        with self._running_lock:
+            self._running.discard(name)
 
     def run(self, name: str, work: Callable[[], object]) -> object | None:
         """Run `work` if this instance claims `name`; None if another instance holds it."""
