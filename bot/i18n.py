@@ -731,8 +731,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "PAPERBOT_DATABASE_URL 不是 postgresql:// 地址：只能复制到 PostgreSQL",
     },
     "migrate.target_not_empty": {
-        "en": "the PostgreSQL database already holds {count} papers, so nothing was copied; copy only into an empty one",
-        "zh": "这个 PostgreSQL 数据库中已有 {count} 篇论文，所以没有复制任何内容；只能复制到空数据库",
+        "en": "the PostgreSQL database already holds data ({tables}), so nothing was copied; copy only into an empty one",
+        "zh": "这个 PostgreSQL 数据库中已有数据（{tables}），所以没有复制任何内容；只能复制到空数据库",
+    },
+    "migrate.failed": {
+        "en": "the copy stopped and nothing was kept in PostgreSQL: {error}",
+        "zh": "复制中途停止，PostgreSQL 中没有保留任何内容：{error}",
     },
     "migrate.done": {
         "en": "copied; {path} is unchanged (unset PAPERBOT_DATABASE_URL to go back to it)",
@@ -982,7 +986,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "subscribe.not_a_schedule": {
         "en": "“{value}” isn't a schedule a digest can follow: digests run on days of the week. Try `daily`, `weekdays`, `weekly mon` or `sat sun`.",
-        "zh": "无法按“{value}”安排发送：论文日报按星期发送。请写 `daily`（每天）、`weekdays`（工作日）、`每周一` 或 `周六 周日`。",
+        "zh": "“{value}”是某一天，而订阅按星期几发送。可以写 `每天`、`工作日`、`每周一` 或 `周六 周日`。",
     },
     "subscribe.time_needs_hour": {
         "en": "“{value}” doesn't say which hour. Write it with one, such as `9am`, `21:30` or `noon`.",
@@ -1435,7 +1439,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "foryou.reason_channel_own": {"en": "this channel shared or valued it", "zh": "本频道分享过或看重这篇"},
     "foryou.reason_new": {
         "en": "new; not like anything you saved, rated or follow yet",
-        "zh": "新收录；与你的收藏、评价和关注的主题都还不相近",
+        "zh": "新收录的论文，暂时与你收藏、评价过的论文和关注的主题都不相近",
     },
     "foryou.header_learned": {
         "en": "*Picked for you*: new papers ranked by what you saved, rated 👍 / 👎 and follow, each with its reason",

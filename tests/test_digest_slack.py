@@ -709,6 +709,7 @@ def test_when_slack_cannot_say_the_persons_zone_the_teams_default_is_used_and_sa
         ("今晚9点", 21, 0, ""),
         ("今天晚上 8 点", 20, 0, ""),
         ("weekends 10am", 10, 0, ""),
+        ("tonight 12", 0, 0, ""),
     ],
 )
 def test_a_time_typed_as_people_type_it_is_the_digests_time_not_its_filter(w, slack, line, hour, minute, filter_text):
@@ -731,7 +732,8 @@ def test_a_time_typed_as_people_type_it_is_the_digests_time_not_its_filter(w, sl
         ("上午", "没有说是几点"),
         ("morning", "doesn't say which hour"),
         ("tomorrow 9am", "isn't a schedule a digest can follow"),  # a date: digests follow weekdays
-        ("明天 上午9点", "论文日报按星期发送"),
+        ("明天 上午9点", "订阅按星期几发送"),
+        ("明早9点", "订阅按星期几发送"),
     ],
 )
 def test_a_time_that_cant_be_read_is_a_did_you_mean_and_nothing_is_made(w, slack, line, expected):

@@ -200,3 +200,8 @@ def test_opening_a_link_on_a_card_or_a_digest_row_is_a_weak_positive(slack, fake
     slack.click("paper_menu", option, user_id="U_LK3", channel_id="C_LK", ephemeral=False)
     (signal,) = wait_for_signals(feedback, "U_LK3")
     assert (signal.paper_id, signal.weak) == (paper.id, True)
+
+
+def test_the_server_loads_the_for_you_model_before_it_answers(seed_services):
+    """The model's libraries (~1.5 s of CPU) load before the first request, not inside its ack."""
+    assert seed_services.library._recommender is not None

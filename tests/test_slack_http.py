@@ -594,9 +594,16 @@ def test_help_is_five_things_to_do_first_and_where_the_rest_is(slack, user_id, l
     assert "this channel" not in text and "本频道" not in text
     assert {"en": "in a channel: preview a paper", "zh": "在频道中使用"}[lang] in text
     assert {"en": "just for you", "zh": "只发给你"}[lang] in text
-    for topic, expected in (("search", "affil:"), ("digests", "tz:"), ("library", "/papers saved"), ("收藏夹", "/papers saved")):
+    for topic, expected in (
+        ("search", "affil:"),
+        ("digests", "tz:"),
+        ("library", "/papers saved"),
+        ("收藏夹", "/papers saved"),
+        ("日报", "tz:"),
+    ):
         _, body = slack.command(f"help {topic}", user_id=user_id, channel_id="C_HELP")
         assert expected in all_text(body["blocks"]), topic
+        assert "no help page" not in all_text(body["blocks"]) and "这个帮助主题" not in all_text(body["blocks"]), topic
 
 
 @pytest.mark.parametrize(

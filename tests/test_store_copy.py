@@ -10,11 +10,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from digest_support import ingest, listing_text
+from digest_support import QuietDirectory, RecordingPoster, ingest, listing_text
 
 from bot.config import Settings
 from bot.corpus import Corpus
 from bot.library.readinglist import Library
+from bot.services import build_services
+from bot.store.feedback import FeedbackStore
+from bot.store.installs import Installations
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,6 +36,10 @@ def test_a_sqlite_store_is_copied_whole_and_searchable_and_an_occupied_target_is
     ingest(corpus, tmp_path, "a.txt", listing_text("Feed A（甲）", 0, 5, topic="Speculative Decoding"))
     paper = corpus.store.newest(1)[0]
     Library(corpus.store).save("U1", paper.id)
+    FeedbackStore(corpus.store).vote("T1", "U1", paper.id, -1)
+    Installations(corpus.store).save(None, "T1", {"bot_token": "xoxb-copied"}, installed_at="2026-12-01T00:00:00Z")
+    subscriptions = build_services(corpus.settings, corpus, poster=RecordingPoster(), directory=QuietDirectory()).subscriptions
+    sub, _ = subscriptions.save(kind="channel", place_id="C1", user_id="U1", lang="zh", hour=9, minute=0, timezone="UTC")
     corpus.close()
 
     done = run(["store", "copy-to-postgres"], data, postgres_url)
@@ -44,6 +51,15 @@ def test_a_sqlite_store_is_copied_whole_and_searchable_and_an_occupied_target_is
     try:
         count, rev = on_pg.store.state()
         assert count == 5 and Library(on_pg.store).saved_ids("U1") == {paper.id}
+        assert FeedbackStore(on_pg.store).vote_of("T1", "U1", paper.id) == -1
+        assert "xoxb-copied" in str(on_pg.store.read("SELECT * FROM slack_installations"))  # a room the CLI never opens
+        services = build_services(on_pg.settings, on_pg, poster=RecordingPoster(), directory=QuietDirectory())
+        (copied,) = services.subscriptions.all()
+        assert (copied.id, copied.place_id, copied.lang) == (sub.id, "C1", "zh")
+        later, _ = services.subscriptions.save(
+            kind="channel", place_id="C2", user_id="U1", lang="en", hour=9, minute=0, timezone="UTC"
+        )
+        assert later.id > sub.id  # the identity continues after the copied ids
         assert on_pg.search("speculative decoding").total == 5
         ingest(on_pg, tmp_path, "b.txt", listing_text("Feed B（乙）", 100, 1))  # ids continue after the copied ones
         assert on_pg.store.state()[0] == 6 and on_pg.store.state()[1] > rev
@@ -51,7 +67,7 @@ def test_a_sqlite_store_is_copied_whole_and_searchable_and_an_occupied_target_is
         on_pg.close()
 
     again = run(["store", "copy-to-postgres"], data, postgres_url)
-    assert again.returncode != 0 and "already holds 6 papers, so nothing was copied" in again.stderr
+    assert again.returncode != 0 and "already holds data (" in again.stderr and "nothing was copied" in again.stderr
     assert "Traceback" not in again.stderr
 
 

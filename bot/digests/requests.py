@@ -236,7 +236,7 @@ def parse_subscribe(text: str) -> SubscribeRequest:
             is_day = True
         elif _at_time(words, bare=True):
             pass  # "at 9": the time is the next word
-        elif lowered in DATE_WORDS:  # tomorrow: a date, and digests follow weekdays
+        elif lowered in DATE_WORDS or lowered.startswith(("明天", "明早", "明晚", "明日", "后天")):  # tomorrow, 明早9点: a date
             raise SubscribeError("subscribe.not_a_schedule", value=word)
         elif lowered in PERIOD_WORDS:  # tonight 9pm, 9pm tonight: it says which half; 上午 alone: which hour?
             next_time = parse_time(words[1]) if len(words) > 1 and request.hour is None else None

@@ -52,7 +52,7 @@ NAMED_TIMES = {
     "midnight": (0, 0), "12midnight": (0, 0), "午夜": (0, 0),
 }  # fmt: skip
 """Times with a name: a digest at noon or midnight (`中午12点` is read by _CN_TIME)."""
-DATE_WORDS = frozenset({"today", "tomorrow", "今天", "明天", "后天", "今日", "明日"})
+DATE_WORDS = frozenset({"today", "tomorrow", "今天", "明天", "后天", "今日", "明日", "明早", "明晚", "明天早上", "明天晚上"})
 """A date, not a schedule: digests follow days of the week, so `tomorrow` is explained, not a filter."""
 PERIOD_WORDS = frozenset({*CN_PERIODS, "morning", "afternoon", "evening", "tonight"})
 """A part of the day without an hour (`上午`, `morning`): time-like, but which hour is not said."""
@@ -131,6 +131,8 @@ def _with_period(period: str | None, hour: int) -> int:
 def with_period_word(period: str, hour: int) -> int:
     """The hour once a part of the day typed beside it is known: `tonight 9` is 21:00,
     `9pm tonight` stays 21:00, `morning 9` 09:00, `晚上 9点` 21:00."""
+    if period.lower() == "tonight" and hour == 12:
+        return 0  # tonight 12 is midnight
     if period.lower() in _EN_AFTERNOON and 1 <= hour < 12:
         return hour + 12
     return _with_period(period, hour)

@@ -139,7 +139,8 @@ class Library:
         self.feedback = FeedbackStore(store)  # 👍 / 👎, opens, interests (issue 27)
         self._recommender: Recommender | None = None
         with self.store.transaction() as db:
-            apply_schema(db, SCHEMA)
+            # position: save order within one second (saved_at's resolution), on both backends.
+            apply_schema(db, SCHEMA, {"saves": {"position": "INTEGER NOT NULL DEFAULT 0"}})
 
     def _now(self) -> str:
         return to_iso(self.clock())
@@ -170,8 +171,9 @@ class Library:
         with self.store.transaction() as db:
             return (
                 db.execute(
-                    "INSERT OR IGNORE INTO saves (user_id, paper_id, saved_at, channel_id) VALUES (?, ?, ?, ?)",
-                    (user_id, paper_id, self._now(), channel_id),
+                    "INSERT OR IGNORE INTO saves (user_id, paper_id, saved_at, channel_id, position)"
+                    " SELECT ?, ?, ?, ?, COALESCE(MAX(position), 0) + 1 FROM saves WHERE user_id = ?",
+                    (user_id, paper_id, self._now(), channel_id, user_id),
                 ).rowcount
                 > 0
             )
@@ -200,7 +202,7 @@ class Library:
     def saved_papers(self, user_id: str, limit: int | None = None) -> list[Paper]:
         """The person's saved papers, newest save first."""
         rows = self.store.read(
-            "SELECT paper_id FROM saves WHERE user_id = ? ORDER BY saved_at DESC, paper_id LIMIT ?",
+            "SELECT paper_id FROM saves WHERE user_id = ? ORDER BY saved_at DESC, position DESC LIMIT ?",
             (user_id, -1 if limit is None else limit),
         )
         return self.store.get_many([r[0] for r in rows])

@@ -55,6 +55,6 @@ def render_help(lang: str, *, in_dm: bool = False, topic: str = "") -> Message:
         t("help.line_lang", lang),
     ]
     blocks = [section(t("help.title", lang)), section("\n".join(lines)), context(t("help.more", lang))]
-    if topic.strip():  # `help foo`: say there is no such page, then the short help
+    if topic.strip() and not chosen:  # `help foo`: say there is no such page, then the short help
         blocks.insert(0, section(t("help.unknown_topic", lang, topic=escape(topic.strip()[:60]))))
     return Message(text=notification_text(t("help.title", lang)), blocks=blocks)
