@@ -526,6 +526,13 @@ def test_markup_alone_finds_no_papers(slack, text, lang):
     assert {"en": "No papers found", "zh": "没有找到"}[lang] in all_text(body["blocks"])
 
 
+def test_two_capitals_typed_as_an_acronym_still_count_when_any_word_will_do(seed_corpus):
+    """"hi" and "co" are pieces of names; RL typed in capitals is a topic (the judged set's
+    大模型RL训练 found nothing once every two-letter word was dropped)."""
+    titles = [h.paper.title_en for h in seed_corpus.search("大模型RL训练", per_page=5).hits]
+    assert any(t.startswith("SWE-rebench V2") for t in titles)
+
+
 def test_a_pasted_arxiv_url_says_the_paper_is_not_in_the_library_and_what_mentions_it(slack, seed_corpus):
     polar = seed_corpus.search("PoLar", per_page=1).hits[0].paper
     for pasted in ("https://arxiv.org/abs/2507.07996", "arXiv:2507.07996v2"):

@@ -66,6 +66,7 @@ _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>]*)?/?>")
 _OPERATORS = {"OR", "AND", "NOT", "||", "&&"}
 _YEAR_RANGE = re.compile(r"^(\d{4})(?:\s*(?:-|\.\.|~|到|至)\s*(\d{4}))?$")
 _ASCII_WORD = re.compile(r"[A-Za-z]+")
+_TWO_CAPITALS = re.compile(r"(?<![A-Za-z])[A-Z]{2}(?![A-Za-z])")
 
 # Words that make a question of a topic ("papers about X", "有哪些关于X的论文"): dropped
 # from free text when something else is left, so the topic is what must match.
@@ -639,7 +640,9 @@ class _Builder:
         assert self.lexicon is not None
         name = PREFIX_FIELDS[clauses[0].prefix] if clauses[0].prefix else TEXT_FIELD
         words: list[tuple[str, str | None]] = []  # (token, the raw word when it is one token)
+        acronyms: set[str] = set()  # two capitals as typed (RL, KV): a topic, unlike "hi" or "co"
         for clause in clauses:
+            acronyms.update(a.lower() for a in _TWO_CAPITALS.findall(clause.text))
             tokens = analyze(clause.text)
             raw = clause.text if len(tokens) == 1 and clause.text.isascii() and clause.text.isalpha() else None
             words.extend((t, raw) for t in tokens)
@@ -665,7 +668,14 @@ class _Builder:
                     break
             span = tuple(t for t, _ in words[i : i + length])
             i += length
-            if self.any and length == 1 and not alternatives and len(span[0]) <= 2 and span[0].isascii():
+            if (
+                self.any
+                and length == 1
+                and not alternatives
+                and len(span[0]) <= 2
+                and span[0].isascii()
+                and span[0] not in acronyms
+            ):
                 # Two letters alone ("hi", "co") match pieces of names (HiLD, CoT), not a topic.
                 continue
             if positive:
