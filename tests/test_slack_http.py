@@ -527,7 +527,7 @@ def test_markup_alone_finds_no_papers(slack, text, lang):
 
 
 def test_two_capitals_typed_as_an_acronym_still_count_when_any_word_will_do(seed_corpus):
-    """"hi" and "co" are pieces of names; RL typed in capitals is a topic (the judged set's
+    """ "hi" and "co" are pieces of names; RL typed in capitals is a topic (the judged set's
     大模型RL训练 found nothing once every two-letter word was dropped)."""
     titles = [h.paper.title_en for h in seed_corpus.search("大模型RL训练", per_page=5).hits]
     assert any(t.startswith("SWE-rebench V2") for t in titles)
