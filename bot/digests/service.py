@@ -34,6 +34,7 @@ from bot.digests.places import Poster
 from bot.digests.runs import GRACE, due_date, next_run
 from bot.digests.subscriptions import Delivery, Subscription, SubscriptionStore
 from bot.errors import DeliveryFailed, DigestClaimLost
+from bot.store.claims import renewing
 
 logger = logging.getLogger(__name__)
 
@@ -222,25 +223,9 @@ class DigestService:
         A slow post (Slack's Retry-After, a channel's one-a-second pace) must not look
         like a dead poster; a lost claim (the database away past the lease) is seen by the
         next message, which then stops (`DigestClaimLost`)."""
-        stop, lost = threading.Event(), threading.Event()
         every = max(0.2, self.stale_after.total_seconds() / 3)
-
-        def beat() -> None:
-            while not stop.wait(every):
-                try:
-                    if not self.subscriptions.renew(delivery_id):
-                        lost.set()
-                        return
-                except Exception as exc:  # the database is away: the claim runs out unless it comes back
-                    logger.warning("could not renew digest claim %s: %s", delivery_id, exc)
-
-        beater = threading.Thread(target=beat, name=f"digest claim {delivery_id}", daemon=True)
-        beater.start()
-        try:
+        with renewing(lambda: self.subscriptions.renew(delivery_id), every, f"digest claim {delivery_id}") as lost:
             yield lost
-        finally:
-            stop.set()
-            beater.join()
 
     def _failed(self, sub: Subscription, delivery: Delivery, day: date, failure: DeliveryFailed) -> Outcome:
         attempts = self.subscriptions.release(delivery.id, failure.code)

@@ -51,6 +51,32 @@ def instance_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
+@contextmanager
+def renewing(renew: Callable[[], bool], every_s: float, what: str) -> Iterator[threading.Event]:
+    """Call `renew` every `every_s` seconds on a thread while the block runs. The event is set
+    once `renew` answers False (the claim is someone else's now); a call that fails (the
+    database away) is logged and tried again at the next beat, the claim running out meanwhile
+    unless the database comes back. Leases and digest deliveries both hold claims this way."""
+    stop, lost = threading.Event(), threading.Event()
+
+    def keep() -> None:
+        while not stop.wait(every_s):
+            try:
+                if not renew():
+                    lost.set()
+                    return
+            except Exception as exc:
+                logger.warning("could not renew %s: %s", what, exc)
+
+    thread = threading.Thread(target=keep, name=f"renew {what}", daemon=True)
+    thread.start()
+    try:
+        yield lost
+    finally:
+        stop.set()
+        thread.join()
+
+
 class Leases:
     """Claims on named work, each lasting `lease` unless renewed (see the module's docstring)."""
 
@@ -131,25 +157,18 @@ class Leases:
             self._forget(name)
             yield False
             return
-        stop = threading.Event()
         every = renew_every_s if renew_every_s is not None else max(1.0, self.lease.total_seconds() / 3)
 
-        def keep() -> None:
-            while not stop.wait(every):
-                try:
-                    if not self.renew(name):
-                        logger.warning("lost the claim on %s (its lease expired); another instance may run it too", name)
-                        return
-                except Exception as exc:  # the database is away: the lease runs out unless it comes back
-                    logger.warning("could not renew the claim on %s: %s", name, exc)
+        def renew_or_say() -> bool:
+            if self.renew(name):
+                return True
+            logger.warning("lost the claim on %s (its lease expired); another instance may run it too", name)
+            return False
 
-        renewer = threading.Thread(target=keep, name=f"lease {name}", daemon=True)
-        renewer.start()
         try:
-            yield True
+            with renewing(renew_or_say, every, f"the claim on {name}"):
+                yield True
         finally:
-            stop.set()
-            renewer.join()
             try:
                 self.release(name)
             except Exception as exc:  # it expires by itself
