@@ -32,6 +32,7 @@ from bot.feeds.inbox import scan_inbox, scan_inbox_and_check_index
 from bot.feeds.sources import Source, SourceService
 from bot.library.readinglist import Library
 from bot.store.claims import Leases
+from bot.store.workspaces import Workspaces
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +63,7 @@ class Services:
     directory: Directory
     scheduler: DigestScheduler
     clock: Clock
+    workspaces: Workspaces  # each workspace's settings and admins (bot/store/workspaces.py)
     leases: Leases | None = None  # work claimed in the database: with a shared store (PostgreSQL)
 
     @property
@@ -123,6 +125,7 @@ def build_services(
         directory=directory,
         scheduler=jobs,
         clock=clock,
+        workspaces=Workspaces(corpus.store),
         leases=leases,
     )
 
