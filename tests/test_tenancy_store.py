@@ -44,3 +44,46 @@ def test_rows_from_before_tenancy_become_the_first_workspaces_once(store):
     assert tenancy.adopt(store, "T2") == {}  # a second workspace inherits nothing
     rows = sorted((r[0], r[1]) for r in store.read("SELECT team_id, note FROM t_notes"))
     assert rows == [("", "console"), ("T1", "old")]
+
+
+OLD = """
+CREATE TABLE IF NOT EXISTS t_saves (
+    id      INTEGER PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    paper   TEXT NOT NULL,
+    UNIQUE (user_id, paper)
+);
+CREATE INDEX IF NOT EXISTS t_saves_paper ON t_saves (paper);
+"""
+NEW = """
+CREATE TABLE IF NOT EXISTS t_saves (
+    id      INTEGER PRIMARY KEY,
+    team_id TEXT NOT NULL DEFAULT '',
+    user_id TEXT NOT NULL,
+    paper   TEXT NOT NULL,
+    UNIQUE (team_id, user_id, paper)
+);
+CREATE INDEX IF NOT EXISTS t_saves_paper ON t_saves (team_id, paper);
+"""
+
+
+def test_a_table_from_before_tenancy_is_rekeyed_with_its_rows_and_ids(store):
+    with store.transaction() as db:
+        apply_schema(db, OLD)
+        db.execute("INSERT INTO t_saves (user_id, paper) VALUES ('U1', 'p1')")
+        db.execute("INSERT INTO t_saves (user_id, paper) VALUES ('U1', 'p2')")
+    with store.transaction() as db:
+        tenancy.rekey(db, NEW, ("t_saves",))
+    assert "t_saves" in tenancy.team_tables()
+    assert sorted(tuple(r) for r in store.read("SELECT id, team_id, user_id, paper FROM t_saves")) == [
+        (1, "", "U1", "p1"),
+        (2, "", "U1", "p2"),
+    ]
+    tenancy.adopt(store, "T1")
+    with store.transaction() as db:  # the same person and paper in another workspace: a row of its own
+        db.execute("INSERT INTO t_saves (team_id, user_id, paper) VALUES ('T2', 'U1', 'p1')")
+        fresh = db.execute("SELECT MAX(id) FROM t_saves").fetchone()[0]
+        tenancy.rekey(db, NEW, ("t_saves",))  # a second open changes nothing
+    assert fresh == 3
+    assert store.read("SELECT COUNT(*) FROM t_saves WHERE team_id = 'T1'")[0][0] == 2
+    assert store.read("SELECT user_id FROM t_saves WHERE team_id = 'T2'")[0][0] == "U1"

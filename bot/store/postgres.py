@@ -289,6 +289,13 @@ _tables: dict[str, TableInfo] = {}  # every database this process opens holds th
 _translated: dict[str, tuple[str, str | None]] = {}
 
 
+def forget_tables(names: list[str]) -> None:
+    """`names` were made anew with another key (bot/store/tenancy.py's rekey): look them up again."""
+    for name in names:
+        _tables.pop(name, None)
+    _translated.clear()
+
+
 def _translate_cached(sql: str, connection: PgConnection) -> tuple[str, str | None]:
     """`translate`, once per statement's text; an INSERT's once its table's key is known."""
     found = _translated.get(sql)

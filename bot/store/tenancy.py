@@ -7,6 +7,8 @@ key, and every read and write of it names the team. Its owner registers it here
     LOCAL            ''  the workspace of the offline console and of a CLI run that names
                          none; also every row written before tenancy existed
     register(t)          `t` is per-workspace (its owner calls this beside its SCHEMA)
+    rekey(db, schema, t) apply_schema for per-workspace tables: a table made before tenancy
+                         (no team_id) is rebuilt with the schema's key, its rows kept ('' team)
     adopt(store, team)   rows from before tenancy ('' team) become `team`'s, once: the
                          migration in place of a single-workspace store, run when the bot
                          learns its own workspace (token mode: auth.test at start)
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import logging
 
-from bot.store.database import Store
+from bot.store.database import Store, apply_schema
 
 logger = logging.getLogger(__name__)
 
@@ -76,6 +78,52 @@ def adopt(store: Store, team_id: str) -> dict[str, int]:
     if moved:
         logger.info("tenancy: rows from before workspaces became workspace %s's: %s", team_id, moved)
     return moved
+
+
+def rekey(db, schema: str, tables: tuple[str, ...], columns: dict[str, dict[str, str]] | None = None) -> None:
+    """Open per-workspace `tables` as `schema` says (inside the owner's transaction).
+
+    SQLite can't change a table's primary key in place, so a table from before tenancy
+    (it has no `team_id`) is copied aside, made anew with the schema's key (team first),
+    and its rows copied back with team '' — `adopt` gives them their workspace. An
+    identity column (INTEGER PRIMARY KEY) continues after the highest id copied.
+    """
+    register(*tables)
+    present = _present_tables(db)
+    stashed: list[str] = []
+    for table in tables:
+        if table in present and "team_id" not in _columns(db, table):
+            aside = f"{table}_pre_tenancy"
+            db.execute(f"DROP TABLE IF EXISTS {aside}")
+            db.execute(f"CREATE TABLE {aside} AS SELECT * FROM {table}")
+            db.execute(f"DROP TABLE {table}")  # and its indexes, which the schema makes again
+            stashed.append(table)
+    if stashed and getattr(db, "dialect", "sqlite") == "postgresql":
+        # Deferred: psycopg is imported only for a PostgreSQL store
+        from bot.store.postgres import forget_tables
+
+        forget_tables(stashed)
+    apply_schema(db, schema, columns)
+    for table in stashed:
+        aside = f"{table}_pre_tenancy"
+        new = _columns(db, table)
+        listed = ", ".join(sorted(c for c in _columns(db, aside) if c in new))
+        db.execute(f"INSERT INTO {table} ({listed}) SELECT {listed} FROM {aside}")
+        db.execute(f"DROP TABLE {aside}")
+        if getattr(db, "dialect", "sqlite") == "postgresql":
+            identity = db.table(table).identity
+            if identity:
+                db.execute(
+                    f"SELECT setval(pg_get_serial_sequence('{table}', '{identity}'),"
+                    f" GREATEST((SELECT MAX({identity}) FROM {table}), 1))"
+                )
+        logger.info("tenancy: %s rebuilt with its workspace in the key", table)
+
+
+def _columns(db, table: str) -> set[str]:
+    if getattr(db, "dialect", "sqlite") == "postgresql":
+        return set(db.columns(table))
+    return {str(row[1]) for row in db.execute(f"PRAGMA table_info({table})")}
 
 
 def _present_tables(db) -> set[str]:
