@@ -4,7 +4,8 @@
     ├── UserError                     a sentence for a person: an i18n key and its fields,
     │   │                             `.text(lang)` renders it in either language
     │   ├── SubscribeError            a `/papers subscribe` line that can't be read
-    │   └── SourceError               a feed that can't be added, removed or found
+    │   ├── SourceError               a feed that can't be added, removed or found
+    │   └── WorkspaceError            a workspace setting that can't be changed so
     ├── ConfigError (ValueError)      a setting missing or wrong; names the variable (.env)
     │   └── DataDirError              the data folder can't be created or written
     ├── SearchIndexError              the search index (bot/search/) can't do what was asked
@@ -45,6 +46,7 @@ __all__ = [
     "SubscribeError",
     "UserError",
     "WorkerFailed",
+    "WorkspaceError",
     "ZoneRefusal",
 ]
 
@@ -72,6 +74,10 @@ class SubscribeError(UserError):
 
 class SourceError(UserError):
     """A source command that can't be done: `key` is `sources.<why>`."""
+
+
+class WorkspaceError(UserError):
+    """A workspace setting that can't be changed as asked: `key` is `settings.<why>`."""
 
 
 class ConfigError(PaperbotError, ValueError):

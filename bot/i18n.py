@@ -113,8 +113,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "没有“{topic}”这个帮助主题，可以试试 `/papers help 搜索`、`/papers help 日报` 或 `/papers help 收藏`。",
     },
     "help.more": {
-        "en": "More: `/papers help search` · `/papers help digests` · `/papers help library`",
-        "zh": "更多说明：`/papers help 搜索` · `/papers help 日报` · `/papers help 收藏`",
+        "en": "More: `/papers help search` · `/papers help digests` · `/papers help library` · this workspace's `/papers settings`",
+        "zh": "更多说明：`/papers help 搜索` · `/papers help 日报` · `/papers help 收藏` · 本工作区的 `/papers 设置`",
     },
     "help.search_title": {"en": "Searching with paperbot", "zh": "用 paperbot 搜索"},
     "help.library_title": {"en": "Your reading list", "zh": "我的收藏"},
@@ -1509,6 +1509,117 @@ MESSAGES: dict[str, dict[str, str]] = {
     "foryou.undo_none": {
         "en": "You had no 👍 / 👎 on *{title}* to undo.",
         "zh": "你没有对《{title}》点过 👍 / 👎，无需撤销。",
+    },
+    # -- /papers settings and App Home's workspace settings (issue 25 point 3) --
+    "settings.title": {"en": "Workspace settings", "zh": "工作区设置"},
+    "settings.lang_line": {"en": "*Default digest language:* {value}", "zh": "*默认日报语言：*{value}"},
+    "settings.zone_line": {"en": "*Time zone:* {value}", "zh": "*时区：*{value}"},
+    "settings.admins_line": {"en": "*Admins:* {admins}", "zh": "*管理员：*{admins}"},
+    "settings.uploads_line": {"en": "*Uploaded listings:* {value}", "zh": "*上传的列表：*{value}"},
+    "settings.server_default": {"en": "{value} (the default)", "zh": "{value}（默认）"},
+    "settings.uploads_private": {"en": "visible only in this workspace", "zh": "仅本工作区可见"},
+    "settings.uploads_shared": {"en": "shared with every workspace", "zh": "与所有工作区共享"},
+    "settings.nobody": {"en": "nobody yet", "zh": "暂无"},
+    "settings.changed_by": {"en": "Last changed by <@{user_id}> on {date}.", "zh": "最近由 <@{user_id}> 于 {date} 修改。"},
+    "settings.how_to_change": {
+        "en": "Change them: `/papers settings lang zh`, `settings zone Asia/Shanghai`, `settings admins add @someone` (or `remove`), `settings uploads shared` (or `private`). New digests take the language and zone when none is given.",
+        "zh": "修改方式：`/papers 设置 语言 中文`、`设置 时区 Asia/Shanghai`、`设置 管理员 添加 @某人`（或 `删除`）、`设置 上传 共享`（或 `私有`）。新建日报未指定语言或时区时，使用这里的设置。",
+    },
+    "settings.read_only": {
+        "en": "Only this workspace's admins change these; ask {admins}.",
+        "zh": "只有本工作区的管理员可以修改这些设置，请联系 {admins}。",
+    },
+    "settings.read_only_nobody": {
+        "en": "No one administers paperbot in this workspace yet; ask whoever runs paperbot to name an admin (`PAPERBOT_ADMINS`).",
+        "zh": "本工作区还没有 paperbot 管理员；请联系 paperbot 的维护者指定一位（`PAPERBOT_ADMINS`）。",
+    },
+    "settings.admins_only": {
+        "en": "Only this workspace's admins change its settings; nothing was changed.",
+        "zh": "只有本工作区的管理员可以修改设置，没有做任何更改。",
+    },
+    "settings.lang_set": {
+        "en": "New digests in this workspace now default to {name}. Digests already set up keep their language.",
+        "zh": "本工作区新建的日报默认使用{name}。已有的日报保持原来的语言。",
+    },
+    "settings.lang_bad": {
+        "en": "“{value}” isn't a language paperbot speaks: use `/papers settings lang en` (English) or `/papers settings lang zh` (中文).",
+        "zh": "paperbot 不支持“{value}”：请用 `/papers 设置 语言 en`（英文）或 `/papers 设置 语言 zh`（中文）。",
+    },
+    "settings.zone_set": {
+        "en": "This workspace's time zone is now {zone}: new digests without a `tz:` use it.",
+        "zh": "本工作区的时区已设为 {zone}：未指定 `tz:` 的新日报将使用它。",
+    },
+    "settings.zone_usage": {
+        "en": "Say which zone: `/papers settings zone Asia/Shanghai` (an IANA name, an offset such as `UTC+8`, or a city such as `London` or `北京`).",
+        "zh": "请指定时区：`/papers 设置 时区 Asia/Shanghai`（IANA 时区名、偏移如 `UTC+8`，或城市名如 `北京`、`London`）。",
+    },
+    "settings.zone_bad": {
+        "en": "“{value}” isn't a time zone I know. Use an IANA name such as `Asia/Shanghai` or `America/New_York`, an offset such as `UTC+8`, or a city such as `London` or `北京`.",
+        "zh": "无法识别时区“{value}”。请使用 IANA 时区名（如 `Asia/Shanghai`、`America/New_York`）、偏移（如 `UTC+8`）或城市名（如 `北京`、`London`）。",
+    },
+    "settings.zone_ambiguous": {
+        "en": "“{value}” means different zones in different places. Say which one: {options}.",
+        "zh": "“{value}”在不同地方代表不同的时区。请明确指定：{options}。",
+    },
+    "settings.zone_offset": {
+        "en": "I can only take whole-hour offsets such as `UTC+8`. For “{value}”, name the place instead, such as `Asia/Kolkata`.",
+        "zh": "只支持整点偏移，如 `UTC+8`。对于“{value}”，请改用地名，如 `Asia/Kolkata`。",
+    },
+    "settings.admins_usage": {
+        "en": "Name who: `/papers settings admins add @someone` or `/papers settings admins remove @someone`.",
+        "zh": "请指明是谁：`/papers 设置 管理员 添加 @某人` 或 `/papers 设置 管理员 删除 @某人`。",
+    },
+    "settings.admins_added": {
+        "en": "Now admins of paperbot in this workspace: {users}. They change its settings, feeds and uploads.",
+        "zh": "已将 {users} 设为本工作区的 paperbot 管理员，可以修改设置、订阅源和上传。",
+    },
+    "settings.admins_removed": {
+        "en": "No longer admins here: {users}.",
+        "zh": "已将 {users} 从本工作区的管理员中移除。",
+    },
+    "settings.admins_unchanged": {"en": "The admins stay as they were.", "zh": "管理员名单没有变化。"},
+    "settings.last_admin": {
+        "en": "That would leave this workspace with no admin. Add someone else first (`/papers settings admins add @someone`), then remove yourself.",
+        "zh": "这样本工作区将没有管理员。请先添加其他人（`/papers 设置 管理员 添加 @某人`），再移除自己。",
+    },
+    "settings.admin_from_server": {
+        "en": "{users}: admin through `PAPERBOT_ADMINS`, set where paperbot runs; change it there.",
+        "zh": "{users} 是通过 `PAPERBOT_ADMINS` 设定的管理员，请在运行 paperbot 的服务器上修改。",
+    },
+    "settings.uploads_now_shared": {
+        "en": "Listings uploaded in this workspace are now visible in every workspace that uses this paperbot.",
+        "zh": "本工作区上传的列表现在对使用此 paperbot 的所有工作区可见。",
+    },
+    "settings.uploads_now_private": {
+        "en": "Listings uploaded in this workspace are now visible only here.",
+        "zh": "本工作区上传的列表现在仅在本工作区可见。",
+    },
+    "settings.uploads_usage": {
+        "en": "Say `/papers settings uploads shared` or `/papers settings uploads private`.",
+        "zh": "请写 `/papers 设置 上传 共享` 或 `/papers 设置 上传 私有`。",
+    },
+    "settings.unknown": {
+        "en": "`{word}` isn't a workspace setting. There are four: `lang`, `zone`, `admins` and `uploads`.",
+        "zh": "`{word}` 不是工作区设置。可设置的有四项：`语言`、`时区`、`管理员` 和 `上传`。",
+    },
+    "settings.change": {"en": "Change", "zh": "修改"},
+    "settings.zone_modal_title": {"en": "Time zone", "zh": "时区"},
+    "settings.zone_modal_label": {"en": "Time zone for new digests", "zh": "新日报的时区"},
+    "settings.zone_modal_hint": {
+        "en": "An IANA name (Asia/Shanghai), an offset (UTC+8) or a city (London, 北京).",
+        "zh": "IANA 时区名（Asia/Shanghai）、偏移（UTC+8）或城市（北京、London）。",
+    },
+    "settings.admins_modal_title": {"en": "Admins", "zh": "管理员"},
+    "settings.admins_modal_label": {"en": "Who administers paperbot here", "zh": "本工作区的 paperbot 管理员"},
+    "settings.admins_modal_hint": {
+        "en": "They change the workspace's settings, feeds and uploads.",
+        "zh": "他们可以修改本工作区的设置、订阅源和上传。",
+    },
+    "settings.modal_submit": {"en": "Save", "zh": "保存"},
+    "settings.modal_cancel": {"en": "Cancel", "zh": "取消"},
+    "zone.from_workspace": {
+        "en": "this workspace's default; add `tz:…` to choose another",
+        "zh": "本工作区的默认时区；可加 `tz:…` 另选",
     },
 }
 

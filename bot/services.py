@@ -66,12 +66,13 @@ class Services:
     workspaces: Workspaces  # each workspace's settings and admins (bot/store/workspaces.py)
     leases: Leases | None = None  # work claimed in the database: with a shared store (PostgreSQL)
 
-    @property
-    def admins(self) -> frozenset[str]:
-        return self.settings.admins
+    def admins_of(self, team_id: str) -> frozenset[str]:
+        """Who administers workspace `team_id` (its own admins; PAPERBOT_ADMINS where they
+        apply: bot/store/workspaces.py)."""
+        return self.workspaces.admins_of(team_id)
 
-    def is_admin(self, user_id: str) -> bool:
-        return user_id in self.settings.admins
+    def is_admin(self, team_id: str, user_id: str) -> bool:
+        return self.workspaces.is_admin(team_id, user_id)
 
     def reschedule(self, sub_id: int) -> None:
         """A subscription changed (made, edited, paused, removed): bring its job in step."""
@@ -125,7 +126,7 @@ def build_services(
         directory=directory,
         scheduler=jobs,
         clock=clock,
-        workspaces=Workspaces(corpus.store),
+        workspaces=Workspaces(corpus.store, server_admins=settings.admins, token_mode=not settings.oauth_enabled),
         leases=leases,
     )
 

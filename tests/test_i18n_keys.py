@@ -20,7 +20,15 @@ BOT = Path(__file__).resolve().parent.parent / "bot"
 PREFIXES = {key.split(".", 1)[0] for key in MESSAGES}
 KEYLIKE = re.compile(r"^([a-z]+)\.[a-z0-9_]+$")
 NOT_KEYS = re.compile(r"\.(txt|py|json|tsv|toc|sqlite3|lock|col|pst|trm)$")  # file names like listing.txt
-TAKES_A_KEY = {"t": 0, "notice": 0, "UserError": 0, "SubscribeError": 0, "SourceError": 0, "listing_error": 2}
+TAKES_A_KEY = {
+    "t": 0,
+    "notice": 0,
+    "UserError": 0,
+    "SubscribeError": 0,
+    "SourceError": 0,
+    "WorkspaceError": 0,
+    "listing_error": 2,
+}
 """Callables whose argument at that position is a message key."""
 
 

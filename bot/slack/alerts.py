@@ -3,10 +3,11 @@
 A full disk (`AdminAlerts`), and a feed that starts failing (`tell_admins_failing`, once
 per run of failures: bot/feeds/sources.py decides when). A full disk: every write (a language setting, a subscription, an upload)
 fails with SQLite's "database or disk is full" until someone frees space. The reader is
-told that the storage is full and that an admin knows; the admins (PAPERBOT_ADMINS) get
-one DM each. Further failures stay quiet for `repeat_after` (a day), so a busy channel
-doesn't flood them, yet a problem nobody fixed is raised again tomorrow. The memory of
-having told them is this process's: the store that would remember it is what is full.
+told that the storage is full and that an admin knows; the admins of the reader's
+workspace (its own, and PAPERBOT_ADMINS where they apply: bot/store/workspaces.py) get one
+DM each. Further failures stay quiet for `repeat_after` (a day) per workspace, so a busy
+channel doesn't flood them, yet a problem nobody fixed is raised again tomorrow. The memory
+of having told them is this process's: the store that would remember it is what is full.
 """
 
 from __future__ import annotations
@@ -32,18 +33,22 @@ logger = logging.getLogger(__name__)
 
 
 class AdminAlerts:
-    """One DM to every admin per kind of trouble, at most every `repeat_after` seconds."""
+    """One DM to every admin of a workspace per kind of trouble, at most every `repeat_after` seconds.
+
+    `admins_of(team_id)` says who they are (Services.admins_of); it reads the store, which
+    a full disk leaves readable.
+    """
 
     def __init__(
         self,
-        admins: frozenset[str],
+        admins_of: Callable[[str], frozenset[str]],
         corpus: Corpus,
         data_dir: Path,
         *,
         repeat_after: float = 24 * 3600,
         clock: Callable[[], float] = time.monotonic,
     ):
-        self.admins = admins
+        self.admins_of = admins_of
         self.corpus = corpus
         self.data_dir = Path(data_dir)
         self.repeat_after = repeat_after
@@ -51,19 +56,27 @@ class AdminAlerts:
         self._lock = threading.Lock()
         self._told: dict[str, float] = {}
 
-    def storage_full(self, client: WebClient) -> bool:
-        """Tell the admins the storage is full unless they were told lately; True if there are admins."""
-        if not self.admins:
-            logger.error("storage under %s is full, and PAPERBOT_ADMINS names nobody to tell", self.data_dir)
+    def storage_full(self, client: WebClient, team_id: str = "") -> bool:
+        """Tell workspace `team_id`'s admins (through `client`, that workspace's) the storage
+        is full unless they were told lately; True if there are admins."""
+        try:
+            admins = sorted(self.admins_of(team_id))
+        except Exception:  # whatever keeps the store from writing may keep it from reading too
+            logger.exception("reading the admins of workspace %r failed", team_id)
+            admins = []
+        if not admins:
+            logger.error(
+                "storage under %s is full, and workspace %r has no admin to tell (PAPERBOT_ADMINS)", self.data_dir, team_id
+            )
             return False
         with self._lock:
             now = self.clock()
-            last = self._told.get("storage_full")
+            last = self._told.get(f"storage_full:{team_id}")
             if last is not None and now - last < self.repeat_after:
                 return True
-            self._told["storage_full"] = now
-        logger.error("storage under %s is full; telling the admins %s", self.data_dir, ", ".join(sorted(self.admins)))
-        for admin_id in sorted(self.admins):
+            self._told[f"storage_full:{team_id}"] = now
+        logger.error("storage under %s is full; telling the admins %s", self.data_dir, ", ".join(admins))
+        for admin_id in admins:
             self._dm(client, admin_id, "admin.storage_full", path=self.data_dir.absolute())
         return True
 

@@ -34,6 +34,9 @@ from bot.slack.listeners import (
     reactions,
     uploads,
 )
+from bot.slack.listeners import (
+    settings as workspace_settings,
+)
 from bot.slack.oauth import oauth_settings
 from bot.slack.posting import SlackDigestPoster, SlackDirectory
 from bot.store.claims import Ledger
@@ -58,12 +61,19 @@ def slack_services(
     # and per method (Slack's tiers) across all of them.
     ledger = Ledger(corpus.store) if settings.shared_database else None
     background = build_client(settings, Patience.BACKGROUND, ledger=ledger)
-    return build_services(
+
+    def feed_failing(source) -> None:
+        # Feeds are the server's (the home workspace's admins are told); once a feed knows
+        # the workspace that added it (issue 25 point 2), that workspace's admins are.
+        tell_admins_failing(background, corpus, services.admins_of(services.workspaces.home_team()), source)
+
+    services = build_services(
         settings, corpus, clock=clock, scheduler=scheduler,
         poster=SlackDigestPoster(background),
         directory=SlackDirectory(build_client(settings, Patience.LOOKUP, ledger=ledger), clock=clock),
-        on_feed_failing=lambda source: tell_admins_failing(background, corpus, settings.admins, source),
+        on_feed_failing=feed_failing,
     )  # fmt: skip
+    return services
 
 
 def _oauth_options(oauth: OAuthSettings | None) -> dict:
@@ -90,7 +100,11 @@ def build_app(settings: Settings, services: Services) -> App:
     # the shared ledger too, and a Retry-After told to one instance holds the method for all.
     ledger = Ledger(services.corpus.store) if settings.shared_database else None
     client = build_client(settings, ledger=ledger)  # Bolt takes the bot token from the client
-    oauth = oauth_settings(settings, Installations(services.corpus.store), client) if settings.oauth_enabled else None
+    oauth = (
+        oauth_settings(settings, Installations(services.corpus.store), client, workspaces=services.workspaces)
+        if settings.oauth_enabled
+        else None
+    )
     # App() also reads SLACK_BOT_TOKEN from the environment and then warns that the client's
     # token wins; it is the same token, so the warning is only noise at every start.
     quiet = _DropMessage("token` will be unused")
@@ -115,7 +129,7 @@ def build_app(settings: Settings, services: Services) -> App:
             context["client"] = paced_like(context.client, ledger)
             return next()
 
-    alerts = AdminAlerts(settings.admins, services.corpus, settings.data_dir)
+    alerts = AdminAlerts(services.admins_of, services.corpus, settings.data_dir)
     events.register(app, services)  # first: a retried event reaches no listener
     if oauth is not None:
         installs.register(app, oauth.installation_store)
@@ -125,6 +139,7 @@ def build_app(settings: Settings, services: Services) -> App:
     commands.register(app, services, ack_budget=settings.ack_budget_ms / 1000, alerts=alerts)
     actions.register(app, services, alerts=alerts)
     home.register(app, services, alerts=alerts)
+    workspace_settings.register(app, services, alerts=alerts)
     messages.register(app, services, alerts=alerts)
     reactions.register(app, services)
     return app

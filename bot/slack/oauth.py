@@ -36,6 +36,7 @@ from slack_sdk.oauth.state_store import OAuthStateStore
 from bot.config import Settings
 from bot.i18n import t
 from bot.store.installs import Installations
+from bot.store.workspaces import Workspaces
 
 logger = logging.getLogger(__name__)
 
@@ -60,11 +61,13 @@ class StoreInstallationStore(InstallationStore):
     """Bolt's InstallationStore over bot/store/installs.py: one bot installation per workspace.
 
     paperbot asks for no user scopes, so Bolt runs bot-only (`find_bot`, `save_bot` after a
-    token rotation); `find_installation` is there for Bolt's other paths.
+    token rotation); `find_installation` is there for Bolt's other paths. With `workspaces`,
+    the person who installs paperbot in a workspace becomes its first admin.
     """
 
-    def __init__(self, installations: Installations):
+    def __init__(self, installations: Installations, workspaces: Workspaces | None = None):
         self.installations = installations
+        self.workspaces = workspaces
 
     @property
     def logger(self) -> logging.Logger:
@@ -76,6 +79,10 @@ class StoreInstallationStore(InstallationStore):
             installation.enterprise_id, installation.team_id, data, installed_at=self.installations.store.now()
         )
         logger.info("installed in workspace %s (%s)", installation.team_id, installation.team_name or "?")
+        if self.workspaces is not None and installation.team_id:  # an org-wide install names no one workspace
+            self.workspaces.welcome(
+                installation.team_id, enterprise_id=installation.enterprise_id or "", installer=installation.user_id or ""
+            )
 
     def save_bot(self, bot: Bot) -> None:
         """A rotated token: keep the rest of the installation as it was."""
@@ -176,8 +183,11 @@ def _failed(args: FailureArgs) -> BoltResponse:
     return _page(t("oauth.failed_title", "en"), _both(key, install_path=install_path), args.suggested_status_code)
 
 
-def oauth_settings(settings: Settings, installations: Installations, client: WebClient) -> OAuthSettings:
-    """Bolt's OAuth settings: paperbot's scopes, its stores, its pages, token rotation.
+def oauth_settings(
+    settings: Settings, installations: Installations, client: WebClient, *, workspaces: Workspaces | None = None
+) -> OAuthSettings:
+    """Bolt's OAuth settings: paperbot's scopes, its stores, its pages, token rotation;
+    `workspaces` makes each installer their workspace's first admin.
 
     `client` (the app's: SLACK_API_BASE_URL, retries) also refreshes rotating tokens: the
     authorize OAuthSettings builds gives its TokenRotator a default client, which would
@@ -187,7 +197,7 @@ def oauth_settings(settings: Settings, installations: Installations, client: Web
         client_id=settings.slack_client_id,
         client_secret=settings.slack_client_secret,
         scopes=list(BOT_SCOPES),
-        installation_store=StoreInstallationStore(installations),
+        installation_store=StoreInstallationStore(installations, workspaces),
         installation_store_bot_only=True,
         state_store=StoreStateStore(installations),
         state_expiration_seconds=STATE_SECONDS,

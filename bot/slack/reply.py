@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.corpus import Corpus, RebuildProgress
-from bot.i18n import choose_lang, normalize_lang, t
+from bot.i18n import choose_lang, has_chinese, normalize_lang, t
 from bot.models import Paper, SearchResult
 from bot.slack.render.blocks import Message, render_notice
 from bot.slack.render.mrkdwn import unescape_slack_text
@@ -108,30 +108,41 @@ def error_reply(lang: str) -> Reply:
 
 
 def failure_reply(
-    error: BaseException, lang: str, *, alerts: AdminAlerts | None = None, client: WebClient | None = None
+    error: BaseException,
+    lang: str,
+    *,
+    alerts: AdminAlerts | None = None,
+    client: WebClient | None = None,
+    team_id: str = "",
 ) -> Reply:
     """What a user sees when a handler failed with `error`.
 
-    A full disk is named as such, and the admins are told (once: bot/slack/alerts.py); a
+    A full disk is named as such, and the admins of the user's workspace (`team_id`) are
+    told (once: bot/slack/alerts.py); a
     store that can't be reached just now (PostgreSQL restarting) says to try again;
     anything else gets the generic sentence.
     """
     if is_storage_full(error):
-        told = alerts is not None and client is not None and alerts.storage_full(client)
+        told = alerts is not None and client is not None and alerts.storage_full(client, team_id)
         return notice("error.storage_full" if told else "error.storage_full_no_admin", lang)
     if is_store_unavailable(error):
         return notice("error.store_unavailable", lang)
     return error_reply(lang)
 
 
-def person_lang(services: Services, user_id: str, stored_lang: str | None, text: str = "") -> str:
+def person_lang(services: Services, user_id: str, stored_lang: str | None, text: str = "", *, team_id: str = "") -> str:
     """The one language rule: `/papers lang`, else the Slack locale (zh-* is Chinese), else
-    the language of what they typed. Replies, App Home and the cards made for a person all
-    follow it."""
+    Chinese for a line typed in Chinese, else, for someone Slack gives no locale, their
+    workspace's default (`/papers settings lang`). Replies, App Home and the cards made for
+    a person all follow it."""
     if stored_lang:
         return normalize_lang(stored_lang)
     locale = services.directory.profile(user_id).locale or ""
-    return "zh" if locale.lower().startswith("zh") else choose_lang(None, text)
+    if locale.lower().startswith("zh"):
+        return "zh"
+    if locale or has_chinese(text):
+        return choose_lang(None, text)
+    return services.workspaces.get(team_id).lang or choose_lang(None, text)
 
 
 def stored_lang(corpus: Corpus, user_id: str) -> str | None:

@@ -35,6 +35,8 @@ __all__ = [
     "MENU_ACTIONS",
     "NUMBERED",
     "QUERY_CHARS_IN_VALUE",
+    "SETTINGS_ADMINS_VIEW",
+    "SETTINGS_ZONE_VIEW",
     "Action",
     "ButtonValue",
     "base_action",
@@ -73,6 +75,12 @@ class Action(StrEnum):
     HOME_INTEREST_REMOVE = "home_interest_remove"  # App Home: removes the interest `q` (the clicker's own)
     HOME_INTERESTS_ADD = "home_interests_add"  # App Home: opens the modal that adds interests (INTERESTS_VIEW)
     INTERESTS_INPUT = "interests_text"  # the modal's text input
+    HOME_SETTINGS_LANG = "home_settings_lang"  # App Home, admins: the workspace's default digest language (a select)
+    HOME_SETTINGS_UPLOADS = "home_settings_uploads"  # App Home, admins: uploads shared or private (a select)
+    HOME_SETTINGS_ZONE = "home_settings_zone"  # App Home, admins: opens the time-zone modal (SETTINGS_ZONE_VIEW)
+    HOME_SETTINGS_ADMINS = "home_settings_admins"  # App Home, admins: opens the admins modal (SETTINGS_ADMINS_VIEW)
+    SETTINGS_ZONE_INPUT = "settings_zone"  # the time-zone modal's text input
+    SETTINGS_ADMINS_INPUT = "settings_admins"  # the admins modal's people picker
 
 
 BUTTON_ACTIONS = frozenset(
@@ -103,6 +111,10 @@ LINK = re.compile(r"^link_(arxiv|pdf|code|project)_\d+$")
 """URL buttons (arXiv, PDF, Code, Project): Slack opens the page and still tells the app."""
 INTERESTS_VIEW = "interests_add"
 """The callback_id of App Home's Add interests modal: its view_submission adds them."""
+SETTINGS_ZONE_VIEW = "settings_zone"
+"""The callback_id of App Home's time-zone modal (workspace settings): its submission sets the zone."""
+SETTINGS_ADMINS_VIEW = "settings_admins"
+"""The callback_id of App Home's admins modal (workspace settings): its submission sets who they are."""
 HOME_EXAMPLE = re.compile(rf"^{Action.HOME_EXAMPLE}_\d+$")
 """App Home's example searches: action ids must be unique within a block, so each is numbered."""
 

@@ -9,6 +9,7 @@ paper titles, so they are commands only when what follows fits:
                                told what top takes; `/papers top-k sampling` searches)
     export / 导出              alone, before a format, or a word or two (a format mistyped)
     sources / feeds / 订阅源   alone or before an action (`/papers sources of bias` searches)
+    settings / 设置            alone or before a setting's name (`/papers settings for RL` searches)
 
 `lang` is always the command (a bad argument gets its usage); `digest` / 日报 is always
 the preview. Adding a subcommand: a `Command`, its words here, its answer in
@@ -38,6 +39,7 @@ class Command(StrEnum):
     TOP = "top"
     EXPORT = "export"
     INTERESTS = "interests"
+    SETTINGS = "settings"
     SEARCH = "search"  # not a word: what every other line is
 
 
@@ -61,6 +63,7 @@ WORDS_IF_ARGUMENT_FITS: dict[str, Command] = {
     **dict.fromkeys(("top", "热门"), Command.TOP),
     **dict.fromkeys(("export", "导出"), Command.EXPORT),
     **dict.fromkeys(("sources", "feeds", "订阅源"), Command.SOURCES),
+    **dict.fromkeys(("settings", "设置", "工作区设置"), Command.SETTINGS),
 }
 """First words that are commands only when what follows fits (see the module docstring)."""
 
@@ -89,6 +92,20 @@ SOURCES_ACTIONS = {
 """What `/papers sources` takes."""
 INTERESTS_ACTIONS = {"add": "add", "list": "list", "remove": "remove", "添加": "add", "列表": "list", "删除": "remove"}
 """What `/papers interests` takes (nothing: list)."""
+SETTINGS_NAMES = {
+    **dict.fromkeys(("lang", "language", "语言"), "lang"),
+    **dict.fromkeys(("zone", "tz", "timezone", "时区"), "zone"),
+    **dict.fromkeys(("admins", "admin", "管理员"), "admins"),
+    **dict.fromkeys(("uploads", "upload", "上传"), "uploads"),
+}
+"""What `/papers settings` takes first: the setting to change (nothing: show them all)."""
+ADMINS_ACTIONS = {**dict.fromkeys(("add", "添加", "增加"), "add"), **dict.fromkeys(("remove", "删除", "移除"), "remove")}
+"""What `/papers settings admins` takes, before the people it names."""
+UPLOADS_CHOICES = {
+    **dict.fromkeys(("shared", "share", "public", "共享", "公开"), True),
+    **dict.fromkeys(("private", "私有", "私密", "不共享"), False),
+}
+"""What `/papers settings uploads` takes: shared with every workspace (True) or not."""
 CONFIRM_WORDS = ("confirm", "确认")
 """The last word of `/papers sources remove-papers SOURCE confirm`: go ahead."""
 SUBSCRIBE_HELP_WORDS = ("help", "帮助", "?")
@@ -108,6 +125,7 @@ DID_YOU_MEAN = (
     "sources",
     "help",
     "lang",
+    "settings",
 )
 """Commands a mistyped first word is compared with (`subscibe 9am` -> subscribe)."""
 
@@ -139,4 +157,6 @@ def _argument_fits(command: Command, rest: str) -> bool:
         return rest.lower() in PERIOD_WORDS or rest.lower() in PERIOD_ATTEMPTS
     if command is Command.EXPORT:  # `export foo` is a format mistyped (usage), not a search for foo
         return normalize_format(rest.lower()) is not None or len(rest.split()) <= 2
+    if command is Command.SETTINGS:
+        return rest.split()[0].lower() in SETTINGS_NAMES
     return rest.split()[0].lower() in SOURCES_ACTIONS  # Command.SOURCES

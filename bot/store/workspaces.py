@@ -5,8 +5,19 @@
                  workspace (private by default)
 
 A workspace with no row has the defaults (`WorkspaceSettings(team_id)`): the server's
-language and zone, no admins of its own. Single-workspace token mode keeps
-`PAPERBOT_ADMINS`: they are admins of the home workspace (bot/store/tenancy.py).
+language and zone, no admins of its own.
+
+Who administers a workspace (`admins_of`) is the admins stored for it, plus the server's
+own (`PAPERBOT_ADMINS`) where those apply:
+
+    token mode   the home workspace (tenancy.home_team), or any workspace while none is
+                 known yet: a single-workspace install works as it always did
+    OAuth mode   the home workspace only, when a store upgraded from token mode has one;
+                 every other workspace starts with the person who installed paperbot there
+                 (`welcome`, called with the installation)
+    either       the console and a CLI (tenancy.LOCAL): the server's own people
+
+The last admin can't leave a workspace without one (`change_admins`).
 """
 
 from __future__ import annotations
@@ -15,6 +26,8 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from bot.errors import WorkspaceError
+from bot.store import tenancy
 from bot.store.database import Store, apply_schema
 
 SCHEMA = """
@@ -44,12 +57,75 @@ class WorkspaceSettings:
 
 
 class Workspaces:
-    """Read and change each workspace's settings; every call names its team."""
+    """Read and change each workspace's settings; every call names its team.
 
-    def __init__(self, store: Store):
+    `server_admins` are PAPERBOT_ADMINS; `token_mode` says whether they apply to any
+    workspace while the home one is unknown (see the module docstring).
+    """
+
+    def __init__(self, store: Store, *, server_admins: frozenset[str] = frozenset(), token_mode: bool = True):
         self.store = store
+        self.server_admins = frozenset(server_admins)
+        self.token_mode = token_mode
+        self._home = tenancy.LOCAL
         with store.transaction() as db:
             apply_schema(db, SCHEMA)
+
+    def home_team(self) -> str:
+        """The home workspace (tenancy.home_team); remembered once known, since it never changes."""
+        if not self._home:
+            self._home = tenancy.home_team(self.store)
+        return self._home
+
+    def server_admins_of(self, team_id: str) -> frozenset[str]:
+        """The PAPERBOT_ADMINS who administer `team_id`: all of them where they apply, else none."""
+        if not self.server_admins:
+            return frozenset()
+        if team_id == tenancy.LOCAL:
+            return self.server_admins
+        home = self.home_team()
+        if home:
+            return self.server_admins if team_id == home else frozenset()
+        return self.server_admins if self.token_mode else frozenset()
+
+    def admins_of(self, team_id: str) -> frozenset[str]:
+        """Everyone who administers `team_id`: its own admins and the server's where they apply."""
+        return frozenset(self.get(team_id).admins) | self.server_admins_of(team_id)
+
+    def is_admin(self, team_id: str, user_id: str) -> bool:
+        return bool(user_id) and user_id in self.admins_of(team_id)
+
+    def welcome(self, team_id: str, *, enterprise_id: str = "", installer: str = "") -> WorkspaceSettings:
+        """A workspace installed paperbot (OAuth): keep its enterprise id, and make the
+        installer its first admin when it has none (a reinstall keeps the admins it has)."""
+        current = self.get(team_id)
+        changes: dict[str, Any] = {}
+        if enterprise_id and enterprise_id != current.enterprise_id:
+            changes["enterprise_id"] = enterprise_id
+        if installer and not current.admins:
+            changes["admins"] = (installer,)
+        return self.update(team_id, by=installer, **changes) if changes else current
+
+    def change_admins(
+        self, team_id: str, *, by: str, add: tuple[str, ...] = (), remove: tuple[str, ...] = ()
+    ) -> WorkspaceSettings:
+        """Add and remove admins of `team_id` in one change; returns the settings after it.
+
+        Raises WorkspaceError when it would leave the workspace with no admin at all (the
+        last admin names another first), or when it removes a server admin (PAPERBOT_ADMINS
+        is changed where the server is configured, not from Slack).
+        """
+        server = self.server_admins_of(team_id)
+        fixed = sorted(set(remove) & server)
+        if fixed:
+            raise WorkspaceError("settings.admin_from_server", users=", ".join(f"<@{u}>" for u in fixed))
+        with self.store.transaction() as db:  # read and write at once: two admins removing each other leave one
+            current = self.get(team_id)
+            wanted = (set(current.admins) | set(add)) - set(remove)
+            if not wanted and not server:
+                raise WorkspaceError("settings.last_admin")
+            self._write(db, replace(current, admins=tuple(sorted(wanted))), by=by)
+        return self.get(team_id)
 
     def get(self, team_id: str) -> WorkspaceSettings:
         rows = self.store.read(
@@ -71,18 +147,19 @@ class Workspaces:
         if unknown:
             raise ValueError(f"not a workspace setting: {', '.join(sorted(unknown))}")
         with self.store.transaction() as db:
-            current = self.get(team_id)
-            wanted = replace(current, **changes, updated_by=by, updated_at=self.store.now())
-            db.execute(
-                "INSERT OR REPLACE INTO workspaces"
-                " (team_id, enterprise_id, lang, timezone, admins, share_uploads, updated_by, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    team_id, wanted.enterprise_id, wanted.lang, wanted.timezone,
-                    json.dumps(sorted(set(wanted.admins))), int(wanted.share_uploads), by, wanted.updated_at,
-                ),
-            )  # fmt: skip
+            self._write(db, replace(self.get(team_id), **changes), by=by)
         return self.get(team_id)
+
+    def _write(self, db, wanted: WorkspaceSettings, *, by: str) -> None:
+        db.execute(
+            "INSERT OR REPLACE INTO workspaces"
+            " (team_id, enterprise_id, lang, timezone, admins, share_uploads, updated_by, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                wanted.team_id, wanted.enterprise_id, wanted.lang, wanted.timezone,
+                json.dumps(sorted(set(wanted.admins))), int(wanted.share_uploads), by, self.store.now(),
+            ),
+        )  # fmt: skip
 
     def sharing_teams(self) -> set[str]:
         """Teams whose uploads every workspace may see."""

@@ -20,12 +20,13 @@ from bot.services import Services
 from bot.slack.answers.interests import answer_interests
 from bot.slack.answers.library import answer_library_command
 from bot.slack.answers.search import answer_search
+from bot.slack.answers.settings import answer_settings_command
 from bot.slack.answers.share import answer_share, channel_lang
 from bot.slack.answers.sources import answer_sources_command
 from bot.slack.answers.subscribe import answer_digest_command
 from bot.slack.render.blocks import context
 from bot.slack.render.help import HELP_TOPICS, render_help
-from bot.slack.render.mrkdwn import escape_code, unescape_slack_text
+from bot.slack.render.mrkdwn import escape_code, mentioned_users, unescape_slack_text
 from bot.slack.reply import Reply, is_dm, not_ready_notice, notice, person_lang, stored_lang
 from bot.slack.words import DID_YOU_MEAN, DIGEST_COMMANDS, LIBRARY_COMMANDS, Command, read_command
 
@@ -45,6 +46,7 @@ class Asked:
     stored_lang: str | None  # the person's `/papers lang`, if they set one
     confirmed: bool = False  # a button's answer to a question: take the filter as typed
     team_id: str = ""  # the person's workspace (Slack's signed `team_id`): it keys their 👍 / 👎 and interests
+    people: tuple[str, ...] = ()  # the users the line mentions (`<@U…>`), gone from `text`
 
     @property
     def in_dm(self) -> bool:
@@ -74,12 +76,14 @@ def answer_command(
     question about it (a filter that matches nothing, subscribed as typed).
     """
     corpus = services.corpus
+    people = tuple(mentioned_users(text or ""))
     text = " ".join(unescape_slack_text(text or "").split())
     stored = stored_lang(corpus, user_id)
     command, word, rest = read_command(text)
     asked = Asked(
         user_id=user_id, channel_id=channel_id, channel_name=channel_name, text=text, command=command, word=word, rest=rest,
-        lang=person_lang(services, user_id, stored, text), stored_lang=stored, confirmed=confirmed, team_id=team_id,
+        lang=person_lang(services, user_id, stored, text, team_id=team_id), stored_lang=stored, confirmed=confirmed,
+        team_id=team_id, people=people,
     )  # fmt: skip
     if command in NEEDS_NO_INDEX:
         return NEEDS_NO_INDEX[command](services, asked)
@@ -93,7 +97,7 @@ def answer_help(services: Services, asked: Asked) -> Reply:
     if HELP_TOPICS.get(asked.rest.strip().lower()) == "digests":
         return answer_digest_command(
             services, command=Command.SUBSCRIBE, user_id=asked.user_id, channel_id=asked.channel_id,
-            channel_name=asked.channel_name, rest="help", lang=asked.lang,
+            channel_name=asked.channel_name, rest="help", lang=asked.lang, team_id=asked.team_id,
         )  # fmt: skip
     return Reply(render_help(asked.lang, in_dm=asked.in_dm, topic=asked.rest), lang=asked.lang)
 
@@ -120,12 +124,18 @@ def answer_lang(services: Services, asked: Asked) -> Reply:
 def answer_digests(services: Services, asked: Asked) -> Reply:
     return answer_digest_command(
         services, command=asked.command, user_id=asked.user_id, channel_id=asked.channel_id,
-        channel_name=asked.channel_name, rest=asked.rest, lang=asked.lang, confirmed=asked.confirmed,
+        channel_name=asked.channel_name, rest=asked.rest, lang=asked.lang, confirmed=asked.confirmed, team_id=asked.team_id,
     )  # fmt: skip
 
 
 def answer_sources(services: Services, asked: Asked) -> Reply:
-    return answer_sources_command(services, user_id=asked.user_id, rest=asked.rest, lang=asked.lang)
+    return answer_sources_command(services, user_id=asked.user_id, rest=asked.rest, lang=asked.lang, team_id=asked.team_id)
+
+
+def answer_settings(services: Services, asked: Asked) -> Reply:
+    return answer_settings_command(
+        services, team_id=asked.team_id, user_id=asked.user_id, rest=asked.rest, lang=asked.lang, people=asked.people
+    )
 
 
 def answer_share_line(services: Services, asked: Asked) -> Reply:
@@ -175,6 +185,7 @@ NEEDS_NO_INDEX: dict[Command, Answer] = {
     **dict.fromkeys(DIGEST_COMMANDS, answer_digests),
     Command.SOURCES: answer_sources,
     Command.INTERESTS: answer_interests_line,
+    Command.SETTINGS: answer_settings,
 }
 """Commands answered while the index is still loading (the store is readable)."""
 

@@ -12,6 +12,7 @@ from bot.services import Services
 from bot.slack.answers.subscribe import render_home_subscriptions
 from bot.slack.render.home import NEWEST_SHOWN, render_home
 from bot.slack.render.library import render_home_saved
+from bot.slack.render.settings import render_home_settings
 from bot.slack.render.sources import render_meaning_status, render_sources
 from bot.slack.reply import not_ready_message, person_lang
 
@@ -29,8 +30,9 @@ def build_home(
     """
     corpus = services.corpus
     stored = corpus.get_user_lang(user_id)
-    lang = normalize_lang(lang) if lang else person_lang(services, user_id, stored)
+    lang = normalize_lang(lang) if lang else person_lang(services, user_id, stored, team_id=team_id)
     ready = corpus.is_ready()
+    is_admin = services.is_admin(team_id, user_id)  # of this workspace: its feeds, its settings
     paper_count = int(corpus.stats().get("papers", 0)) if ready else corpus.store.state()[0]
     not_ready = None
     if not ready:
@@ -48,8 +50,15 @@ def build_home(
         saved_ids=services.library.saved_ids(user_id) if ready else frozenset(),
         saved_section=render_home_saved(services.library, user_id, lang) if ready else None,
         sources=[*render_sources(services.sources.list_sources(), lang), *render_meaning_status(_vectors(services), lang)]
-        if services.is_admin(user_id)
+        if is_admin
         else None,
+        workspace=render_home_settings(
+            services.workspaces.get(team_id),
+            services.admins_of(team_id),
+            lang,
+            server_zone=services.settings.timezone,
+            can_change=is_admin,
+        ),  # fmt: skip
         not_ready=not_ready,
     )
 

@@ -33,30 +33,30 @@ def _in_background(name: str, func: Callable[[], object]) -> None:
     threading.Thread(target=run, name=name, daemon=True).start()
 
 
-def admins_line(services: Services, lang: str) -> str:
-    """Who manages feeds, as mentions; or that nobody does yet."""
-    admins = sorted(services.admins)
+def admins_line(services: Services, team_id: str, lang: str) -> str:
+    """Who manages feeds in workspace `team_id`, as mentions; or that nobody does yet."""
+    admins = sorted(services.admins_of(team_id))
     if not admins:
         return t("sources.no_admins", lang)
     mentions = t("sources.list_separator", lang).join(f"<@{admin}>" for admin in admins[:10])
     return t("sources.managed_by", lang, admins=mentions)
 
 
-def answer_sources_command(services: Services, *, user_id: str, rest: str, lang: str) -> Reply:
+def answer_sources_command(services: Services, *, user_id: str, rest: str, lang: str, team_id: str = "") -> Reply:
     """Answer `/papers sources [list|add|remove|poll|remove-papers] ...`.
 
-    Anyone may see the list (read-only), with who the admins are; only admins change it,
-    and anyone else asking to is told whom to ask.
+    Anyone may see the list (read-only), with who the admins are; only that workspace's
+    admins (`team_id`) change it, and anyone else asking to is told whom to ask.
     """
     service = services.sources
     word, _, arg = rest.partition(" ")
     action = SOURCES_ACTIONS.get(word.lower(), "list") if word else "list"
     arg = arg.strip()
-    if not services.is_admin(user_id):
+    if not services.is_admin(team_id, user_id):
         if action == "list":
-            blocks = [*render_sources(service.list_sources(), lang), context(admins_line(services, lang))]
+            blocks = [*render_sources(service.list_sources(), lang), context(admins_line(services, team_id, lang))]
             return Reply(Message(text=t("sources.title", lang), blocks=blocks), lang=lang)
-        return notice("sources.admins_only", lang, admins=admins_line(services, lang))
+        return notice("sources.admins_only", lang, admins=admins_line(services, team_id, lang))
     try:
         if action == "list":
             meaning = services.corpus.meaning

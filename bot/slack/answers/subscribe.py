@@ -32,6 +32,7 @@ from bot.errors import SubscribeError
 from bot.i18n import format_estimate, is_lang, lang_name, normalize_lang, t
 from bot.library.readinglist import digest_order
 from bot.services import Services
+from bot.slack.answers.settings import workspace_defaults
 from bot.slack.render.blocks import Message, actions, button, context, header, notification_text, section, truncate
 from bot.slack.render.digest import digest_name, paused_reason, render_preview, resume_hint
 from bot.slack.render.mrkdwn import escape, escape_code
@@ -78,6 +79,7 @@ def answer_digest_command(
     rest: str,
     lang: str,
     confirmed: bool = False,
+    team_id: str = "",
 ) -> Reply:
     """Answer `/papers subscribe|subscriptions|unsubscribe|digest ...`; `lang` is the person's
     (the command word counts: `/papers 订阅列表` is Chinese). `confirmed`: the person
@@ -85,7 +87,7 @@ def answer_digest_command(
     if command is Command.SUBSCRIBE:
         return answer_subscribe(
             services, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang,
-            confirmed=confirmed,
+            confirmed=confirmed, team_id=team_id,
         )  # fmt: skip
     if command is Command.SUBSCRIPTIONS:
         return Reply(render_subscription_list(services, user_id, channel_id, channel_name, lang), lang=lang)
@@ -96,23 +98,38 @@ def answer_digest_command(
     return answer_preview(services, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang)
 
 
-def _default_zone(services: Services, user_id: str) -> tuple[str, str]:
-    """The zone a subscription gets when none is typed, and why: the subscriber's Slack
-    zone (a personal digest, and a channel's: the person setting it up), else the team's."""
+def _default_zone(services: Services, user_id: str, team_id: str = "", kind: str = "dm") -> tuple[str, str]:
+    """The zone a subscription gets when none is typed, and why: a channel's, the
+    workspace's zone (`/papers settings zone`) if it has one; else the subscriber's Slack
+    zone (a personal digest, and a channel's: the person setting it up); else the
+    workspace's; else the server's."""
+    workspace_zone = workspace_defaults(services, team_id).timezone
+    if kind == "channel" and workspace_zone:
+        return workspace_zone, "zone.from_workspace"
     zone = profile_of(services, user_id).tz
     if zone and check_zone(zone):
         return zone, "zone.from_slack"
+    if workspace_zone:
+        return workspace_zone, "zone.from_workspace"
     return services.settings.timezone, "zone.from_default"
 
 
 def answer_subscribe(
-    services: Services, *, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str, confirmed: bool = False
+    services: Services,
+    *,
+    user_id: str,
+    channel_id: str,
+    channel_name: str,
+    rest: str,
+    lang: str,
+    confirmed: bool = False,
+    team_id: str = "",
 ) -> Reply:
     """Create or update this place's subscription.
 
     With options, the line describes the whole subscription (omitted ones take their
-    defaults: the digest's language is the reader's; weekdays at 09:00 in the
-    subscriber's Slack time zone; the top 10 first; no filter). `/papers subscribe`
+    defaults: the digest's language is the reader's, a channel's the workspace's when it
+    set one; weekdays at 09:00 in the zone `_default_zone` picks; the top 10 first; no filter). `/papers subscribe`
     alone keeps an existing subscription's settings, which is how a paused one resumes.
     A channel the bot can't post in yet gets a paused subscription and the way to invite
     it; a channel it can post in hears who set up what. Replies are in the language of
@@ -124,7 +141,7 @@ def answer_subscribe(
     """
     reader = lang
     if rest.strip().lower() in SUBSCRIBE_HELP_WORDS:
-        help_text = t("subscribe.help", lang, zone=zone_label(_default_zone(services, user_id)[0], lang))
+        help_text = t("subscribe.help", lang, zone=zone_label(_default_zone(services, user_id, team_id)[0], lang))
         return notice_lines([help_text], lang)
     try:
         request = parse_subscribe(rest)
@@ -140,12 +157,12 @@ def answer_subscribe(
         )  # fmt: skip
         days, top = existing.days, existing.top
     else:
-        sub_lang = request.lang or lang
+        sub_lang = request.lang or (workspace_defaults(services, team_id).lang if kind == "channel" else "") or lang
         hour = request.hour if request.hour is not None else DEFAULT_HOUR
         minute = request.minute if request.minute is not None else DEFAULT_MINUTE
         zone = request.timezone
         if zone is None:
-            zone, zone_why = _default_zone(services, user_id)
+            zone, zone_why = _default_zone(services, user_id, team_id, kind)
         filter_text, notify = request.filter_text, bool(request.notify_empty)
         days = request.days or DEFAULT_DAYS
         top = request.top or (existing.top if existing else DEFAULT_TOP)

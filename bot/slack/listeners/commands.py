@@ -57,7 +57,9 @@ def register(app: App, services: Services, *, ack_budget: float = 1.5, alerts: A
                     logger.warning("/papers for user %s: the store is unavailable (%s)", user_id, error)
                 else:
                     logger.exception("/papers failed for user %s", user_id)
-                return failure_reply(error, reader_lang(corpus, user_id, text), alerts=alerts, client=client)
+                return failure_reply(
+                    error, reader_lang(corpus, user_id, text), alerts=alerts, client=client, team_id=command.get("team_id", "")
+                )
 
         pending = answers.submit(answer)
         try:

@@ -107,9 +107,9 @@ def download_file(
 
 
 def handle_listing_upload(
-    services: Services, client: WebClient, event: dict, *, token: str, alerts: AdminAlerts | None = None
+    services: Services, client: WebClient, event: dict, *, token: str, alerts: AdminAlerts | None = None, team_id: str = ""
 ) -> None:
-    """An admin sent listing files in a DM: ingest each and reply with its report.
+    """An admin of workspace `team_id` sent listing files in a DM: ingest each and reply with its report.
 
     Anyone else is told, politely, that only admins can add papers. Every failure gets a
     reply saying what failed and that nothing was lost (a listing is stored in one
@@ -124,7 +124,7 @@ def handle_listing_upload(
     lost_nothing = " " + t("inbox.nothing_lost", lang)
     for file in event.get("files") or []:
         name = str(file.get("name") or file.get("title") or file.get("id") or "listing.txt")
-        if not services.is_admin(user_id):
+        if not services.is_admin(team_id, user_id):
             replies.append(t("inbox.admins_only", lang, name=escape_code(name)))
             continue
         if _size(file) > UPLOAD_MAX_BYTES:
@@ -168,7 +168,7 @@ def handle_listing_upload(
             if is_storage_full(error):
                 logger.error("upload from %s: %s: the storage is full", user_id, name)
                 if alerts is not None:
-                    alerts.storage_full(client)
+                    alerts.storage_full(client, team_id)
                 replies.append(t("inbox.storage_full", lang, name=escape_code(name)) + lost_nothing)
             else:
                 logger.exception("upload from %s: storing %s failed", user_id, name)
@@ -206,9 +206,10 @@ def register(app: App, services: Services, *, token: str, alerts: AdminAlerts | 
         return event.get("channel_type") == "im" and event.get("subtype") == "file_share" and not event.get("bot_id")
 
     @app.event("message", matchers=[lambda event: is_dm_file_share(event)])
-    def on_file_share(event, client: WebClient, logger):
-        try:
-            handle_listing_upload(services, client, event, token=token, alerts=alerts)
+    def on_file_share(event, body, client: WebClient, logger):
+        try:  # the sender's workspace: the signed envelope's, else the event's own
+            team_id = body.get("team_id") or event.get("team") or ""
+            handle_listing_upload(services, client, event, token=token, alerts=alerts, team_id=team_id)
         except Exception:
             logger.exception("handling a listing upload from %s failed", event.get("user"))
             lang = choose_lang(None, event.get("text", ""))

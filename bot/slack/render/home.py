@@ -1,5 +1,5 @@
 """App Home's view: newest papers, example searches, the language picker, the reader's
-saves and digests, and (for admins) the feeds. Pure: what to show comes in, a view goes out.
+saves and digests, the workspace's settings and (for admins) the feeds. Pure: what to show comes in, a view goes out.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ def render_home(
     saved_ids: frozenset[str] | set[str] = frozenset(),
     saved_section: list[dict] | None = None,
     sources: list[dict] | None = None,
+    workspace: list[dict] | None = None,
     not_ready: str | None = None,
 ) -> dict:
     """The Home tab view. `result`, when given, is shown under the example searches.
@@ -61,6 +62,7 @@ def render_home(
     `interests` their interests (None: not shown, as while the index is loading).
     `not_ready`, while the index is loading or being rebuilt, says so under the intro
     (the store, and so the count and the newest papers, can be read meanwhile).
+    `workspace` is the workspace's settings (render/settings.py: controls for its admins).
     """
     blocks: list[dict] = [
         header(t("home.title", lang)),
@@ -102,6 +104,8 @@ def render_home(
         blocks += [divider(), *saved_section]
     blocks.append(divider())
     blocks.extend(subscriptions)
+    if workspace:
+        blocks += [divider(), *workspace]
     if sources:  # admins only: the feeds and how their last polls went
         blocks += [divider(), *sources]
     return {"type": "home", "blocks": blocks[: LIMITS["home_blocks"]]}

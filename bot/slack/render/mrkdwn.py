@@ -111,6 +111,18 @@ def unescape_slack_text(text: str) -> str:
     return re.sub(r"&(lt|gt|amp);", lambda m: {"lt": "<", "gt": ">", "amp": "&"}[m.group(1)], text)
 
 
+_MENTION = re.compile(r"<@([UW][A-Z0-9]{2,})(?:\|[^>]*)?>")
+_USER_ID = re.compile(r"^[UW](?=[A-Z0-9]*\d)[A-Z0-9]{6,}$")  # a digit: not a word in capitals
+
+
+def mentioned_users(text: str) -> list[str]:
+    """The people a line names, in order, once each: Slack's mentions (`<@U123|ann>`, sent
+    when the command escapes them), and user ids typed out (`U0123ABCD`)."""
+    found = [m.group(1) for m in _MENTION.finditer(text or "")]
+    found += [word for word in _MENTION.sub(" ", text or "").split() if _USER_ID.match(word)]
+    return list(dict.fromkeys(found))
+
+
 def is_linkable(url: str) -> bool:
     return bool(url) and len(url) <= 1000 and not any(c in url for c in "<>| ")
 
