@@ -111,8 +111,8 @@ def unescape_slack_text(text: str) -> str:
     return re.sub(r"&(lt|gt|amp);", lambda m: {"lt": "<", "gt": ">", "amp": "&"}[m.group(1)], text)
 
 
-_MENTION = re.compile(r"<@([UW][A-Z0-9]{2,})(?:\|[^>]*)?>")
-_USER_ID = re.compile(r"^[UW](?=[A-Z0-9]*\d)[A-Z0-9]{6,}$")  # a digit: not a word in capitals
+_MENTION = re.compile(r"<@([UW][A-Z0-9_]{2,})(?:\|[^>]*)?>")
+_USER_ID = re.compile(r"^[UW](?=[A-Z0-9_]*\d)[A-Z0-9_]{6,}$")  # a digit: not a word in capitals
 
 
 def mentioned_users(text: str) -> list[str]:
