@@ -23,6 +23,8 @@ from test_oauth import browser_get, start_install
 
 from bot.config import Settings
 from bot.corpus import Corpus
+from bot.slack.alerts import AdminAlerts
+from bot.slack.client import build_client
 from bot.slack.render.blocks import check_view
 from bot.slack.server import start_app_server
 from bot.slack.words import Command, read_command
@@ -262,6 +264,29 @@ def test_a_foreign_workspace_reads_its_own_defaults_never_another_s(sender, ws, 
         assert "Asia/Tokyo" in text_of(command(sender, "settings", user_id="U_WS_T1ADMIN"))
     finally:
         ws.workspaces.update(HOME, by="test", lang="", timezone="", admins=())
+
+
+def test_uploads_and_alerts_go_by_the_workspace_s_admins(sender, ws, fake_slack, slack_settings):
+    # A listing sent in a DM from another workspace, by a PAPERBOT_ADMINS id: not an admin there.
+    body = json.dumps(
+        {
+            "token": "legacy-verification-token", "team_id": "T_WS_UP", "api_app_id": "A0001", "type": "event_callback",
+            "event": {"type": "message", "channel_type": "im", "subtype": "file_share", "user": SERVER_ADMIN, "text": "",
+                      "channel": "D_WS_UP", "files": [{"id": "F_WS_UP", "name": "list.txt", "size": 10}]},
+            "event_id": f"Ev{time.time_ns()}", "event_time": int(time.time()),
+        }
+    )  # fmt: skip
+    assert sender.post(body, "application/json")[0] == 200
+    (reply,) = fake_slack.wait_for("chat.postMessage")
+    assert "Only paperbot admins can add papers, so I haven't read `list.txt`" in reply.args["text"]
+    assert not fake_slack.calls_to("files.info")  # nothing downloaded
+    # A full disk: each workspace's own admins are told, once a day each.
+    admin_of(ws, "T_WS_FULL_A", "U_WS_FULL_A")
+    admin_of(ws, "T_WS_FULL_B", "U_WS_FULL_B")
+    alerts, client = AdminAlerts(ws.admins_of, ws.corpus, slack_settings.data_dir), build_client(slack_settings)
+    assert alerts.storage_full(client, "T_WS_FULL_A") and alerts.storage_full(client, "T_WS_FULL_A")
+    assert alerts.storage_full(client, "T_WS_FULL_B") and not alerts.storage_full(client, "T_WS_FULL_NOBODY")
+    assert [c.args["users"] for c in fake_slack.calls_to("conversations.open")] == ["U_WS_FULL_A", "U_WS_FULL_B"]
 
 
 # -- App Home ------------------------------------------------------------------------------
