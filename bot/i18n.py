@@ -1566,8 +1566,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "只支持整点偏移，如 `UTC+8`。对于“{value}”，请改用地名，如 `Asia/Kolkata`。",
     },
     "settings.admins_usage": {
-        "en": "Name who: `/papers settings admins add @someone` or `/papers settings admins remove @someone`.",
-        "zh": "请指明是谁：`/papers 设置 管理员 添加 @某人` 或 `/papers 设置 管理员 删除 @某人`。",
+        "en": "Name who, picked from Slack's @ list: `/papers settings admins add @someone` or `/papers settings admins remove @someone`. Or use *Admins → Change* in paperbot's App Home.",
+        "zh": "请用 Slack 的 @ 列表指明是谁：`/papers 设置 管理员 添加 @某人` 或 `/papers 设置 管理员 删除 @某人`。也可以在 paperbot 的 App Home 中点击“管理员”旁的“修改”。",
     },
     "settings.admins_added": {
         "en": "Now admins of paperbot in this workspace: {users}. They change its settings, feeds and uploads.",

@@ -166,8 +166,11 @@ def test_an_admin_changes_each_setting_by_command(sender, ws, team_id, admin, li
         ("settings zone UTC+5:30", "I can only take whole-hour offsets such as `UTC+8`. For “UTC+5:30”, name the place"),
         ("settings lang fr", "“fr” isn't a language paperbot speaks: use `/papers settings lang en`"),
         ("settings uploads maybe", "Say `/papers settings uploads shared` or `/papers settings uploads private`."),
-        ("settings admins add", "Name who: `/papers settings admins add @someone`"),
-        ("settings admins add @bob", "Name who:"),  # a bare name, not a mention: nobody to add
+        ("settings admins add", "Name who, picked from Slack's @ list: `/papers settings admins add @someone`"),
+        (
+            "settings admins add @bob",
+            "Or use *Admins → Change* in paperbot's App Home.",
+        ),  # a bare name, not a mention: nobody to add
         ("设置 时区 火星", "无法识别时区“火星”。请使用 IANA 时区名"),
     ],
 )
@@ -229,6 +232,25 @@ def test_server_admins_apply_to_any_workspace_until_the_home_one_is_known(tmp_pa
         assert token.is_admin("T_HOME", "U_OPS") and not token.is_admin("T_ANY", "U_OPS")
         assert Workspaces(store, server_admins=frozenset({"U_OPS"}), token_mode=False).is_admin("T_HOME", "U_OPS")
         assert not token.is_admin("T_HOME", "") and token.admins_of("T_NONE") == frozenset()
+    finally:
+        store.close()
+
+
+def test_admins_change_in_one_transaction_on_sqlite_and_postgresql(database_location):
+    from bot.errors import WorkspaceError
+
+    store = open_store(database_location)
+    try:
+        workspaces = Workspaces(store)
+        assert workspaces.welcome("T1", enterprise_id="E1", installer="U1").admins == ("U1",)
+        assert workspaces.welcome("T1", installer="U9").admins == ("U1",)  # a reinstall keeps the admins
+        assert workspaces.get("T1").enterprise_id == "E1"
+        after = workspaces.change_admins("T1", by="U1", add=("U2", "U3"), remove=("U1",))
+        assert after.admins == ("U2", "U3") and after.updated_by == "U1"
+        with pytest.raises(WorkspaceError) as refused:
+            workspaces.change_admins("T1", by="U2", remove=("U2", "U3"))
+        assert refused.value.key == "settings.last_admin" and workspaces.get("T1").admins == ("U2", "U3")
+        assert workspaces.get("T2").admins == () and not workspaces.is_admin("T2", "U2")
     finally:
         store.close()
 

@@ -142,7 +142,13 @@ def person_lang(services: Services, user_id: str, stored_lang: str | None, text:
         return "zh"
     if locale or has_chinese(text):
         return choose_lang(None, text)
-    return services.workspaces.get(team_id).lang or choose_lang(None, text)
+    try:
+        workspace_lang = services.workspaces.get(team_id).lang
+    except Exception as error:  # like stored_lang: a store restarting must not stop a search
+        if not is_store_unavailable(error):
+            raise
+        workspace_lang = ""
+    return workspace_lang or choose_lang(None, text)
 
 
 def stored_lang(corpus: Corpus, user_id: str) -> str | None:
