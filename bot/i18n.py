@@ -1512,17 +1512,17 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     # -- /papers settings and App Home's workspace settings (issue 25 point 3) --
     "settings.title": {"en": "Workspace settings", "zh": "工作区设置"},
-    "settings.lang_line": {"en": "*Default digest language:* {value}", "zh": "*默认日报语言：*{value}"},
-    "settings.zone_line": {"en": "*Time zone:* {value}", "zh": "*时区：*{value}"},
-    "settings.admins_line": {"en": "*Admins:* {admins}", "zh": "*管理员：*{admins}"},
-    "settings.uploads_line": {"en": "*Uploaded listings:* {value}", "zh": "*上传的列表：*{value}"},
+    "settings.lang_line": {"en": "*Default digest language:* {value}", "zh": "*默认日报语言：* {value}"},
+    "settings.zone_line": {"en": "*Time zone:* {value}", "zh": "*时区：* {value}"},
+    "settings.admins_line": {"en": "*Admins:* {admins}", "zh": "*管理员：* {admins}"},
+    "settings.uploads_line": {"en": "*Uploaded listings:* {value}", "zh": "*上传的列表：* {value}"},
     "settings.server_default": {"en": "{value} (the default)", "zh": "{value}（默认）"},
     "settings.uploads_private": {"en": "visible only in this workspace", "zh": "仅本工作区可见"},
     "settings.uploads_shared": {"en": "shared with every workspace", "zh": "与所有工作区共享"},
     "settings.nobody": {"en": "nobody yet", "zh": "暂无"},
     "settings.changed_by": {"en": "Last changed by <@{user_id}> on {date}.", "zh": "最近由 <@{user_id}> 于 {date} 修改。"},
     "settings.how_to_change": {
-        "en": "Change them: `/papers settings lang zh`, `settings zone Asia/Shanghai`, `settings admins add @someone` (or `remove`), `settings uploads shared` (or `private`). New digests take the language and zone when none is given.",
+        "en": "Change them: `/papers settings lang zh`, `settings zone Asia/Shanghai`, `settings admins add @someone` (or `remove`), `settings uploads shared` (or `private`). New digests without a language or zone of their own take these.",
         "zh": "修改方式：`/papers 设置 语言 中文`、`设置 时区 Asia/Shanghai`、`设置 管理员 添加 @某人`（或 `删除`）、`设置 上传 共享`（或 `私有`）。新建日报未指定语言或时区时，使用这里的设置。",
     },
     "settings.read_only": {

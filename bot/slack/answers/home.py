@@ -58,7 +58,7 @@ def build_home(
             lang,
             server_zone=services.settings.timezone,
             can_change=is_admin,
-        ),  # fmt: skip
+        ),
         not_ready=not_ready,
     )
 

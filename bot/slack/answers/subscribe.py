@@ -129,8 +129,8 @@ def answer_subscribe(
 
     With options, the line describes the whole subscription (omitted ones take their
     defaults: the digest's language is the reader's, a channel's the workspace's when it
-    set one; weekdays at 09:00 in the zone `_default_zone` picks; the top 10 first; no filter). `/papers subscribe`
-    alone keeps an existing subscription's settings, which is how a paused one resumes.
+    set one; weekdays at 09:00 in the zone `_default_zone` picks; the top 10 first; no
+    filter). `/papers subscribe` alone keeps an existing subscription's settings, which is how a paused one resumes.
     A channel the bot can't post in yet gets a paused subscription and the way to invite
     it; a channel it can post in hears who set up what. Replies are in the language of
     the person typing, whatever the digest's language.
