@@ -3,10 +3,15 @@ restarts, a second instance, daylight-saving days and a crash mid-post."""
 
 from __future__ import annotations
 
+import threading
+import time
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+from apscheduler.jobstores.memory import MemoryJobStore
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.date import DateTrigger
 from digest_support import (
     FakeClock,
     RecordingPoster,
@@ -341,3 +346,56 @@ def test_a_weekday_digest_holds_the_weekends_papers_on_monday(corpus, tmp_path):
     assert bot.poster.digests() == []
     bot.run_until(at(2026, 12, 7, 12))
     assert bot.poster.digests() == ["2026-12-07"] and len(bot.poster.papers_posted()) == 2
+
+
+class SlowRoundStore(MemoryJobStore):
+    """A job store whose due jobs take a moment to read: a round of the scheduler's loop is
+    under way (holding its lock) when the test asks the scheduler to stop."""
+
+    def __init__(self):
+        super().__init__()
+        self.in_round = threading.Event()
+
+    def get_due_jobs(self, now):
+        due = super().get_due_jobs(now)
+        if due:
+            self.in_round.set()
+            time.sleep(0.3)
+        return due
+
+
+def test_stopping_during_a_round_of_due_jobs_lets_the_round_finish(corpus):
+    """serve stopped (SIGTERM) just as the start-up catch-up ran: APScheduler's loop thread died
+    with JobLookupError, a traceback in the log. Now the round ends, the job runs once."""
+    store = SlowRoundStore()
+    scheduler = BackgroundScheduler(timezone="UTC", jobstores={"default": store})
+    service = service_for(corpus, RecordingPoster(), FakeClock(at(2026, 3, 2, 8, 0)))
+    jobs = DigestScheduler(scheduler, service)
+    ran, died = [], []
+    previous, threading.excepthook = threading.excepthook, died.append
+    try:
+        scheduler.start()
+        scheduler.add_job(lambda: ran.append(1), DateTrigger(run_date=datetime.now(ZoneInfo("UTC"))), id="once")
+        assert store.in_round.wait(5)
+        jobs.shutdown()
+    finally:
+        threading.excepthook = previous
+    assert died == [] and ran == [1] and not scheduler.running
+
+
+def test_a_stop_that_lands_inside_the_scheduler_s_start_still_shuts_it_down(corpus, monkeypatch):
+    """SIGTERM between BackgroundScheduler marking itself running and starting its thread left
+    a scheduler with no thread to join: shutting down raised, and `serve` printed a traceback."""
+
+    class InterruptedThread(threading.Thread):
+        def start(self):
+            raise KeyboardInterrupt  # the SIGTERM handler raises here, in the main thread
+
+    monkeypatch.setattr("apscheduler.schedulers.background.Thread", InterruptedThread)
+    scheduler = BackgroundScheduler(timezone="UTC")
+    jobs = DigestScheduler(scheduler, service_for(corpus, RecordingPoster(), FakeClock(at(2026, 3, 2, 8, 0))))
+    with pytest.raises(KeyboardInterrupt):
+        scheduler.start()
+    assert scheduler.running
+    jobs.shutdown()
+    assert not scheduler.running

@@ -252,7 +252,19 @@ class DigestScheduler:
         self.scheduler.start()
 
     def shutdown(self) -> None:
-        if self.scheduler.running:
+        """Stop running jobs, letting a round of due jobs that has begun finish first.
+
+        APScheduler marks itself stopped before it takes the lock its loop holds while it runs
+        a round, so a date job of that round (the catch-up) could not remove itself and the
+        loop's thread died with JobLookupError. Pausing, then asking for the jobs (which waits
+        for that lock), lets the round end before the scheduler stops."""
+        if not self.scheduler.running:
+            return
+        self.scheduler.pause()
+        self.scheduler.get_jobs()
+        # A stop (SIGTERM) that lands inside BackgroundScheduler.start, after it is marked
+        # running and before its thread starts, leaves no thread to join: nothing runs.
+        with contextlib.suppress(RuntimeError, AttributeError):
             self.scheduler.shutdown(wait=True)
 
     def sync(self, sub_id: int) -> None:
