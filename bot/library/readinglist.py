@@ -183,8 +183,8 @@ class Library:
 
     def save(self, user_id: str, paper_id: str, *, channel_id: str = "", team_id: str | None = None) -> bool:
         """Save a paper for `user_id` of `team_id`; return False when it was already saved."""
-        team = self._team(team_id)
         with self.store.transaction() as db:
+            team = self.store.team_or_home(team_id, db)
             return (
                 db.execute(
                     "INSERT OR IGNORE INTO saves (team_id, user_id, paper_id, saved_at, channel_id, position)"
@@ -196,8 +196,8 @@ class Library:
 
     def unsave(self, user_id: str, paper_id: str, *, team_id: str | None = None) -> bool:
         """Remove a save; return False when there was none."""
-        team = self._team(team_id)
         with self.store.transaction() as db:
+            team = self.store.team_or_home(team_id, db)
             return (
                 db.execute(
                     "DELETE FROM saves WHERE team_id = ? AND user_id = ? AND paper_id = ?", (team, user_id, paper_id)

@@ -685,8 +685,9 @@ class Store:
 
     # -- readers -----------------------------------------------------------------------
 
-    def team_or_home(self, team_id: str | None) -> str:
-        """`team_id`, or the home workspace when none is named (bot/store/tenancy.py).
+    def team_or_home(self, team_id: str | None, db: sqlite3.Connection | None = None) -> str:
+        """`team_id`, or the home workspace when none is named (bot/store/tenancy.py); read
+        through `db` inside a transaction.
 
         For callers that predate workspaces (a single-workspace script, a test): in token
         mode the home workspace is the bot's own. Slack's listeners always name the team.
@@ -694,9 +695,11 @@ class Store:
         if team_id is not None:
             return team_id
         # Deferred: bot/store/tenancy.py imports this module (Store, apply_schema).
-        from bot.store.tenancy import home_team
+        from bot.store.tenancy import HOME_TEAM_KEY
 
-        return home_team(self)
+        sql = "SELECT value FROM meta WHERE key = ?"
+        rows = db.execute(sql, (HOME_TEAM_KEY,)).fetchall() if db is not None else self.read(sql, (HOME_TEAM_KEY,))
+        return str(rows[0][0]) if rows else ""
 
     def get_user_lang(self, user_id: str, team_id: str | None = None) -> str | None:
         """The person's `/papers lang` in their workspace (None: the home workspace's)."""
@@ -704,8 +707,8 @@ class Store:
         return rows[0][0] if rows else None
 
     def set_user_lang(self, user_id: str, lang: str, team_id: str | None = None) -> None:
-        team = self.team_or_home(team_id)
         with self.transaction() as db:
+            team = self.team_or_home(team_id, db)
             db.execute("INSERT OR REPLACE INTO user_prefs (team_id, user_id, lang) VALUES (?, ?, ?)", (team, user_id, lang))
 
     # -- events (issue 13) ---------------------------------------------------------------
@@ -717,10 +720,10 @@ class Store:
         process on this data folder. Ids older than `keep` are forgotten: Slack retries
         within minutes, so a day is ample.
         """
-        team = self.team_or_home(team_id)
         now = self._clock()
         cutoff = (datetime.fromisoformat(now) - keep).isoformat(timespec="seconds")
         with self.transaction() as db:
+            team = self.team_or_home(team_id, db)
             db.execute("DELETE FROM slack_events WHERE seen_at < ?", (cutoff,))
             return (
                 db.execute(
