@@ -169,6 +169,26 @@ def test_each_workspace_claims_its_own_events(slack, fake_slack, seed_services):
     assert len(fake_slack.calls_to("chat.postMessage")) == 2
 
 
+def test_the_console_is_a_workspace_of_its_own(slack, fake_slack, seed_corpus, seed_services):
+    import io
+
+    from bot.console import answer_line, console_services
+
+    user = "U_REC_CONSOLE"
+    command(slack, "help", team="T0001", user="U_REC_FIRST")  # the bot has learned its workspace (adopted)
+    assert tenancy.home_team(seed_corpus.store) == "T0001"
+    console = console_services(seed_corpus, io.StringIO())
+    assert "ParisKV" in answer_line(console, "/papers save ParisKV", user_id=user)
+    assert t("lang.set", "zh") in answer_line(console, "/papers lang zh", user_id=user)
+    assert seed_services.library.saved_ids(user, team_id=tenancy.LOCAL) == {seed_corpus.resolve("ParisKV").id}
+    # The same user id in a Slack workspace (the bot's own included) has none of it.
+    assert "You haven't picked a language" in command(slack, "lang", team="T0001", user=user)["text"]
+    assert "You haven't saved any papers yet" in all_text(command(slack, "saved", team="T0001", user=user)["blocks"])
+    command(slack, "save speculative decoding", team="T0001", user=user)
+    assert "ParisKV" in answer_line(console, "/papers saved", user_id=user)
+    assert "Speculative" not in answer_line(console, "/papers saved", user_id=user)
+
+
 # -- the migration in place ------------------------------------------------------------------
 
 OLD_STORE = """
