@@ -87,7 +87,7 @@ def main(argv: list[str]) -> int:
         user = f"U_BENCH{n}"
         ids = older[20 * n : 20 * n + 20]
         for paper_id in ids[:14]:
-            library.save(user, paper_id)
+            library.save(user, paper_id, team_id=TEAM)
         for paper_id in ids[14:]:
             library.feedback.vote(TEAM, user, paper_id, -1)
         library.feedback.add_interests(TEAM, user, INTERESTS)

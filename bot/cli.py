@@ -35,6 +35,7 @@ from bot.models import IngestReport, Paper, SearchResult
 from bot.slack.render.digest import render_digest
 from bot.slack.render.plain import blocks_to_text
 from bot.slack.render.results import results_header
+from bot.store import tenancy
 from bot.store.migrate import copy_sqlite_into
 
 logger = logging.getLogger("bot")
@@ -122,6 +123,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     export.add_argument(
         "--ids", nargs="+", default=[], metavar="ID", help="paper ids (or unique prefixes), comma or space separated"
+    )
+    export.add_argument(
+        "--team",
+        metavar="TEAM_ID",
+        help="the Slack workspace of --user (default: the bot's own workspace; '' for the offline console's)",
     )
     export.add_argument("--lang", choices=("en", "zh"), default="en", help="the language of the AI summary note's label")
     return parser
@@ -480,8 +486,11 @@ def cmd_export(settings: Settings, args) -> int:
     corpus = _open(settings)
     try:
         papers: dict[str, Paper] = {}
+        # A person's saves are their workspace's: the one named, else the bot's own (token mode).
+        team_id = tenancy.home_team(corpus.store) if args.team is None else args.team
+        library = Library(corpus.store)
         for user_id in args.user:
-            papers.update((p.id, p) for p in Library(corpus.store).saved_papers(user_id))
+            papers.update((p.id, p) for p in library.saved_papers(user_id, team_id=team_id))
         unknown = []
         for paper_id in ids:
             paper = corpus.get(paper_id)

@@ -10,6 +10,9 @@ Digests work against a simulated channel, #papers: `/papers subscribe ...` subsc
 it (its announcement is "posted" there), `/papers digest` previews the next digest,
 and `post digest` shows the messages the digest would post now, thread included,
 without using up its papers.
+
+The console is no Slack workspace: what its person saves, votes and sets is kept under
+`tenancy.LOCAL` (''), apart from every workspace's (bot/store/tenancy.py).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from bot.slack.render.blocks import section
 from bot.slack.render.digest import render_digest, render_empty
 from bot.slack.render.plain import blocks_to_text
 from bot.slack.reply import Reply, error_reply
+from bot.store import tenancy
 
 logger = logging.getLogger(__name__)
 
@@ -137,14 +141,14 @@ def answer_line(
     if not line:
         return ""
     if " ".join(line.lower().split()) in POST_WORDS:
-        return post_digest_now(services, services.corpus.get_user_lang(user_id) or detect_lang(line))
+        return post_digest_now(services, services.corpus.get_user_lang(user_id, tenancy.LOCAL) or detect_lang(line))
     if not line.lower().startswith("/papers"):
         return t("console.hint", detect_lang(line))
     text = line[len("/papers") :]
     if text and not text[0].isspace():
         return t("console.hint", detect_lang(line))
     try:
-        reply = answer_command(services, user_id, channel_id, text, channel_name=CONSOLE_CHANNEL_NAME)
+        reply = answer_command(services, user_id, channel_id, text, channel_name=CONSOLE_CHANNEL_NAME, team_id=tenancy.LOCAL)
     except Exception:
         logger.exception("console command failed: %r", line)
         reply = error_reply(detect_lang(text))

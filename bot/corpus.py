@@ -693,15 +693,16 @@ class Corpus:
             stats["vectors"] = None
         return stats
 
-    def get_user_lang(self, user_id: str) -> str | None:
-        return self.store.get_user_lang(user_id)
+    def get_user_lang(self, user_id: str, team_id: str | None = None) -> str | None:
+        """The person's `/papers lang` in workspace `team_id` (None: the home workspace)."""
+        return self.store.get_user_lang(user_id, team_id)
 
-    def set_user_lang(self, user_id: str, lang: str) -> None:
-        self.store.set_user_lang(user_id, lang)
+    def set_user_lang(self, user_id: str, lang: str, team_id: str | None = None) -> None:
+        self.store.set_user_lang(user_id, lang, team_id)
 
-    def claim_event(self, event_id: str) -> bool:
+    def claim_event(self, event_id: str, team_id: str | None = None) -> bool:
         """Record that a Slack event is being handled; False if it already was (see Store.claim_event)."""
-        return self.store.claim_event(event_id)
+        return self.store.claim_event(event_id, team_id=team_id)
 
 
 def _paged(like: IndexPage, hits: list[IndexHit], total: int, mode: str | None = None) -> IndexPage:

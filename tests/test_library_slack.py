@@ -299,8 +299,10 @@ def test_export_typed_in_the_dm_is_uploaded_there_too(slack, fake_slack, seed_co
 
 def test_the_offline_console_writes_an_export_to_a_file(seed_corpus, seed_services):
     from bot.console import answer_line, console_services
+    from bot.store import tenancy
 
-    seed_services.library.save("U_CONSOLE_EXPORT", seed_corpus.resolve("ParisKV").id)
+    # The console is no Slack workspace: its person's saves are the console's own (LOCAL).
+    seed_services.library.save("U_CONSOLE_EXPORT", seed_corpus.resolve("ParisKV").id, team_id=tenancy.LOCAL)
     answer = answer_line(console_services(seed_corpus, io.StringIO()), "/papers export csl-json", user_id="U_CONSOLE_EXPORT")
     path = answer.rsplit("`", 2)[-2]
     assert path.startswith(str(seed_corpus.settings.data_dir / "exports"))

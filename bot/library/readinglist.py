@@ -1,18 +1,21 @@
 """The team's reading list: saves, channel votes, popularity, and ranking new papers for you.
 
 Everything here is domain logic over the store's SQLite file; Slack only renders and
-wires it (bot/slack/answers/library.py, render/library.py). Four tables:
+wires it (bot/slack/answers/library.py, render/library.py). Four tables, each keyed by
+the workspace first (bot/store/tenancy.py), so two workspaces sharing one bot never
+read each other's rows, even for the same user id (Enterprise Grid):
 
-    saves      one row per (person, paper); `channel_id` is the channel whose public
-               card (a share or a digest) it was saved from, '' otherwise
+    saves      one row per (team, person, paper); `channel_id` is the channel whose
+               public card (a share or a digest) it was saved from, '' otherwise
     cards      which papers each message the bot posted in a channel carries
     shares     every share of a paper into a channel (popularity counts the people who
                shared it, not the shares: sharing a paper ten times is one vote)
     reactions  the latest state of each (message, person, emoji), newest event wins
 
-A person's saves are private: every read of `saves` is keyed by the asking user's id,
-which comes from Slack's signed payload, never from a button's value. Channels only
-ever see counts.
+A person's saves are private: every read of `saves` is keyed by the (team, user) Slack
+signed for, never by a button's value. Channels only ever see counts. Every method takes
+`team_id`; None (a caller from before workspaces: a script, a test) means the home
+workspace (`Store.team_or_home`); Slack's listeners always name it.
 
 A reaction on a card is a vote for the papers it carries. A share card carries one
 paper; a digest message carries several, so a reaction there is 1/n of a vote for each
@@ -35,7 +38,8 @@ from bot.digests.requests import ORDERS
 from bot.library.ranking import TermCache
 from bot.models import Paged, Paper, Reason
 from bot.search.analysis import analyze
-from bot.store.database import Store, apply_schema
+from bot.store import tenancy
+from bot.store.database import Store
 from bot.store.feedback import FeedbackStore
 
 if TYPE_CHECKING:
@@ -43,32 +47,37 @@ if TYPE_CHECKING:
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS saves (
+    team_id    TEXT NOT NULL DEFAULT '',
     user_id    TEXT NOT NULL,
     paper_id   TEXT NOT NULL,
     saved_at   TEXT NOT NULL,
     channel_id TEXT NOT NULL DEFAULT '',
-    PRIMARY KEY (user_id, paper_id)
+    position   INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (team_id, user_id, paper_id)
 );
-CREATE INDEX IF NOT EXISTS saves_channel ON saves (channel_id, saved_at);
+CREATE INDEX IF NOT EXISTS saves_channel ON saves (team_id, channel_id, saved_at);
 CREATE TABLE IF NOT EXISTS cards (
+    team_id    TEXT NOT NULL DEFAULT '',
     channel_id TEXT NOT NULL,
     message_ts TEXT NOT NULL,
     paper_id   TEXT NOT NULL,
     kind       TEXT NOT NULL,
     papers     INTEGER NOT NULL DEFAULT 1,
     posted_at  TEXT NOT NULL,
-    PRIMARY KEY (channel_id, message_ts, paper_id)
+    PRIMARY KEY (team_id, channel_id, message_ts, paper_id)
 );
 CREATE TABLE IF NOT EXISTS shares (
     id         INTEGER PRIMARY KEY,
+    team_id    TEXT NOT NULL DEFAULT '',
     channel_id TEXT NOT NULL,
     paper_id   TEXT NOT NULL,
     user_id    TEXT NOT NULL,
     message_ts TEXT NOT NULL DEFAULT '',
     shared_at  TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS shares_channel ON shares (channel_id, shared_at);
+CREATE INDEX IF NOT EXISTS shares_channel ON shares (team_id, channel_id, shared_at);
 CREATE TABLE IF NOT EXISTS reactions (
+    team_id    TEXT NOT NULL DEFAULT '',
     channel_id TEXT NOT NULL,
     message_ts TEXT NOT NULL,
     user_id    TEXT NOT NULL,
@@ -76,9 +85,12 @@ CREATE TABLE IF NOT EXISTS reactions (
     present    INTEGER NOT NULL,
     event_ts   TEXT NOT NULL,
     at         TEXT NOT NULL,
-    PRIMARY KEY (channel_id, message_ts, user_id, reaction)
+    PRIMARY KEY (team_id, channel_id, message_ts, user_id, reaction)
 );
 """
+TABLES = ("saves", "cards", "shares", "reactions")
+COLUMNS = {"saves": {"position": "INTEGER NOT NULL DEFAULT 0"}}
+"""Columns newer than a table's first version: a store made before `position` existed."""
 
 PERIODS = {"week": timedelta(days=7), "month": timedelta(days=30)}
 SAVED_PER_PAGE = 5
@@ -140,10 +152,13 @@ class Library:
         self._recommender: Recommender | None = None
         with self.store.transaction() as db:
             # position: save order within one second (saved_at's resolution), on both backends.
-            apply_schema(db, SCHEMA, {"saves": {"position": "INTEGER NOT NULL DEFAULT 0"}})
+            tenancy.rekey(db, SCHEMA, TABLES, COLUMNS)
 
     def _now(self) -> str:
         return to_iso(self.clock())
+
+    def _team(self, team_id: str | None) -> str:
+        return self.store.team_or_home(team_id)
 
     @property
     def recommender(self) -> Recommender:
@@ -166,55 +181,71 @@ class Library:
 
     # -- saves ------------------------------------------------------------------------------
 
-    def save(self, user_id: str, paper_id: str, *, channel_id: str = "") -> bool:
-        """Save a paper for `user_id`; return False when it was already saved."""
+    def save(self, user_id: str, paper_id: str, *, channel_id: str = "", team_id: str | None = None) -> bool:
+        """Save a paper for `user_id` of `team_id`; return False when it was already saved."""
         with self.store.transaction() as db:
+            team = self.store.team_or_home(team_id, db)
             return (
                 db.execute(
-                    "INSERT OR IGNORE INTO saves (user_id, paper_id, saved_at, channel_id, position)"
-                    " SELECT ?, ?, ?, ?, COALESCE(MAX(position), 0) + 1 FROM saves WHERE user_id = ?",
-                    (user_id, paper_id, self._now(), channel_id, user_id),
+                    "INSERT OR IGNORE INTO saves (team_id, user_id, paper_id, saved_at, channel_id, position)"
+                    " SELECT ?, ?, ?, ?, ?, COALESCE(MAX(position), 0) + 1 FROM saves WHERE team_id = ? AND user_id = ?",
+                    (team, user_id, paper_id, self._now(), channel_id, team, user_id),
                 ).rowcount
                 > 0
             )
 
-    def unsave(self, user_id: str, paper_id: str) -> bool:
+    def unsave(self, user_id: str, paper_id: str, *, team_id: str | None = None) -> bool:
         """Remove a save; return False when there was none."""
         with self.store.transaction() as db:
-            return db.execute("DELETE FROM saves WHERE user_id = ? AND paper_id = ?", (user_id, paper_id)).rowcount > 0
+            team = self.store.team_or_home(team_id, db)
+            return (
+                db.execute(
+                    "DELETE FROM saves WHERE team_id = ? AND user_id = ? AND paper_id = ?", (team, user_id, paper_id)
+                ).rowcount
+                > 0
+            )
 
-    def toggle(self, user_id: str, paper_id: str, *, channel_id: str = "") -> bool:
+    def toggle(self, user_id: str, paper_id: str, *, channel_id: str = "", team_id: str | None = None) -> bool:
         """Save the paper, or unsave it when it is saved; return whether it is saved now."""
-        if self.unsave(user_id, paper_id):
+        team = self._team(team_id)
+        if self.unsave(user_id, paper_id, team_id=team):
             return False
-        self.save(user_id, paper_id, channel_id=channel_id)
+        self.save(user_id, paper_id, channel_id=channel_id, team_id=team)
         return True
 
-    def is_saved(self, user_id: str, paper_id: str) -> bool:
-        return bool(self.store.read("SELECT 1 FROM saves WHERE user_id = ? AND paper_id = ?", (user_id, paper_id)))
+    def is_saved(self, user_id: str, paper_id: str, *, team_id: str | None = None) -> bool:
+        return bool(
+            self.store.read(
+                "SELECT 1 FROM saves WHERE team_id = ? AND user_id = ? AND paper_id = ?", (self._team(team_id), user_id, paper_id)
+            )
+        )
 
-    def saved_ids(self, user_id: str) -> set[str]:
-        return {r[0] for r in self.store.read("SELECT paper_id FROM saves WHERE user_id = ?", (user_id,))}
+    def saved_ids(self, user_id: str, *, team_id: str | None = None) -> set[str]:
+        rows = self.store.read("SELECT paper_id FROM saves WHERE team_id = ? AND user_id = ?", (self._team(team_id), user_id))
+        return {r[0] for r in rows}
 
-    def saved_count(self, user_id: str) -> int:
-        return int(self.store.read("SELECT COUNT(*) FROM saves WHERE user_id = ?", (user_id,))[0][0])
+    def saved_count(self, user_id: str, *, team_id: str | None = None) -> int:
+        rows = self.store.read("SELECT COUNT(*) FROM saves WHERE team_id = ? AND user_id = ?", (self._team(team_id), user_id))
+        return int(rows[0][0])
 
-    def saved_papers(self, user_id: str, limit: int | None = None) -> list[Paper]:
+    def saved_papers(self, user_id: str, limit: int | None = None, *, team_id: str | None = None) -> list[Paper]:
         """The person's saved papers, newest save first."""
         rows = self.store.read(
-            "SELECT paper_id FROM saves WHERE user_id = ? ORDER BY saved_at DESC, position DESC LIMIT ?",
-            (user_id, -1 if limit is None else limit),
+            "SELECT paper_id FROM saves WHERE team_id = ? AND user_id = ? ORDER BY saved_at DESC, position DESC LIMIT ?",
+            (self._team(team_id), user_id, -1 if limit is None else limit),
         )
         return self.store.get_many([r[0] for r in rows])
 
-    def saved(self, user_id: str, query: str = "", *, page: int = 1, per_page: int = SAVED_PER_PAGE) -> SavedPage:
+    def saved(
+        self, user_id: str, query: str = "", *, page: int = 1, per_page: int = SAVED_PER_PAGE, team_id: str | None = None
+    ) -> SavedPage:
         """A page of the person's saves, newest first; `query` keeps those it matches.
 
         A query matches a paper when every analysed term of it is among the paper's
         terms (titles, authors, affiliations, venue, summary, comments), in either
         language, the way search reads words: `kv cach` finds "KV-Cache Retrieval".
         """
-        papers = self.saved_papers(user_id)
+        papers = self.saved_papers(user_id, team_id=team_id)
         query = " ".join(query.split())
         if query:
             wanted = set(analyze(query))
@@ -226,8 +257,8 @@ class Library:
         return SavedPage(shown, len(papers), page, per_page, query)
 
     def kept_by_people(self, paper_ids: list[str]) -> set[str]:
-        """Which of these papers someone saved or shared: removing a feed's papers keeps them
-        (bot/feeds/sources.py plan_removal), so nobody's reading list loses a paper."""
+        """Which of these papers someone saved or shared, in any workspace: removing a feed's
+        papers keeps them (bot/feeds/sources.py plan_removal), so nobody's reading list loses one."""
         kept: set[str] = set()
         for start in range(0, len(paper_ids), 500):
             chunk = paper_ids[start : start + 500]
@@ -241,82 +272,106 @@ class Library:
 
     # -- what the bot posted, and reactions to it ---------------------------------------------
 
-    def record_card(self, channel_id: str, message_ts: str, paper_ids: Iterable[str], *, kind: str) -> None:
-        """Remember which papers a message the bot posted in a channel carries."""
+    def record_card(
+        self, channel_id: str, message_ts: str, paper_ids: Iterable[str], *, kind: str, team_id: str | None = None
+    ) -> None:
+        """Remember which papers a message the bot posted in a workspace's channel carries."""
         ids = list(dict.fromkeys(paper_ids))
         if not (channel_id and message_ts and ids):
             return
-        now = self._now()
+        team, now = self._team(team_id), self._now()
         with self.store.transaction() as db:
             db.executemany(
-                "INSERT OR IGNORE INTO cards (channel_id, message_ts, paper_id, kind, papers, posted_at) VALUES (?, ?, ?, ?, ?, ?)",
-                [(channel_id, message_ts, paper_id, kind, len(ids), now) for paper_id in ids],
+                "INSERT OR IGNORE INTO cards (team_id, channel_id, message_ts, paper_id, kind, papers, posted_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(team, channel_id, message_ts, paper_id, kind, len(ids), now) for paper_id in ids],
             )
 
-    def record_share(self, channel_id: str, paper_id: str, user_id: str, message_ts: str = "") -> None:
+    def record_share(
+        self, channel_id: str, paper_id: str, user_id: str, message_ts: str = "", *, team_id: str | None = None
+    ) -> None:
         """Count a share into a channel (and remember its card when Slack gave its ts)."""
+        team = self._team(team_id)
         with self.store.transaction() as db:
             db.execute(
-                "INSERT INTO shares (channel_id, paper_id, user_id, message_ts, shared_at) VALUES (?, ?, ?, ?, ?)",
-                (channel_id, paper_id, user_id, message_ts, self._now()),
+                "INSERT INTO shares (team_id, channel_id, paper_id, user_id, message_ts, shared_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (team, channel_id, paper_id, user_id, message_ts, self._now()),
             )
         if message_ts:
-            self.record_card(channel_id, message_ts, [paper_id], kind="share")
+            self.record_card(channel_id, message_ts, [paper_id], kind="share", team_id=team)
 
-    def papers_on(self, channel_id: str, message_ts: str) -> list[str]:
-        rows = self.store.read("SELECT paper_id FROM cards WHERE channel_id = ? AND message_ts = ?", (channel_id, message_ts))
+    def papers_on(self, channel_id: str, message_ts: str, *, team_id: str | None = None) -> list[str]:
+        rows = self.store.read(
+            "SELECT paper_id FROM cards WHERE team_id = ? AND channel_id = ? AND message_ts = ?",
+            (self._team(team_id), channel_id, message_ts),
+        )
         return [r[0] for r in rows]
 
-    def react(self, *, channel_id: str, message_ts: str, user_id: str, reaction: str, added: bool, event_ts: str) -> bool:
+    def react(
+        self,
+        *,
+        channel_id: str,
+        message_ts: str,
+        user_id: str,
+        reaction: str,
+        added: bool,
+        event_ts: str,
+        team_id: str | None = None,
+    ) -> bool:
         """Apply a reaction_added / reaction_removed event; return whether it changed a vote.
 
-        Only reactions on the bot's paper cards count. Each (message, person, emoji) keeps
-        its latest state: a repeated event (Slack retries) changes nothing, and an event
-        older than the one already applied (a late retry) is ignored.
+        Only reactions on the bot's paper cards in the same workspace count. Each
+        (message, person, emoji) keeps its latest state: a repeated event (Slack retries)
+        changes nothing, and an event older than the one already applied (a late retry)
+        is ignored.
         """
         if not (channel_id and message_ts and user_id and reaction):
             return False
+        team = self._team(team_id)
         event_ts = event_ts or self._now()
+        key = (team, channel_id, message_ts, user_id, reaction)
         with self.store.transaction() as db:
             # Checked in the transaction: a card being recorded meanwhile (behind a day's
             # file) is seen once it is, instead of the vote being lost.
-            card = "SELECT 1 FROM cards WHERE channel_id = ? AND message_ts = ? LIMIT 1"
-            if db.execute(card, (channel_id, message_ts)).fetchone() is None:
+            card = "SELECT 1 FROM cards WHERE team_id = ? AND channel_id = ? AND message_ts = ? LIMIT 1"
+            if db.execute(card, (team, channel_id, message_ts)).fetchone() is None:
                 return False
             row = db.execute(
-                "SELECT present, event_ts FROM reactions WHERE channel_id = ? AND message_ts = ? AND user_id = ? AND reaction = ?",
-                (channel_id, message_ts, user_id, reaction),
+                "SELECT present, event_ts FROM reactions"
+                " WHERE team_id = ? AND channel_id = ? AND message_ts = ? AND user_id = ? AND reaction = ?",
+                key,
             ).fetchone()
             if row is not None:
                 if _ts_key(row[1]) >= _ts_key(event_ts):  # the same event again, or an older one
                     return False
                 if bool(row[0]) == added:
                     db.execute(
-                        "UPDATE reactions SET event_ts = ? WHERE channel_id = ? AND message_ts = ? AND user_id = ? AND reaction = ?",
-                        (event_ts, channel_id, message_ts, user_id, reaction),
+                        "UPDATE reactions SET event_ts = ?"
+                        " WHERE team_id = ? AND channel_id = ? AND message_ts = ? AND user_id = ? AND reaction = ?",
+                        (event_ts, *key),
                     )
                     return False
             elif not added:
                 return False
             db.execute(
-                "INSERT OR REPLACE INTO reactions (channel_id, message_ts, user_id, reaction, present, event_ts, at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (channel_id, message_ts, user_id, reaction, int(added), event_ts, self._now()),
+                "INSERT OR REPLACE INTO reactions (team_id, channel_id, message_ts, user_id, reaction, present, event_ts, at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (*key, int(added), event_ts, self._now()),
             )
         return True
 
     # -- what a channel values ----------------------------------------------------------------
 
-    def votes(self, channel_id: str, since: str = "") -> dict[str, tuple[float, int]]:
+    def votes(self, channel_id: str, since: str = "", *, team_id: str | None = None) -> dict[str, tuple[float, int]]:
         """Per paper: (votes, people) from reactions on the channel's cards since `since`.
 
         A person counts once per paper: the largest share of a vote they gave it.
         """
         rows = self.store.read(
             "SELECT c.paper_id, r.user_id, MAX(1.0 / c.papers) FROM reactions r"
-            " JOIN cards c ON c.channel_id = r.channel_id AND c.message_ts = r.message_ts"
-            " WHERE r.channel_id = ? AND r.present = 1 AND r.at >= ? GROUP BY c.paper_id, r.user_id",
-            (channel_id, since),
+            " JOIN cards c ON c.team_id = r.team_id AND c.channel_id = r.channel_id AND c.message_ts = r.message_ts"
+            " WHERE r.team_id = ? AND r.channel_id = ? AND r.present = 1 AND r.at >= ? GROUP BY c.paper_id, r.user_id",
+            (self._team(team_id), channel_id, since),
         )
         out: dict[str, tuple[float, int]] = {}
         for paper_id, _user, share in rows:
@@ -324,8 +379,9 @@ class Library:
             out[paper_id] = (votes + share, people + 1)
         return out
 
-    def top(self, channel_id: str, period: str = "week", *, limit: int = 10) -> list[Popular]:
+    def top(self, channel_id: str, period: str = "week", *, limit: int = 10, team_id: str | None = None) -> list[Popular]:
         """The channel's most shared, saved-from and reacted papers of the period, best first."""
+        team = self._team(team_id)
         since = to_iso(self.clock() - PERIODS[period])
         found: dict[str, Popular] = {}
 
@@ -333,15 +389,17 @@ class Library:
             return found.setdefault(paper_id, Popular(Paper(id=paper_id, title_en="", title_zh="")))
 
         for paper_id, count in self.store.read(
-            "SELECT paper_id, COUNT(DISTINCT user_id) FROM shares WHERE channel_id = ? AND shared_at >= ? GROUP BY paper_id",
-            (channel_id, since),
+            "SELECT paper_id, COUNT(DISTINCT user_id) FROM shares"
+            " WHERE team_id = ? AND channel_id = ? AND shared_at >= ? GROUP BY paper_id",
+            (team, channel_id, since),
         ):
             entry(paper_id).shares = int(count)
         for paper_id, count in self.store.read(
-            "SELECT paper_id, COUNT(*) FROM saves WHERE channel_id = ? AND saved_at >= ? GROUP BY paper_id", (channel_id, since)
+            "SELECT paper_id, COUNT(*) FROM saves WHERE team_id = ? AND channel_id = ? AND saved_at >= ? GROUP BY paper_id",
+            (team, channel_id, since),
         ):
             entry(paper_id).saves = int(count)
-        for paper_id, (votes, people) in self.votes(channel_id, since).items():
+        for paper_id, (votes, people) in self.votes(channel_id, since, team_id=team).items():
             entry(paper_id).votes, entry(paper_id).voters = votes, people
         papers = {p.id: p for p in self.store.get_many(list(found))}
         ranked = []
@@ -352,27 +410,29 @@ class Library:
         ranked.sort(key=lambda p: (-p.score, -p.voters, -p.shares, p.paper.seq))
         return ranked[:limit]
 
-    def channel_profile(self, channel_id: str) -> tuple[list[Paper], dict[str, float]]:
+    def channel_profile(self, channel_id: str, *, team_id: str | None = None) -> tuple[list[Paper], dict[str, float]]:
         """Papers the channel shared, saved from its cards or reacted to, with their weight."""
+        team = self._team(team_id)
         weights: defaultdict[str, float] = defaultdict(float)
         for paper_id, count in self.store.read(
-            "SELECT paper_id, COUNT(DISTINCT user_id) FROM shares WHERE channel_id = ? GROUP BY paper_id", (channel_id,)
+            "SELECT paper_id, COUNT(DISTINCT user_id) FROM shares WHERE team_id = ? AND channel_id = ? GROUP BY paper_id",
+            (team, channel_id),
         ):
             weights[paper_id] += count
         for paper_id, count in self.store.read(
-            "SELECT paper_id, COUNT(*) FROM saves WHERE channel_id = ? GROUP BY paper_id", (channel_id,)
+            "SELECT paper_id, COUNT(*) FROM saves WHERE team_id = ? AND channel_id = ? GROUP BY paper_id", (team, channel_id)
         ):
             weights[paper_id] += count
-        for paper_id, (votes, _people) in self.votes(channel_id).items():
+        for paper_id, (votes, _people) in self.votes(channel_id, team_id=team).items():
             weights[paper_id] += votes
         ids = sorted(weights, key=weights.__getitem__, reverse=True)[:PROFILE_MAX]  # Counter.most_common's order
         return self.store.get_many(ids), {pid: float(w) for pid, w in weights.items()}
 
     # -- ordering -------------------------------------------------------------------------------
 
-    def foryou(self, user_id: str, *, team_id: str = "", limit: int = 5, pool: int = FORYOU_POOL) -> list[Recommended]:
+    def foryou(self, user_id: str, *, team_id: str | None = None, limit: int = 5, pool: int = FORYOU_POOL) -> list[Recommended]:
         """The newest papers the person hasn't saved or 👎'd, ranked by their model, each with a reason."""
-        signals = self.recommender.person_signals(team_id, user_id)
+        signals = self.recommender.person_signals(self._team(team_id), user_id)
         newest = [p for p in self.store.newest(pool + len(signals.excluded)) if p.id not in signals.excluded][:pool]
         return self.recommender.rank(newest, signals)[:limit]
 
@@ -386,11 +446,14 @@ class Library:
         highlights. `popular` then orders by the channel's votes. With nothing to go on,
         or `new`, the papers keep their order (oldest first). Papers the signals are
         about (saved, shared, 👍'd) open the list, as before. Every ranked paper has a reason.
+        `team_id` is the subscription's workspace; None (a subscription that names none yet)
+        guesses it from the latest signal there, else the home workspace.
         """
         if order not in ("foryou", "popular") or not papers:
             return Ordering(list(papers), "new")
         if team_id is None:
-            team_id = self.feedback.team_of(**({"user_id": place_id} if kind == "user" else {"place_id": place_id}))
+            guessed = self.feedback.team_of(**({"user_id": place_id} if kind == "user" else {"place_id": place_id}))
+            team_id = guessed or self._team(None)
         votes: dict[str, int] = {}
         if kind == "user":
             signals = self.recommender.person_signals(team_id, place_id)
@@ -398,7 +461,7 @@ class Library:
             papers = [p for p in papers if p.id not in disliked]  # never again, in their digest too
             why, own = "saved", Reason("own")
         else:
-            profile, weights = self.channel_profile(place_id)
+            profile, weights = self.channel_profile(place_id, team_id=team_id)
             signals = self.recommender.channel_signals(team_id, place_id, profile, weights)
             disliked = set(signals.excluded)
             votes = {pid: v.up for pid, v in self.feedback.place_votes(team_id, place_id).items() if v.up > v.down}
@@ -407,7 +470,7 @@ class Library:
             return Ordering(list(papers), "new")
         ranked = self.recommender.rank(papers, signals, channel_id=place_id, channel_votes=votes)
         if order == "popular" and kind != "user":
-            ranked = self._by_votes(place_id, ranked)
+            ranked = self._by_votes(place_id, ranked, team_id)
         placed = {r.paper.id for r in ranked}
         first = [p for p in papers if p.id not in placed and p.id not in disliked]
         last = [p for p in papers if p.id not in placed and p.id in disliked]  # a channel's 👎 majority
@@ -421,21 +484,29 @@ class Library:
 
         Also gives a channel digest the channel's popular papers of the week to open with.
         """
-        ordering = self.order_papers(digest.papers, order=digest_order(sub), kind=sub.kind, place_id=sub.place_id)
+        team = subscription_team(sub)
+        ordering = self.order_papers(digest.papers, order=digest_order(sub), kind=sub.kind, place_id=sub.place_id, team_id=team)
         digest.papers, digest.order = ordering.papers, ordering.order
         digest.reasons, digest.reason_kind = ordering.reasons, ordering.why
         if sub.kind == "channel" and not digest.resumed:
-            digest.popular = [item.paper for item in self.top(sub.place_id, "week", limit=3)]
+            digest.popular = [item.paper for item in self.top(sub.place_id, "week", limit=3, team_id=team)]
 
     def record_digest_message(self, sub, paper_ids: list[str], channel_id: str, message_ts: str) -> None:
         """A channel digest's message was posted: reactions to it are votes for its papers."""
         if sub.kind == "channel":
-            self.record_card(channel_id, message_ts, paper_ids, kind="digest")
+            self.record_card(channel_id, message_ts, paper_ids, kind="digest", team_id=subscription_team(sub))
 
-    def _by_votes(self, channel_id: str, ranked: list[Recommended]) -> list[Recommended]:
-        votes = self.votes(channel_id)
+    def _by_votes(self, channel_id: str, ranked: list[Recommended], team_id: str) -> list[Recommended]:
+        votes = self.votes(channel_id, team_id=team_id)
         order = sorted(range(len(ranked)), key=lambda i: (-votes.get(ranked[i].paper.id, (0.0, 0))[0], i))
         return [ranked[i] for i in order]
+
+
+def subscription_team(sub) -> str | None:
+    """The workspace a subscription belongs to: its `team_id` once subscriptions carry one
+    (bot/digests/subscriptions.py), else None, the home workspace."""
+    team = getattr(sub, "team_id", None)
+    return team if isinstance(team, str) else None
 
 
 def digest_order(sub) -> str:

@@ -55,7 +55,7 @@ class Recommender:
         self._alternatives = alternatives or (lambda _text: ())
         self.learner = Learner(hashed)
         self.hashed = hashed
-        self._saved_papers = saved_papers  # user_id, limit -> their saved papers, newest first
+        self._saved_papers = saved_papers  # user_id, limit, team_id= -> their saved papers, newest first
         self._get_many = get_many  # ids -> papers
         self._pool: tuple[tuple, Pool] | None = None
 
@@ -64,7 +64,7 @@ class Recommender:
     def person_signals(self, team_id: str, user_id: str) -> Signals:
         """A person's examples: saves and 👍 (positive), opens (weak), 👎 (negative, and
         excluded), interests (positive text)."""
-        saved = self._saved_papers(user_id, PROFILE_MAX)
+        saved = self._saved_papers(user_id, PROFILE_MAX, team_id=team_id)
         saved_ids = {p.id for p in saved}
         signals = [s for s in self.feedback.signals(team_id, user_id) if s.paper_id not in saved_ids][:PROFILE_MAX]
         papers = {p.id: p for p in self._get_many([s.paper_id for s in signals])}

@@ -5,6 +5,13 @@
 
 Only wiring lives here. Nothing runs at import time, and building the app makes no call
 to Slack (auth.test is deferred to the first request).
+
+The migration in place (bot/store/tenancy.py): a store from before workspaces holds rows
+with no team. In token mode SLACK_BOT_TOKEN serves one workspace, so they are its own:
+`serve` asks auth.test which one at start (`learn_home_workspace`) and `tenancy.adopt`s
+them, and, should Slack not answer then, the first request does, from Bolt's own auth.test.
+In OAuth mode the same happens for the workspace of SLACK_BOT_TOKEN when one is set too;
+without one the rows stay the console's (tenancy.LOCAL): no installer inherits them.
 """
 
 from __future__ import annotations
@@ -39,8 +46,12 @@ from bot.slack.listeners import (
 )
 from bot.slack.oauth import oauth_settings
 from bot.slack.posting import SlackDigestPoster, SlackDirectory
+from bot.store import tenancy
 from bot.store.claims import Ledger
+from bot.store.database import Store
 from bot.store.installs import Installations
+
+logger = logging.getLogger(__name__)
 
 
 class _DropMessage(logging.Filter):
@@ -74,6 +85,36 @@ def slack_services(
         on_feed_failing=feed_failing,
     )  # fmt: skip
     return services
+
+
+def adopt_home_workspace(store: Store, team_id: str) -> bool:
+    """Give `team_id` the rows from before workspaces (once); False when that could not be done now."""
+    if not team_id:
+        return False
+    try:
+        tenancy.adopt(store, team_id)
+        return True
+    except Exception as error:  # the store is away: the next start or request tries again
+        logger.warning("could not give workspace %s the rows from before workspaces: %s", team_id, type(error).__name__)
+        return False
+
+
+def learn_home_workspace(settings: Settings, store: Store) -> str:
+    """At start: which workspace SLACK_BOT_TOKEN serves (one auth.test), its rows adopted; '' unknown.
+
+    OAuth mode without SLACK_BOT_TOKEN has no workspace of its own: rows from before
+    workspaces stay LOCAL (the console's), and each installed workspace starts empty.
+    """
+    if not settings.slack_bot_token:
+        if settings.oauth_enabled and not tenancy.home_team(store):
+            logger.info("installs from a link and no SLACK_BOT_TOKEN: rows from before workspaces stay the console's")
+        return ""
+    try:
+        team_id = str(build_client(settings, Patience.BACKGROUND).auth_test().get("team_id") or "")
+    except Exception as error:  # Slack unreachable at start: the first request learns it (build_app)
+        logger.warning("auth.test at start failed (%s); the first request will tell the bot its workspace", type(error).__name__)
+        return ""
+    return team_id if adopt_home_workspace(store, team_id) else ""
 
 
 def _oauth_options(oauth: OAuthSettings | None) -> dict:
@@ -129,6 +170,8 @@ def build_app(settings: Settings, services: Services) -> App:
             context["client"] = paced_like(context.client, ledger)
             return next()
 
+    if oauth is None:
+        _learn_workspace_from_requests(app, services.corpus.store)
     alerts = AdminAlerts(services.admins_of, services.corpus, settings.data_dir)
     events.register(app, services)  # first: a retried event reaches no listener
     if oauth is not None:
@@ -143,3 +186,17 @@ def build_app(settings: Settings, services: Services) -> App:
     messages.register(app, services, alerts=alerts)
     reactions.register(app, services)
     return app
+
+
+def _learn_workspace_from_requests(app: App, store: Store) -> None:
+    """Token mode: until the rows from before workspaces have their workspace, each request
+    adopts them for the bot's own (Bolt's auth.test of SLACK_BOT_TOKEN, made once, before
+    any listener runs), so the first listener already reads them under it."""
+    learned = [False]
+
+    @app.middleware
+    def learn_the_workspace(context, next):  # noqa: A002 (Bolt passes `next` by this name)
+        if not learned[0]:
+            authorized = context.authorize_result
+            learned[0] = adopt_home_workspace(store, (authorized.team_id if authorized is not None else "") or "")
+        return next()

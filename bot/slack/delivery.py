@@ -83,10 +83,11 @@ def share_in_channel(
     user_id: str,
     logger: logging.Logger = logger,
     library: Library | None = None,
+    team_id: str = "",
 ) -> bool:
     """Post the shared card in the channel; return whether everyone can now see it.
 
-    With a `library` the share is counted for the channel, and the
+    With a `library` the share is counted for the channel (of workspace `team_id`), and the
     card's ts remembered so reactions to it count as votes (a response_url post has no ts).
 
     chat.postMessage fails with not_in_channel/channel_not_found where the bot isn't a
@@ -96,7 +97,7 @@ def share_in_channel(
     warn_if_invalid(reply.blocks)
     try:
         response = client.chat_postMessage(channel=channel_id, text=reply.text, blocks=reply.blocks, unfurl_links=False)
-        _count_share(library, reply, response.get("channel") or channel_id, user_id, str(response.get("ts") or ""))
+        _count_share(library, reply, response.get("channel") or channel_id, user_id, str(response.get("ts") or ""), team_id)
         return True
     except SlackApiError as error:
         code = error_code(error)
@@ -110,7 +111,7 @@ def share_in_channel(
                 replace_original=False,
             )
             if hook.status_code == 200:
-                _count_share(library, reply, channel_id, user_id, "")
+                _count_share(library, reply, channel_id, user_id, "", team_id)
                 return True
             logger.warning("response_url in_channel answered %s", hook.status_code)
         except Exception:
@@ -126,11 +127,11 @@ def share_in_channel(
     return False
 
 
-def _count_share(library: Library | None, reply: Reply, channel_id: str, user_id: str, message_ts: str) -> None:
+def _count_share(library: Library | None, reply: Reply, channel_id: str, user_id: str, message_ts: str, team_id: str) -> None:
     if library is None or reply.share is None:
         return
     try:
-        library.record_share(channel_id, reply.share.id, user_id, message_ts)
+        library.record_share(channel_id, reply.share.id, user_id, message_ts, team_id=team_id)
     except Exception:  # the card is posted; a lost count must not look like a failed share
         logger.exception("recording the share of %s in %s failed", reply.share.id, channel_id)
 
@@ -163,7 +164,7 @@ def publish_home(
     lang: str | None = None,
     team_id: str = "",
 ) -> bool:
-    """Render and publish one user's Home; log (don't raise) when Slack refuses."""
+    """Render and publish the Home of `user_id` of workspace `team_id`; log (don't raise) when Slack refuses."""
     view = build_home(services, user_id, result=result, lang=lang, team_id=team_id)
     problems = check_view(view)
     if problems:

@@ -151,11 +151,11 @@ def person_lang(services: Services, user_id: str, stored_lang: str | None, text:
     return workspace_lang or choose_lang(None, text)
 
 
-def stored_lang(corpus: Corpus, user_id: str) -> str | None:
-    """The person's `/papers lang`, or None when the store can't be read just now: a search
-    needs only this instance's index, so a PostgreSQL restart must not stop it."""
+def stored_lang(corpus: Corpus, user_id: str, team_id: str | None = None) -> str | None:
+    """The person's `/papers lang` in their workspace, or None when the store can't be read
+    just now: a search needs only this instance's index, so a PostgreSQL restart must not stop it."""
     try:
-        return corpus.get_user_lang(user_id)
+        return corpus.get_user_lang(user_id, team_id)
     except Exception as error:
         if not is_store_unavailable(error):
             raise
@@ -163,11 +163,11 @@ def stored_lang(corpus: Corpus, user_id: str) -> str | None:
         return None
 
 
-def reader_lang(corpus: Corpus, user_id: str, text: str = "") -> str:
+def reader_lang(corpus: Corpus, user_id: str, text: str = "", *, team_id: str | None = None) -> str:
     """The reader's language when an answer failed: their setting if it can still be read,
     else the language of what they typed."""
     try:
-        stored = corpus.get_user_lang(user_id)
+        stored = corpus.get_user_lang(user_id, team_id)
     except Exception:  # the failure may be the store itself
         stored = None
     return choose_lang(stored, unescape_slack_text(text or ""))

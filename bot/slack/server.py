@@ -24,7 +24,7 @@ from bot.corpus import Corpus, settle_heap
 from bot.i18n import t
 from bot.logs import install_secret_filter
 from bot.services import Services, start_services, stop_services, warm_services
-from bot.slack.app import build_app, slack_services
+from bot.slack.app import build_app, learn_home_workspace, slack_services
 from bot.slack.http import HttpLimits, RunningServer, make_http_server, start_http_server
 
 logger = logging.getLogger(__name__)
@@ -66,7 +66,9 @@ def serve(settings: Settings, corpus: Corpus, *, stdout: TextIO | None = None) -
 
 def _start(services: Services) -> None:
     """Load the for-you model, prepare the corpus (index check, seeds on first start), then
-    start the scheduler; the server answers 503 until the corpus is ready."""
+    start the scheduler; the server answers 503 until the corpus is ready. First the store's
+    rows from before workspaces become the bot's workspace's (token mode: one auth.test)."""
+    learn_home_workspace(services.settings, services.corpus.store)
     warm_services(services)
     services.corpus.prepare()
     settle_heap()

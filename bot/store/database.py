@@ -72,15 +72,6 @@ CREATE TABLE IF NOT EXISTS ingests (
     unchanged INTEGER NOT NULL,
     rejected  INTEGER NOT NULL
 );
-CREATE TABLE IF NOT EXISTS user_prefs (
-    user_id TEXT PRIMARY KEY,
-    lang    TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS slack_events (
-    event_id TEXT PRIMARY KEY,
-    seen_at  TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS slack_events_seen ON slack_events (seen_at);
 CREATE TABLE IF NOT EXISTS arxiv_records (
     paper_id         TEXT PRIMARY KEY REFERENCES papers (id),
     status           TEXT NOT NULL,  -- 'found' | 'missing' (looked for, not on arXiv)
@@ -103,6 +94,26 @@ DROP INDEX IF EXISTS arxiv_records_doi;
 CREATE INDEX IF NOT EXISTS arxiv_records_doi_lower ON arxiv_records (lower(doi));
 CREATE INDEX IF NOT EXISTS arxiv_records_checked ON arxiv_records (checked_at);
 """
+
+WORKSPACE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS user_prefs (
+    team_id TEXT NOT NULL DEFAULT '',
+    user_id TEXT NOT NULL,
+    lang    TEXT NOT NULL,
+    PRIMARY KEY (team_id, user_id)
+);
+CREATE TABLE IF NOT EXISTS slack_events (
+    team_id  TEXT NOT NULL DEFAULT '',
+    event_id TEXT NOT NULL,
+    seen_at  TEXT NOT NULL,
+    PRIMARY KEY (team_id, event_id)
+);
+CREATE INDEX IF NOT EXISTS slack_events_seen ON slack_events (seen_at);
+"""
+"""The store's per-workspace tables (bot/store/tenancy.py): a person's language, and the
+Slack events a workspace's app already acted on. Opened with `tenancy.rekey`, so a store
+from before workspaces gets its team in each key (`open_schema`)."""
+WORKSPACE_TABLES = ("user_prefs", "slack_events")
 
 EVENT_MEMORY = timedelta(days=1)  # how long a Slack event id is remembered (Store.claim_event)
 
@@ -156,6 +167,17 @@ def ensure_columns(db: sqlite3.Connection, table: str, columns: dict[str, str]) 
     for name, decl in columns.items():
         if name not in present:
             db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {decl}")
+
+
+def open_schema(db: sqlite3.Connection) -> None:
+    """Open the store's tables in its opening transaction (SQLite or PostgreSQL): SCHEMA, and
+    WORKSPACE_SCHEMA through `tenancy.rekey`; each with its newer COLUMNS."""
+    # Deferred: bot/store/tenancy.py imports this module (Store, apply_schema).
+    from bot.store import tenancy
+
+    apply_schema(db, SCHEMA, {table: wanted for table, wanted in COLUMNS.items() if table not in WORKSPACE_TABLES})
+    newer = {table: wanted for table, wanted in COLUMNS.items() if table in WORKSPACE_TABLES}
+    tenancy.rekey(db, WORKSPACE_SCHEMA, WORKSPACE_TABLES, newer)
 
 
 def is_storage_full(error: BaseException) -> bool:
@@ -232,7 +254,7 @@ class Store:
         # The WAL is checkpointed beside the writer, not inside its commits (bot/store/wal.py).
         self._checkpointer = Checkpointer(path, self._db, owner=self)
         with self.transaction() as db:
-            apply_schema(db, SCHEMA, COLUMNS)
+            open_schema(db)
         # Reads have a connection of their own (see read()): through the writer's, a search
         # waited for a whole file's transaction (0.6-0.75 s for a day's file at 1M papers).
         self._reader = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
@@ -663,18 +685,36 @@ class Store:
 
     # -- readers -----------------------------------------------------------------------
 
-    def get_user_lang(self, user_id: str) -> str | None:
-        rows = self.read("SELECT lang FROM user_prefs WHERE user_id = ?", (user_id,))
+    def team_or_home(self, team_id: str | None, db: sqlite3.Connection | None = None) -> str:
+        """`team_id`, or the home workspace when none is named (bot/store/tenancy.py); read
+        through `db` inside a transaction.
+
+        For callers that predate workspaces (a single-workspace script, a test): in token
+        mode the home workspace is the bot's own. Slack's listeners always name the team.
+        """
+        if team_id is not None:
+            return team_id
+        # Deferred: bot/store/tenancy.py imports this module (Store, apply_schema).
+        from bot.store.tenancy import HOME_TEAM_KEY
+
+        sql = "SELECT value FROM meta WHERE key = ?"
+        rows = db.execute(sql, (HOME_TEAM_KEY,)).fetchall() if db is not None else self.read(sql, (HOME_TEAM_KEY,))
+        return str(rows[0][0]) if rows else ""
+
+    def get_user_lang(self, user_id: str, team_id: str | None = None) -> str | None:
+        """The person's `/papers lang` in their workspace (None: the home workspace's)."""
+        rows = self.read("SELECT lang FROM user_prefs WHERE team_id = ? AND user_id = ?", (self.team_or_home(team_id), user_id))
         return rows[0][0] if rows else None
 
-    def set_user_lang(self, user_id: str, lang: str) -> None:
+    def set_user_lang(self, user_id: str, lang: str, team_id: str | None = None) -> None:
         with self.transaction() as db:
-            db.execute("INSERT OR REPLACE INTO user_prefs (user_id, lang) VALUES (?, ?)", (user_id, lang))
+            team = self.team_or_home(team_id, db)
+            db.execute("INSERT OR REPLACE INTO user_prefs (team_id, user_id, lang) VALUES (?, ?, ?)", (team, user_id, lang))
 
     # -- events (issue 13) ---------------------------------------------------------------
 
-    def claim_event(self, event_id: str, *, keep: timedelta = EVENT_MEMORY) -> bool:
-        """Record that `event_id` is being handled; False if it was already (a retry).
+    def claim_event(self, event_id: str, *, team_id: str | None = None, keep: timedelta = EVENT_MEMORY) -> bool:
+        """Record that `event_id` of workspace `team_id` is being handled; False if it was already (a retry).
 
         In the database, so the answer survives a restart and is the same for every
         process on this data folder. Ids older than `keep` are forgotten: Slack retries
@@ -683,9 +723,13 @@ class Store:
         now = self._clock()
         cutoff = (datetime.fromisoformat(now) - keep).isoformat(timespec="seconds")
         with self.transaction() as db:
+            team = self.team_or_home(team_id, db)
             db.execute("DELETE FROM slack_events WHERE seen_at < ?", (cutoff,))
             return (
-                db.execute("INSERT OR IGNORE INTO slack_events (event_id, seen_at) VALUES (?, ?)", (event_id, now)).rowcount == 1
+                db.execute(
+                    "INSERT OR IGNORE INTO slack_events (team_id, event_id, seen_at) VALUES (?, ?, ?)", (team, event_id, now)
+                ).rowcount
+                == 1
             )
 
 

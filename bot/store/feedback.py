@@ -13,14 +13,16 @@ workspaces sharing one bot never read each other's signals:
 
 Writing a row is an upsert on its key, so a click that Slack delivers twice (a retry)
 counts once. Every read is keyed by the (team, person) Slack signed for; a channel is
-only ever read as counts.
+only ever read as counts. Both tables are per-workspace (bot/store/tenancy.py): the
+console's rows ('' team) from before the bot knew its workspace are adopted with the rest.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.store.database import Store, apply_schema
+from bot.store import tenancy
+from bot.store.database import Store
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS feedback (
@@ -73,7 +75,7 @@ class FeedbackStore:
         self.store = store
         with self.store.transaction() as db:
             # position: the order interests were added in (timestamps tie within one command).
-            apply_schema(db, SCHEMA, {"interests": {"position": "INTEGER NOT NULL DEFAULT 0"}})
+            tenancy.rekey(db, SCHEMA, ("feedback", "interests"), {"interests": {"position": "INTEGER NOT NULL DEFAULT 0"}})
 
     # -- votes ------------------------------------------------------------------------------
 
@@ -150,8 +152,8 @@ class FeedbackStore:
     def team_of(self, *, user_id: str = "", place_id: str = "") -> str:
         """The team a person's (or a channel's) latest signal came from, '' with none.
 
-        For digests: a subscription does not record its workspace, and one bot token
-        serves one workspace, so a place's signals are all of one team in practice.
+        Only for a digest whose subscription names no workspace (bot/library/readinglist.py
+        `subscription_team`): everything a person does in Slack names its team.
         """
         if place_id:
             rows = self.store.read("SELECT team_id FROM feedback WHERE place_id = ? ORDER BY at DESC LIMIT 1", (place_id,))

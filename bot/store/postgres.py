@@ -39,7 +39,7 @@ from psycopg.adapt import Loader
 from psycopg.types.numeric import Int8Dumper
 
 from bot.clock import utc_now_iso
-from bot.store.database import COLUMNS, SCHEMA, Store, apply_schema
+from bot.store.database import Store, open_schema
 
 logger = logging.getLogger(__name__)
 
@@ -329,7 +329,7 @@ class PostgresStore(Store):
         self._reader_pg: PgConnection | None = None
         if not readonly:
             with self.transaction() as db:
-                apply_schema(db, SCHEMA, COLUMNS)
+                open_schema(db)
         else:
             self._reading()
 

@@ -42,11 +42,11 @@ def answer_action(
     `shareable=False` where a share would reach nobody (App Home, a DM with the bot):
     results drop Share. `card_channel_id`: the channel whose public card (a share, a
     digest) was clicked; `channel_id`/`channel_name`: where the click happened; `team_id`: the
-    clicker's workspace, which keys their 👍 / 👎.
+    clicker's workspace, from Slack's signed payload, which keys their language, saves and 👍 / 👎.
     """
     corpus, library = services.corpus, services.library
     action_id = base_action(action_id)
-    stored = corpus.get_user_lang(user_id)
+    stored = corpus.get_user_lang(user_id, team_id)
     lang = normalize_lang(stored or value.lang or detect_lang(value.query))
     if not corpus.is_ready():
         return not_ready_notice(corpus, lang)
@@ -59,6 +59,7 @@ def answer_action(
             value.query,
             channel_name=channel_name,
             confirmed=value.exact and action_id == Action.CONFIRM,
+            team_id=team_id,
         )
         reply.replace = action_id == Action.CONFIRM  # the answer takes the question's place
         return reply
@@ -87,10 +88,12 @@ def answer_action(
         reply.replace = True  # the confirmation replaces the preview
         return reply
     if action_id == Action.SAVE:
-        return answer_save_click(services, user_id, value, lang, shareable=shareable, card_channel_id=card_channel_id)
+        return answer_save_click(
+            services, user_id, value, lang, shareable=shareable, card_channel_id=card_channel_id, team_id=team_id
+        )
     if action_id in (Action.LIKE, Action.DISLIKE, Action.UNVOTE):
         return answer_vote_click(services, team_id, user_id, action_id, value, lang, card_channel_id=card_channel_id)
-    saved = library.saved_ids(user_id)
+    saved = library.saved_ids(user_id, team_id=team_id)
     if action_id in (Action.DETAILS, Action.MORE) and value.id and corpus.get(value.id) is not None:
         library.feedback.opened(team_id, user_id, value.id)  # a weak positive for their for-you
     if action_id == Action.DETAILS:
@@ -101,7 +104,7 @@ def answer_action(
         if value.mode == "more":
             reply = answer_more_like(corpus, value.id, lang, page=page, shareable=shareable, saved=saved)
         elif value.mode == "saved":
-            reply = answer_saved(library, user_id, value.query, lang, page=page, shareable=shareable)
+            reply = answer_saved(library, user_id, value.query, lang, page=page, shareable=shareable, team_id=team_id)
         else:
             reply = answer_search(corpus, value.query, lang, page=page, shareable=shareable, saved=saved)
         reply.replace = True

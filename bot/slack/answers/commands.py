@@ -45,7 +45,7 @@ class Asked:
     lang: str  # the language of the answer
     stored_lang: str | None  # the person's `/papers lang`, if they set one
     confirmed: bool = False  # a button's answer to a question: take the filter as typed
-    team_id: str = ""  # the person's workspace (Slack's signed `team_id`): it keys their 👍 / 👎 and interests
+    team_id: str = ""  # the person's workspace (Slack's signed `team_id`): it keys everything of theirs
     people: tuple[str, ...] = ()  # the users the line mentions (`<@U…>`), gone from `text`
 
     @property
@@ -68,7 +68,10 @@ def answer_command(
     confirmed: bool = False,
     team_id: str = "",
 ) -> Reply:
-    """Answer `/papers TEXT` from `user_id` in `channel_id`.
+    """Answer `/papers TEXT` from `user_id` of workspace `team_id` in `channel_id`.
+
+    `team_id` comes from Slack's signed payload (the console's is tenancy.LOCAL, ''): the
+    person's language, saves, votes and interests are read and written under it only.
 
     The reply is in the user's saved language, else their Slack locale (zh-* is Chinese),
     else the language of the whole line, command word included (`/papers 分享 ParisKV`
@@ -78,7 +81,7 @@ def answer_command(
     corpus = services.corpus
     people = tuple(mentioned_users(text or ""))
     text = " ".join(unescape_slack_text(text or "").split())
-    stored = stored_lang(corpus, user_id)
+    stored = stored_lang(corpus, user_id, team_id)
     command, word, rest = read_command(text)
     asked = Asked(
         user_id=user_id, channel_id=channel_id, channel_name=channel_name, text=text, command=command, word=word, rest=rest,
@@ -117,7 +120,7 @@ def answer_lang(services: Services, asked: Asked) -> Reply:
     if not is_lang(arg):
         return notice("lang.bad_value", lang, value=arg)
     lang = normalize_lang(arg)
-    services.corpus.set_user_lang(asked.user_id, lang)
+    services.corpus.set_user_lang(asked.user_id, lang, asked.team_id)
     return notice("lang.set", lang)
 
 
@@ -156,7 +159,7 @@ def answer_interests_line(services: Services, asked: Asked) -> Reply:
 def answer_search_line(services: Services, asked: Asked) -> Reply:
     """Any line that is not a command: a search; a first word that reads like a mistyped
     command (`subscibe 9am`) is named, when the search found little."""
-    saved = services.library.saved_ids(asked.user_id)
+    saved = services.library.saved_ids(asked.user_id, team_id=asked.team_id)
     reply = answer_search(services.corpus, asked.text, asked.lang, shareable=not asked.in_dm, saved=saved)
     meant = meant_command(asked.word)
     result = reply.result

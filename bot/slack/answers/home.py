@@ -20,16 +20,16 @@ from bot.slack.reply import not_ready_message, person_lang
 def build_home(
     services: Services, user_id: str, *, result: SearchResult | None = None, lang: str | None = None, team_id: str = ""
 ) -> dict:
-    """The Home view of `user_id`; `result` is a search to show under the examples.
+    """The Home view of `user_id` of workspace `team_id`; `result` is a search to show under the examples.
 
-    `team_id`, from Slack's signed payload, keys the person's interests; without it (a
-    Home redrawn after a click that did not say) the team of their latest signal.
+    `team_id`, from Slack's signed payload, keys everything of the person's Home shows:
+    their language, saves and interests (another workspace's same user id sees none of them).
 
     Its language is the one replies use (`person_lang`): the person's `/papers lang`, else
     their Slack locale, so a zh-CN reader who never set one gets a Chinese Home.
     """
     corpus = services.corpus
-    stored = corpus.get_user_lang(user_id)
+    stored = corpus.get_user_lang(user_id, team_id)
     lang = normalize_lang(lang) if lang else person_lang(services, user_id, stored, team_id=team_id)
     ready = corpus.is_ready()
     is_admin = services.is_admin(team_id, user_id)  # of this workspace: its feeds, its settings
@@ -46,9 +46,9 @@ def build_home(
         lang_is_set=bool(stored),
         result=result,
         subscriptions=render_home_subscriptions(services, user_id, lang),
-        interests=_interests(services, user_id, team_id),
-        saved_ids=services.library.saved_ids(user_id) if ready else frozenset(),
-        saved_section=render_home_saved(services.library, user_id, lang) if ready else None,
+        interests=services.library.feedback.interests(team_id, user_id),
+        saved_ids=services.library.saved_ids(user_id, team_id=team_id) if ready else frozenset(),
+        saved_section=render_home_saved(services.library, user_id, lang, team_id=team_id) if ready else None,
         sources=[*render_sources(services.sources.list_sources(), lang), *render_meaning_status(_vectors(services), lang)]
         if is_admin
         else None,
@@ -66,8 +66,3 @@ def build_home(
 def _vectors(services: Services):
     meaning = services.corpus.meaning
     return meaning.builder.progress() if meaning is not None else None
-
-
-def _interests(services: Services, user_id: str, team_id: str) -> list[str]:
-    feedback = services.library.feedback
-    return feedback.interests(team_id or feedback.team_of(user_id=user_id), user_id)

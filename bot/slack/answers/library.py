@@ -4,9 +4,9 @@ The domain (saves, votes, rankings, export formats) is bot/library/; the renderi
 bot/slack/render/library.py. Answers are pure (they return a `Reply`), so the offline
 console shares them.
 
-Privacy: every answer reads the saves of the `user_id` Slack signed for, never of an id
-in a button value or in what was typed; the Save button's value names only the paper and
-the view to redraw.
+Privacy: every answer reads the saves of the (`team_id`, `user_id`) Slack signed for,
+never of an id in a button value or in what was typed; the Save button's value names
+only the paper and the view to redraw.
 """
 
 from __future__ import annotations
@@ -39,9 +39,9 @@ def answer_library_command(
 ) -> Reply:
     """`/papers save|saved|foryou|interests|top|export ...`; `channel_id` is '' in a DM."""
     if command is Command.SAVE:
-        return answer_save(services, user_id, rest, lang)
+        return answer_save(services, user_id, rest, lang, team_id=team_id)
     if command is Command.SAVED:
-        return answer_saved(services.library, user_id, rest, lang, shareable=bool(channel_id))
+        return answer_saved(services.library, user_id, rest, lang, shareable=bool(channel_id), team_id=team_id)
     if command is Command.FORYOU:
         return answer_foryou(services.library, user_id, lang, shareable=bool(channel_id), team_id=team_id)
     if command is Command.TOP:
@@ -51,14 +51,14 @@ def answer_library_command(
         if asked and asked not in PERIOD_WORDS:  # `top year`: say what top takes
             return notice("library.top_bad_period", lang, value=escape_code(truncate(rest.strip(), 40)))
         period = PERIOD_WORDS.get(asked, "week")
-        return Reply(render_top(services.library, channel_id, period, lang), lang=lang)
-    return answer_export(services.library, user_id, rest, lang, clock=services.clock)
+        return Reply(render_top(services.library, channel_id, period, lang, team_id=team_id), lang=lang)
+    return answer_export(services.library, user_id, rest, lang, clock=services.clock, team_id=team_id)
 
 
 # -- save ---------------------------------------------------------------------------------------
 
 
-def answer_save(services: Services, user_id: str, query: str, lang: str) -> Reply:
+def answer_save(services: Services, user_id: str, query: str, lang: str, *, team_id: str = "") -> Reply:
     """`/papers save QUERY|ID`: save the best match and say which paper it was."""
     query = query.strip()
     if not query:
@@ -66,12 +66,19 @@ def answer_save(services: Services, user_id: str, query: str, lang: str) -> Repl
     paper = services.corpus.resolve(query[:MAX_QUERY_CHARS])
     if paper is None:
         return notice("library.save_not_found", lang, query=escape_code(truncate(query, 200)))
-    added = services.library.save(user_id, paper.id)
+    added = services.library.save(user_id, paper.id, team_id=team_id)
     return Reply(render_saved_note(paper, lang, saved=True, already=not added), lang=lang)
 
 
 def answer_save_click(
-    services: Services, user_id: str, value: ButtonValue, lang: str, *, shareable: bool = True, card_channel_id: str = ""
+    services: Services,
+    user_id: str,
+    value: ButtonValue,
+    lang: str,
+    *,
+    shareable: bool = True,
+    card_channel_id: str = "",
+    team_id: str = "",
 ) -> Reply:
     """A click on Save / Saved / Remove: toggle the clicker's save, then redraw what they see.
 
@@ -88,17 +95,18 @@ def answer_save_click(
         # A card that can't show this reader's state (a share, a digest row's menu, the
         # channel's top list) always says Save, so a click there means save, never unsave:
         # a paper already saved stays saved, and the note says so and offers Remove.
-        already = not library.save(user_id, paper.id, channel_id=card_channel_id)
+        already = not library.save(user_id, paper.id, channel_id=card_channel_id, team_id=team_id)
         return Reply(render_saved_note(paper, lang, saved=True, already=already), lang=lang)
-    now_saved = library.toggle(user_id, paper.id, channel_id=card_channel_id)
+    now_saved = library.toggle(user_id, paper.id, channel_id=card_channel_id, team_id=team_id)
+    saved = library.saved_ids(user_id, team_id=team_id) if mode in ("search", "more") else set()
     if mode == "search":
-        reply = answer_search(corpus, value.query, lang, page=page, shareable=shareable, saved=library.saved_ids(user_id))
+        reply = answer_search(corpus, value.query, lang, page=page, shareable=shareable, saved=saved)
     elif mode == "more":
-        reply = answer_more_like(corpus, value.like_id, lang, page=page, shareable=shareable, saved=library.saved_ids(user_id))
+        reply = answer_more_like(corpus, value.like_id, lang, page=page, shareable=shareable, saved=saved)
     elif mode == "details":
         reply = answer_details(corpus, paper.id, lang, saved={paper.id} if now_saved else set(), shareable=shareable)
     elif mode == "saved":
-        reply = answer_saved(library, user_id, value.query, lang, page=page, shareable=shareable)
+        reply = answer_saved(library, user_id, value.query, lang, page=page, shareable=shareable, team_id=team_id)
     elif mode == "foryou":
         # For you leaves saved papers out, so a redraw would make the row vanish unexplained:
         # the list stays as it is, and a private note says what happened, with its undo.
@@ -137,9 +145,11 @@ def flip_save_button(blocks: list[dict], paper_id: str, saved: bool, lang: str) 
 # -- saved, for you -------------------------------------------------------------------------------
 
 
-def answer_saved(library: Library, user_id: str, query: str, lang: str, *, page: int = 1, shareable: bool = True) -> Reply:
+def answer_saved(
+    library: Library, user_id: str, query: str, lang: str, *, page: int = 1, shareable: bool = True, team_id: str = ""
+) -> Reply:
     """`/papers saved [QUERY]`: the reader's own saves, newest first, five a page."""
-    saved = library.saved(user_id, query[:MAX_QUERY_CHARS], page=page)
+    saved = library.saved(user_id, query[:MAX_QUERY_CHARS], page=page, team_id=team_id)
     return Reply(render_saved(saved, lang, shareable=shareable), lang=lang)
 
 
@@ -170,12 +180,14 @@ def answer_foryou(library: Library, user_id: str, lang: str, *, shareable: bool 
 # -- export ---------------------------------------------------------------------------------------
 
 
-def answer_export(library: Library, user_id: str, rest: str, lang: str, *, clock: Clock = system_clock) -> Reply:
+def answer_export(
+    library: Library, user_id: str, rest: str, lang: str, *, clock: Clock = system_clock, team_id: str = ""
+) -> Reply:
     """`/papers export bibtex|ris|csl-json`: the reader's saves as a file, sent by DM."""
     fmt = normalize_format(rest) if rest.strip() else None
     if fmt is None:
         return notice("library.export_usage", lang)
-    papers = library.saved_papers(user_id)
+    papers = library.saved_papers(user_id, team_id=team_id)
     if not papers:
         return notice("library.export_empty", lang)
     label = FORMAT_LABELS[fmt]

@@ -50,7 +50,7 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
     @app.action(re.compile("^(" + "|".join(sorted(BUTTON_ACTIONS)) + ")$|" + NUMBERED.pattern))
     def on_button(ack, body, action, client: WebClient, respond: Respond, logger):
         ack()
-        user_id = body["user"]["id"]
+        user_id, team_id = body["user"]["id"], team_id_of(body)
         channel_id = (body.get("channel") or {}).get("id", "")
         from_home = (body.get("view") or {}).get("type") == "home"
         action_id = base_action(action["action_id"])
@@ -63,7 +63,7 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
             reply = answer_action(
                 services, user_id, action_id, value, shareable=not from_home and not is_dm(channel_id),
                 card_channel_id=channel_id if public_card else "", channel_id=channel_id,
-                channel_name=(body.get("channel") or {}).get("name", ""), team_id=team_id_of(body),
+                channel_name=(body.get("channel") or {}).get("name", ""), team_id=team_id,
             )  # fmt: skip
         except Exception as error:  # a Save writes: a full disk is named, and the admins told
             logger.exception("button %s failed for user %s", action_id, user_id)
@@ -77,6 +77,7 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
                 user_id=user_id,
                 logger=logger,
                 library=services.library,
+                team_id=team_id,
             ):
                 # Say where it went: from the channel's own page of results that is not obvious.
                 done = Reply(render_notice(t("share.posted_to", reply.lang, channel_id=channel_id)), lang=reply.lang)
@@ -84,7 +85,7 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
                     done, respond=respond, client=client, user_id=user_id, channel_id=channel_id, replace=reply.replace
                 )
         elif from_home and action_id == Action.SAVE:  # keep the search results Home was showing
-            publish_home(client, services, user_id, result=reply.result, lang=reply.lang, team_id=team_id_of(body))
+            publish_home(client, services, user_id, result=reply.result, lang=reply.lang, team_id=team_id)
         elif (
             action_id == Action.SAVE
             and not reply.replace
@@ -92,7 +93,7 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
         ):
             pass  # a DM message only its reader sees (a personal digest): redrawn in place
         elif from_home and reply.replace and reply.result is not None:
-            publish_home(client, services, user_id, result=reply.result, lang=reply.lang, team_id=team_id_of(body))
+            publish_home(client, services, user_id, result=reply.result, lang=reply.lang, team_id=team_id)
         else:
             respond_privately(
                 reply, respond=respond, client=client, user_id=user_id, channel_id=channel_id, replace=reply.replace
@@ -124,7 +125,8 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
 
 
 def team_id_of(body: dict) -> str:
-    """The clicker's workspace, from Slack's signed payload: it keys their 👍 / 👎 and interests."""
+    """The person's workspace, from Slack's signed payload (an action's `team`, an event
+    callback's `team_id`): it keys everything of theirs (bot/store/tenancy.py)."""
     return (body.get("team") or {}).get("id") or (body.get("user") or {}).get("team_id") or body.get("team_id") or ""
 
 
@@ -135,7 +137,8 @@ def _redraw_dm_message(body: dict, services: Services, user_id: str, value: Butt
     if not is_dm(channel_id) or (body.get("container") or {}).get("is_ephemeral") or not message.get("ts"):
         return False
     paper_id = value.id
-    blocks = flip_save_button(message.get("blocks") or [], paper_id, services.library.is_saved(user_id, paper_id), lang)
+    saved = services.library.is_saved(user_id, paper_id, team_id=team_id_of(body))
+    blocks = flip_save_button(message.get("blocks") or [], paper_id, saved, lang)
     if blocks is None:
         return False
     try:

@@ -45,34 +45,34 @@ def register(app: App, services: Services, *, ack_budget: float = 1.5, alerts: A
         user_id = command.get("user_id", "")
         channel_id = command.get("channel_id", "")
         text = command.get("text", "")
+        team_id = command.get("team_id", "")  # the workspace Slack signed for: it keys the person's records
 
         def answer() -> Reply:
             try:
                 return answer_command(
-                    services, user_id, channel_id, text, channel_name=command.get("channel_name", ""),
-                    team_id=command.get("team_id", ""),
-                )  # fmt: skip
+                    services, user_id, channel_id, text, channel_name=command.get("channel_name", ""), team_id=team_id
+                )
             except Exception as error:
                 if is_store_unavailable(error):  # PostgreSQL restarting: said to the user, no traceback needed
                     logger.warning("/papers for user %s: the store is unavailable (%s)", user_id, error)
                 else:
                     logger.exception("/papers failed for user %s", user_id)
                 return failure_reply(
-                    error, reader_lang(corpus, user_id, text), alerts=alerts, client=client, team_id=command.get("team_id", "")
+                    error, reader_lang(corpus, user_id, text, team_id=team_id), alerts=alerts, client=client, team_id=team_id
                 )
 
         pending = answers.submit(answer)
         try:
             reply = pending.result(timeout=ack_budget)
         except AnswerTimeout:
-            searching = render_notice(t("search.searching", reader_lang(corpus, user_id, text)))
+            searching = render_notice(t("search.searching", reader_lang(corpus, user_id, text, team_id=team_id)))
             ack(text=searching.text, blocks=searching.blocks, response_type="ephemeral")
             try:
                 reply = pending.result(timeout=LATE_ANSWER_SECONDS)
             except AnswerTimeout:
                 # Never leave "Searching…" standing: say it took too long, and to try again.
                 logger.warning("/papers for %s gave no answer within %s s", user_id, LATE_ANSWER_SECONDS)
-                reply = Reply(render_notice(t("search.too_slow", reader_lang(corpus, user_id, text))))
+                reply = Reply(render_notice(t("search.too_slow", reader_lang(corpus, user_id, text, team_id=team_id))))
             if reply.share is None:
                 try:
                     respond_privately(reply, respond=respond, client=client, user_id=user_id, channel_id=channel_id, replace=True)
@@ -89,6 +89,7 @@ def register(app: App, services: Services, *, ack_budget: float = 1.5, alerts: A
                 user_id=user_id,
                 logger=logger,
                 library=services.library,
+                team_id=team_id,
             ):
                 try:  # the card is in the channel: "Searching…" has nothing left to say
                     respond(delete_original=True)
@@ -103,5 +104,6 @@ def register(app: App, services: Services, *, ack_budget: float = 1.5, alerts: A
             return
         ack()
         share_in_channel(
-            reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger, library=services.library
-        )
+            reply, client=client, respond=respond, channel_id=channel_id, user_id=user_id, logger=logger,
+            library=services.library, team_id=team_id,
+        )  # fmt: skip

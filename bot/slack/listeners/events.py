@@ -3,8 +3,8 @@
 Slack re-sends an event whose ack it did not see in time (`X-Slack-Retry-Num: 1..3`,
 `X-Slack-Retry-Reason: http_timeout`; in Socket Mode the envelope's `retry_attempt`,
 which Bolt turns into the same header). Every delivery carries the event's `event_id`;
-the first one claims it in the store (Corpus.claim_event: a table, so a restart or a
-second instance on the same data folder agrees), later ones are acked with 200 and
+the first one claims it in the store (Corpus.claim_event: a table keyed by the
+workspace, so a restart or a second instance on the same data folder agrees), later ones are acked with 200 and
 nothing else. This is one global middleware, not a check in each listener, so a new
 event listener is covered without knowing it.
 
@@ -41,7 +41,7 @@ def register(app: App, services: Services) -> None:
         if not event_id:
             return next()
         try:
-            first = corpus.claim_event(event_id)
+            first = corpus.claim_event(event_id, str(body.get("team_id") or ""))
         except Exception:  # the store is down or full: better twice than never
             logger.warning("could not record event %s; handling it without the retry check", event_id, exc_info=True)
             return next()

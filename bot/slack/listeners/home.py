@@ -37,30 +37,30 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
     @app.action(HOME_EXAMPLE)
     def on_example(ack, body, action, client: WebClient, logger):
         ack()
-        user_id = body["user"]["id"]
+        user_id, team_id = body["user"]["id"], team_id_of(body)
         value = decode_value(action.get("value"))
         try:
-            reply = answer_action(services, user_id, Action.HOME_EXAMPLE, value, shareable=False)
+            reply = answer_action(services, user_id, Action.HOME_EXAMPLE, value, shareable=False, team_id=team_id)
         except Exception:
             logger.exception("example search from Home failed")
             reply = error_reply(value.lang or "en")
-        publish_home(client, services, user_id, result=reply.result, lang=reply.lang, team_id=team_id_of(body))
+        publish_home(client, services, user_id, result=reply.result, lang=reply.lang, team_id=team_id)
 
     @app.action(Action.HOME_LANG)
     def on_lang(ack, body, action, client: WebClient, logger):
         ack()
-        user_id = body["user"]["id"]
+        user_id, team_id = body["user"]["id"], team_id_of(body)
         lang = normalize_lang((action.get("selected_option") or {}).get("value"))
         try:
-            services.corpus.set_user_lang(user_id, lang)
+            services.corpus.set_user_lang(user_id, lang, team_id)
         except Exception as error:
             logger.exception("saving the language for %s failed", user_id)
             # Home has no place for a notice: say it in a DM, and show Home as it still is.
             reply = failure_reply(error, lang, alerts=alerts, client=client, team_id=team_id_of(body))
             tell_user(reply.text, lang=lang, respond=None, client=client, user_id=user_id, channel_id="")
-            publish_home(client, services, user_id, team_id=team_id_of(body))
+            publish_home(client, services, user_id, team_id=team_id)
             return
-        publish_home(client, services, user_id, lang=lang, team_id=team_id_of(body))
+        publish_home(client, services, user_id, lang=lang, team_id=team_id)
 
     @app.action(Action.HOME_UNSUBSCRIBE)
     def on_unsubscribe(ack, body, action, client: WebClient, logger):
@@ -87,7 +87,7 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
     def on_interests_add(ack, body, client: WebClient, logger):
         ack()
         user_id = body["user"]["id"]
-        lang = person_lang(services, user_id, stored_lang(services.corpus, user_id), team_id=team_id_of(body))
+        lang = person_lang(services, user_id, stored_lang(services.corpus, user_id, team_id_of(body)), team_id=team_id_of(body))
         try:
             client.views_open(trigger_id=body["trigger_id"], view=interests_modal(lang))
         except SlackApiError as error:

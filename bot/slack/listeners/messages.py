@@ -16,6 +16,7 @@ from bot.slack.alerts import AdminAlerts
 from bot.slack.answers.commands import answer_command
 from bot.slack.client import error_code
 from bot.slack.delivery import send_upload, share_in_channel, tell_user
+from bot.slack.listeners.actions import team_id_of
 from bot.slack.reply import failure_reply, reader_lang
 
 
@@ -27,12 +28,14 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
         if event.get("channel_type") != "im" or event.get("subtype") or event.get("bot_id"):
             return
         user_id, channel_id, text = event.get("user", ""), event.get("channel", ""), event.get("text", "")
-        team_id = body.get("team_id") or event.get("team") or ""  # the signed envelope's workspace
+        team_id = team_id_of(body)  # the event callback's signed workspace
         try:
             reply = answer_command(services, user_id, channel_id, text, team_id=team_id)
         except Exception as error:
             logger.exception("answering a DM from %s failed", user_id)
-            reply = failure_reply(error, reader_lang(corpus, user_id, text), alerts=alerts, client=client, team_id=team_id)
+            reply = failure_reply(
+                error, reader_lang(corpus, user_id, text, team_id=team_id), alerts=alerts, client=client, team_id=team_id
+            )
         if reply.share is not None:
             share_in_channel(reply, client=client, respond=None, channel_id=channel_id, user_id=user_id, logger=logger)
             return

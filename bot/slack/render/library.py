@@ -88,9 +88,9 @@ def render_saved(saved: SavedPage, lang: str, *, shareable: bool = True) -> Mess
     return Message(notification_text(head), blocks[: LIMITS["message_blocks"]])
 
 
-def render_home_saved(library: Library, user_id: str, lang: str) -> list[dict]:
+def render_home_saved(library: Library, user_id: str, lang: str, *, team_id: str = "") -> list[dict]:
     """App Home's Saved section: the newest few saves with Remove, and how many more."""
-    papers = library.saved_papers(user_id, HOME_SAVED_SHOWN + 1)
+    papers = library.saved_papers(user_id, HOME_SAVED_SHOWN + 1, team_id=team_id)
     blocks: list[dict] = [header(t("library.home_saved_title", lang))]
     if not papers:
         return blocks + [context(t("library.home_saved_none", lang))]
@@ -103,15 +103,15 @@ def render_home_saved(library: Library, user_id: str, lang: str) -> list[dict]:
         buttons["block_id"] = f"saved:{buttons['block_id']}"
         buttons["elements"] = [_remove_button(e, lang) if e["action_id"] == "paper_save" else e for e in buttons["elements"]]
         blocks.extend(hit_blocks)
-    total = library.saved_count(user_id)
+    total = library.saved_count(user_id, team_id=team_id)
     if total > HOME_SAVED_SHOWN:
         blocks.append(context(t("library.home_saved_more", lang, count=total - HOME_SAVED_SHOWN)))
     return blocks
 
 
-def render_top(library: Library, channel_id: str, period: str, lang: str) -> Message:
+def render_top(library: Library, channel_id: str, period: str, lang: str, *, team_id: str = "") -> Message:
     """`/papers top [week|month]`: the channel's most shared, saved and reacted papers."""
-    items = library.top(channel_id, period)
+    items = library.top(channel_id, period, team_id=team_id)
     if not items:
         return render_notice(t(TOP_NONE[period], lang, channel_id=channel_id))
     head = t(TOP_HEADERS[period], lang, channel_id=channel_id)
