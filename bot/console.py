@@ -30,6 +30,7 @@ from bot.slack.render.blocks import section
 from bot.slack.render.digest import render_digest, render_empty
 from bot.slack.render.plain import blocks_to_text
 from bot.slack.reply import Reply, error_reply
+from bot.store.tenancy import LOCAL
 
 logger = logging.getLogger(__name__)
 
@@ -64,13 +65,13 @@ class ConsoleDirectory:
     def __init__(self, channel: SimulatedChannel):
         self.channel = channel
 
-    def profile(self, user_id: str) -> Profile:
+    def profile(self, user_id: str, *, team_id: str = "") -> Profile:
         return Profile()
 
-    def cannot_post(self, channel_id: str) -> str:
+    def cannot_post(self, channel_id: str, *, team_id: str = "") -> str:
         return ""
 
-    def announce(self, channel_id: str, text: str) -> bool:
+    def announce(self, channel_id: str, text: str, *, team_id: str = "") -> bool:
         self.channel.post([section(text)], detect_lang(text))
         return True
 
@@ -107,7 +108,7 @@ def plain(text: str) -> str:
 
 def post_digest_now(services: Services, lang: str) -> str:
     """Show what the simulated channel's digest would post now (nothing is used up)."""
-    sub = services.subscriptions.for_place("channel", CONSOLE_CHANNEL_ID)
+    sub = services.subscriptions.for_place(LOCAL, "channel", CONSOLE_CHANNEL_ID)
     if sub is None:
         return t("console.no_digest_due", lang)
     digest = services.digests.preview(sub)
@@ -144,7 +145,7 @@ def answer_line(
     if text and not text[0].isspace():
         return t("console.hint", detect_lang(line))
     try:
-        reply = answer_command(services, user_id, channel_id, text, channel_name=CONSOLE_CHANNEL_NAME)
+        reply = answer_command(services, user_id, channel_id, text, channel_name=CONSOLE_CHANNEL_NAME, team_id=LOCAL)
     except Exception:
         logger.exception("console command failed: %r", line)
         reply = error_reply(detect_lang(text))

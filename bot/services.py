@@ -32,6 +32,7 @@ from bot.feeds.inbox import scan_inbox, scan_inbox_and_check_index
 from bot.feeds.sources import Source, SourceService
 from bot.library.readinglist import Library
 from bot.store.claims import Leases
+from bot.store.installs import Installations
 from bot.store.workspaces import Workspaces
 
 logger = logging.getLogger(__name__)
@@ -98,6 +99,8 @@ def build_services(
     digests = DigestService(
         corpus, subscriptions, poster, clock=clock, stale_after=timedelta(seconds=settings.lease_seconds),
         order_digest=library.order_digest, on_message=library.record_digest_message,
+        # Installs from a link: a workspace that uninstalled paperbot gets no digests until it reinstalls.
+        team_paused=Installations(corpus.store).pause_reason if settings.oauth_enabled else None,
     )  # fmt: skip
     inbox = settings.inbox_dir
     leases = (

@@ -4,6 +4,10 @@ The flow for one subscription and one local date (see `DigestService.run`):
 
     due?     the day's run time (hour:minute in the subscription's zone) has passed, less
              than GRACE ago, and after the subscription was (re)scheduled
+    paused?  the subscription's workspace uninstalled paperbot (or revoked its token) and
+             has not reinstalled: the day is recorded as skipped, with why, and nothing is
+             posted; the cursor moves past that day's papers, so the run after a reinstall
+             posts one day's digest, not the backlog (SubscriptionStore.skip)
     claim    a `deliveries` row under UNIQUE (subscription, local date), before posting
     compose  papers with cursor < seq <= covered, matching the filter, oldest first
     post     through a `Poster` (bot/digests/places.py; Slack's is bot/slack/posting.py); each accepted
@@ -50,7 +54,7 @@ class Outcome:
     """What one run did, for logs and tests."""
 
     subscription_id: int
-    status: str  # sent | empty | claimed | not_due | inactive | paused | failed | retry
+    status: str  # sent | empty | claimed | not_due | inactive | paused | skipped | failed | retry
     local_date: date | None = None
     papers: int = 0
     error: str = ""
@@ -70,6 +74,8 @@ class DigestService:
 
     `on_retry(sub_id, delay)` is how the scheduler hears that a passing failure wants
     another try; `on_paused(sub_id)` that a subscription stopped (its job can go).
+    `team_paused(team_id)` says why a workspace takes no digests now ("" when it does):
+    Slack's installations (bot/store/installs.py) in OAuth mode; never, by default.
     """
 
     def __init__(
@@ -85,6 +91,7 @@ class DigestService:
         max_papers: int = MAX_PAPERS,
         order_digest: Callable[[Subscription, Digest], None] | None = None,
         on_message: Callable[[Subscription, list[str], str, str], None] | None = None,
+        team_paused: Callable[[str], str] | None = None,
     ):
         self.corpus = corpus
         self.subscriptions = subscriptions
@@ -100,6 +107,7 @@ class DigestService:
         # hear which papers each accepted message carries (reactions to it are votes).
         self.order_digest = order_digest
         self.on_message = on_message
+        self.team_paused = team_paused
 
     def run(self, sub_id: int) -> Outcome:
         """Deliver the subscription's digest if one is due and nobody has claimed it.
@@ -116,6 +124,12 @@ class DigestService:
             day = due_date(sub, now, self.grace)
             if day is None:
                 return Outcome(sub_id, "not_due")
+            paused = self.team_paused(sub.team_id) if self.team_paused is not None else ""
+            if paused:
+                reason = f"workspace paused: {paused}"
+                if self.subscriptions.skip(sub_id, day, reason) is not None:
+                    logger.info("digest %s for %s not posted: workspace %s is paused (%s)", sub_id, day, sub.team_id, paused)
+                return Outcome(sub_id, "skipped", day, error=reason)
             delivery = self.subscriptions.claim(sub_id, day, stale_before=now - self.stale_after)
             if delivery is None:
                 held = self.subscriptions.delivery(sub_id, day)

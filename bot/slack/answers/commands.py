@@ -44,7 +44,7 @@ class Asked:
     lang: str  # the language of the answer
     stored_lang: str | None  # the person's `/papers lang`, if they set one
     confirmed: bool = False  # a button's answer to a question: take the filter as typed
-    team_id: str = ""  # the person's workspace (Slack's signed `team_id`): it keys their 👍 / 👎 and interests
+    team_id: str = ""  # the person's workspace (Slack's signed `team_id`): it keys their 👍 / 👎, interests and digests
 
     @property
     def in_dm(self) -> bool:
@@ -92,7 +92,7 @@ def answer_help(services: Services, asked: Asked) -> Reply:
     """`/papers help [search|digests|library]`: the short help, or one topic."""
     if HELP_TOPICS.get(asked.rest.strip().lower()) == "digests":
         return answer_digest_command(
-            services, command=Command.SUBSCRIBE, user_id=asked.user_id, channel_id=asked.channel_id,
+            services, team_id=asked.team_id, command=Command.SUBSCRIBE, user_id=asked.user_id, channel_id=asked.channel_id,
             channel_name=asked.channel_name, rest="help", lang=asked.lang,
         )  # fmt: skip
     return Reply(render_help(asked.lang, in_dm=asked.in_dm, topic=asked.rest), lang=asked.lang)
@@ -119,7 +119,7 @@ def answer_lang(services: Services, asked: Asked) -> Reply:
 
 def answer_digests(services: Services, asked: Asked) -> Reply:
     return answer_digest_command(
-        services, command=asked.command, user_id=asked.user_id, channel_id=asked.channel_id,
+        services, team_id=asked.team_id, command=asked.command, user_id=asked.user_id, channel_id=asked.channel_id,
         channel_name=asked.channel_name, rest=asked.rest, lang=asked.lang, confirmed=asked.confirmed,
     )  # fmt: skip
 
@@ -129,7 +129,7 @@ def answer_sources(services: Services, asked: Asked) -> Reply:
 
 
 def answer_share_line(services: Services, asked: Asked) -> Reply:
-    card_lang = channel_lang(services, asked.share_channel_id, asked.lang)
+    card_lang = channel_lang(services, asked.share_channel_id, asked.lang, asked.team_id)
     return answer_share(services.corpus, asked.user_id, asked.share_channel_id, asked.rest, asked.lang, card_lang=card_lang)
 
 

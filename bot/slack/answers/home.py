@@ -43,7 +43,7 @@ def build_home(
         paper_count=paper_count,
         lang_is_set=bool(stored),
         result=result,
-        subscriptions=render_home_subscriptions(services, user_id, lang),
+        subscriptions=render_home_subscriptions(services, user_id, lang, team_id),
         interests=_interests(services, user_id, team_id),
         saved_ids=services.library.saved_ids(user_id) if ready else frozenset(),
         saved_section=render_home_saved(services.library, user_id, lang) if ready else None,

@@ -23,12 +23,13 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
     corpus = services.corpus
 
     @app.event("message")
-    def on_message(event, client: WebClient, logger):
+    def on_message(event, body, client: WebClient, logger):
         if event.get("channel_type") != "im" or event.get("subtype") or event.get("bot_id"):
             return
         user_id, channel_id, text = event.get("user", ""), event.get("channel", ""), event.get("text", "")
         try:
-            reply = answer_command(services, user_id, channel_id, text)
+            # The workspace of the signed event (`subscribe` typed in the DM is that workspace's digest).
+            reply = answer_command(services, user_id, channel_id, text, team_id=body.get("team_id") or event.get("team") or "")
         except Exception as error:
             logger.exception("answering a DM from %s failed", user_id)
             reply = failure_reply(error, reader_lang(corpus, user_id, text), alerts=alerts, client=client)
