@@ -371,6 +371,14 @@ class SubscriptionStore:
                 f"INSERT INTO subscriptions ({columns}) VALUES ({', '.join('?' * len(old))})", tuple(old.values())
             )
             new_id = old.get("id", cursor.lastrowid)
+            if "id" in old and getattr(db, "dialect", "sqlite") == "postgresql":
+                # An id given explicitly leaves PostgreSQL's sequence where it was; one from before the
+                # migration may be past it (rekey counts the subscriptions kept, not the removed ones).
+                db.execute(
+                    "SELECT setval(pg_get_serial_sequence('subscriptions', 'id'),"
+                    " GREATEST(nextval(pg_get_serial_sequence('subscriptions', 'id')), ?))",
+                    (new_id,),
+                )
             for delivery in deliveries:
                 delivery = {k: v for k, v in delivery.items() if k != "id"} | {"subscription_id": new_id, "team_id": team_id}
                 db.execute(
