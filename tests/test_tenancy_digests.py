@@ -263,6 +263,18 @@ def test_each_workspaces_digest_goes_out_with_its_own_token(oauth_world):
     assert w.fake.calls_to("conversations.info")[-1].headers["Authorization"] == "Bearer xoxb-ta"
 
 
+def test_the_home_workspace_keeps_its_bot_token_when_links_are_added(oauth_world):
+    """Token mode plus installs from a link: SLACK_BOT_TOKEN still posts its own workspace's
+    digests (the rows adopted by its team), never another uninstalled workspace's."""
+    w = oauth_world
+    tenancy.adopt(w.corpus.store, "THOME")
+    w.services.digests.poster.clients.settings = dataclasses.replace(w.services.settings, slack_bot_token=BOT_TOKEN)
+    home, stranger = subscribe(w, "THOME", "channel", "C_HOME"), subscribe(w, "TX", "channel", "C_X")
+    w.clock.set(datetime(2026, 12, 1, 9, 1, tzinfo=UTC))
+    assert [w.services.digests.run(s.id).status for s in (home, stranger)] == ["sent", "failed"]
+    assert tokens_by_channel(w.fake) == {"C_HOME": {f"Bearer {BOT_TOKEN}"}}
+
+
 def test_a_rotated_token_is_refreshed_before_a_background_post(oauth_world):
     w = oauth_world
     # A rotating token that expires within the rotation window (120 minutes).

@@ -10,7 +10,9 @@ link (bot/slack/oauth.py): the bot token of the workspace's installation in the 
 rotated first when the app has token rotation on and it expires within
 `PAPERBOT_SLACK_TOKEN_ROTATION_MINUTES` (the rotated token is saved, as Bolt saves one); None
 when the workspace has no installation (uninstalled, never installed): nothing is sent for it
-with another workspace's token.
+with another workspace's token. The one exception is the store's home workspace
+(tenancy.home_team, or rows with no workspace yet) when `SLACK_BOT_TOKEN` is set too: a
+token-mode deployment that starts taking installs keeps posting its own digests with it.
 
 Clients are kept per workspace and token (a rotation makes a new one), each paced in its own
 workspace's quota of the shared ledger (bot/slack/client.py).
@@ -29,6 +31,7 @@ from slack_sdk.oauth.token_rotation import TokenRotator
 from bot.config import Settings
 from bot.slack.client import Patience, build_client
 from bot.slack.oauth import StoreInstallationStore
+from bot.store import tenancy
 from bot.store.claims import Ledger
 from bot.store.installs import Installations
 
@@ -76,7 +79,17 @@ class WorkspaceClients:
         if self._store is None:
             return self._client("", self.settings.slack_bot_token)  # token mode: one workspace, one quota
         token = self._bot_token(team_id)
-        return self._client(team_id, token) if token else None
+        if token:
+            return self._client(team_id, token)
+        if self.settings.slack_bot_token and self._is_home(team_id):
+            # A token-mode workspace that now also takes installs from a link: SLACK_BOT_TOKEN is
+            # still its own (its rows, adopted at a token-mode start, name it), until it installs.
+            return self._client(team_id, self.settings.slack_bot_token)
+        return None
+
+    def _is_home(self, team_id: str) -> bool:
+        assert self.installations is not None
+        return team_id in (tenancy.LOCAL, tenancy.home_team(self.installations.store))
 
     def _client(self, team_id: str, token: str) -> WebClient:
         with self._lock:
