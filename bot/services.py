@@ -23,7 +23,7 @@ from bot.clock import Clock, system_clock
 from bot.config import Settings
 from bot.corpus import Corpus
 from bot.digests.places import Directory, Poster
-from bot.digests.scheduler import DigestScheduler, background_scheduler
+from bot.digests.scheduler import DIGEST_WORKERS, DigestScheduler, background_scheduler
 from bot.digests.service import DigestService
 from bot.digests.subscriptions import SubscriptionStore
 from bot.errors import IndexBusy
@@ -101,6 +101,8 @@ def build_services(
         order_digest=library.order_digest, on_message=library.record_digest_message,
         # Installs from a link: a workspace that uninstalled paperbot gets no digests until it reinstalls.
         team_paused=Installations(corpus.store).pause_reason if settings.oauth_enabled else None,
+        # Several workspaces: none takes more than half the digest pool, so one's fan-out leaves threads for the others.
+        team_share=DIGEST_WORKERS // 2 if settings.oauth_enabled else None,
     )  # fmt: skip
     inbox = settings.inbox_dir
     leases = (
