@@ -194,7 +194,7 @@ def measure_fanout(
         due += timedelta(minutes=1)
     last = loader.store.last_seq()
     for n in range(count):
-        sub, _ = subscriptions.save(kind="channel", place_id=f"CFAN{n:04d}", user_id="U1", lang="en",
+        sub, _ = subscriptions.save(team_id="", kind="channel", place_id=f"CFAN{n:04d}", user_id="U1", lang="en",
                                     hour=due.hour, minute=due.minute, timezone="UTC")  # fmt: skip
         with loader.store.transaction() as db:
             db.execute("UPDATE subscriptions SET cursor_seq = ? WHERE id = ?", (last - papers_each, sub.id))

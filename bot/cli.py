@@ -26,6 +26,7 @@ from bot.config import Settings
 from bot.corpus import Corpus, settle_heap
 from bot.digests.compose import compose_digest
 from bot.digests.requests import BAD_FILTER_PROBLEMS, filter_problem_text
+from bot.digests.subscriptions import Subscription, SubscriptionStore
 from bot.errors import ArxivError, ConfigError, IndexBusy, SourceError, UserError, WorkerFailed
 from bot.i18n import normalize_lang, problem_text, t
 from bot.library.export import FORMATS, export_papers, normalize_format
@@ -101,8 +102,18 @@ def build_parser() -> argparse.ArgumentParser:
     remove_papers.add_argument("--yes", action="store_true", help="remove them (without it: say what would go)")
     remove_papers.add_argument("--json", action="store_true")
 
-    digest = commands.add_parser("digest", help="show what a daily digest would post")
-    digest.add_argument("--lang", choices=("en", "zh"), default="en")
+    digest = commands.add_parser(
+        "digest", help="show what a daily digest would post (any papers, or one workspace's subscription)"
+    )
+    digest.add_argument("--lang", choices=("en", "zh"), default=None, help="default: the subscription's, else en")
+    digest.add_argument(
+        "--team", default=None, metavar="T…",
+        help="the workspace whose subscriptions --channel, --user and --subscriptions read (default: the store's home workspace)",
+    )  # fmt: skip
+    place = digest.add_mutually_exclusive_group()
+    place.add_argument("--channel", metavar="C…", help="preview the next digest of this channel's subscription")
+    place.add_argument("--user", metavar="U…", help="preview the next digest of this person's own (DM) subscription")
+    place.add_argument("--subscriptions", action="store_true", help="list the workspace's subscriptions")
     digest.add_argument("--filter", default="", metavar="QUERY", help="only papers matching QUERY (search syntax)")
     digest.add_argument(
         "--since", type=int, default=0, metavar="SEQ", help="papers first stored after ingest sequence SEQ (default: all)"
@@ -463,10 +474,61 @@ def digest_payload(
     }
 
 
+def subscription_rows(subscriptions: SubscriptionStore, team_id: str) -> list[dict]:
+    """One workspace's subscriptions, as `digest --subscriptions --json` prints them."""
+    return [
+        {"id": s.id, "kind": s.kind, "place_id": s.place_id, "created_by": s.created_by, "lang": s.lang, "days": s.days,
+         "time": s.time_label, "timezone": s.timezone, "filter": s.filter_text, "status": s.status, "paused_reason": s.paused_reason}
+        for s in subscriptions.all(team_id)
+    ]  # fmt: skip
+
+
+def subscription_payload(corpus: Corpus, sub: Subscription, *, lang: str | None = None, clock: Clock = system_clock) -> dict:
+    """What `sub`'s next digest would post if it ran now (nothing is claimed or moved)."""
+    subscriptions = SubscriptionStore(corpus.store, clock=clock)
+    today = clock().astimezone(sub.zone).date()
+    digest = compose_digest(
+        corpus, after_seq=sub.cursor_seq, filter_text=sub.filter_text, lang=normalize_lang(lang or sub.lang), local_date=today,
+        exclude_ids=subscriptions.posted_since(sub.id, sub.cursor_seq), top=sub.top,
+    )  # fmt: skip
+    digest.days = sub.days
+    messages = render_digest(digest) if digest.papers else []
+    return {
+        "subscription": sub.id,
+        "papers": digest.count,
+        "held_back": digest.held_back,
+        "left_out": digest.left_out,
+        "messages": [{"text": m.text, "blocks": m.blocks} for m in messages],
+    }
+
+
 def cmd_digest(settings: Settings, args) -> int:
     corpus = _open(settings)
     try:
-        payload = digest_payload(corpus, lang=args.lang, filter_text=args.filter, since=args.since, timezone=settings.timezone)
+        if args.channel or args.user or args.subscriptions:
+            # One workspace's subscriptions only: another's are not this command's to show.
+            team_id = args.team if args.team is not None else tenancy.home_team(corpus.store)
+            subscriptions = SubscriptionStore(corpus.store)
+            if args.subscriptions:
+                rows = subscription_rows(subscriptions, team_id)
+                if args.json:
+                    print(json.dumps({"team": team_id, "subscriptions": rows}, ensure_ascii=False, indent=2))
+                else:
+                    for row in rows:
+                        print(f"{row['id']}\t{row['kind']} {row['place_id']}\t{row['days']} {row['time']} {row['timezone']}"
+                              f"\t{row['lang']}\t{row['status']}\t{row['filter']}")  # fmt: skip
+                    if not rows:
+                        print(f"no subscriptions in workspace {team_id or '(local)'}")
+                return EXIT_OK
+            kind, place_id = ("channel", args.channel) if args.channel else ("user", args.user)
+            sub = subscriptions.for_place(team_id, kind, place_id)
+            if sub is None:
+                return _fail(f"no digest for {kind} {place_id} in workspace {team_id or '(local)'}")
+            payload = subscription_payload(corpus, sub, lang=args.lang)
+        else:
+            payload = digest_payload(
+                corpus, lang=args.lang or "en", filter_text=args.filter, since=args.since, timezone=settings.timezone
+            )
     finally:
         corpus.close()
     if args.json:

@@ -68,13 +68,13 @@ class ConsoleDirectory:
     def __init__(self, channel: SimulatedChannel):
         self.channel = channel
 
-    def profile(self, user_id: str) -> Profile:
+    def profile(self, user_id: str, *, team_id: str = "") -> Profile:
         return Profile()
 
-    def cannot_post(self, channel_id: str) -> str:
+    def cannot_post(self, channel_id: str, *, team_id: str = "") -> str:
         return ""
 
-    def announce(self, channel_id: str, text: str) -> bool:
+    def announce(self, channel_id: str, text: str, *, team_id: str = "") -> bool:
         self.channel.post([section(text)], detect_lang(text))
         return True
 
@@ -111,7 +111,7 @@ def plain(text: str) -> str:
 
 def post_digest_now(services: Services, lang: str) -> str:
     """Show what the simulated channel's digest would post now (nothing is used up)."""
-    sub = services.subscriptions.for_place("channel", CONSOLE_CHANNEL_ID)
+    sub = services.subscriptions.for_place(LOCAL, "channel", CONSOLE_CHANNEL_ID)
     if sub is None:
         return t("console.no_digest_due", lang)
     digest = services.digests.preview(sub)

@@ -23,7 +23,7 @@ from bot.clock import Clock, system_clock
 from bot.config import Settings
 from bot.corpus import Corpus
 from bot.digests.places import Directory, Poster
-from bot.digests.scheduler import DigestScheduler, background_scheduler
+from bot.digests.scheduler import DIGEST_WORKERS, DigestScheduler, background_scheduler
 from bot.digests.service import DigestService
 from bot.digests.subscriptions import SubscriptionStore
 from bot.errors import IndexBusy
@@ -32,6 +32,7 @@ from bot.feeds.inbox import scan_inbox, scan_inbox_and_check_index
 from bot.feeds.sources import Source, SourceService
 from bot.library.readinglist import Library
 from bot.store.claims import Leases
+from bot.store.installs import Installations
 from bot.store.workspaces import Workspaces
 
 logger = logging.getLogger(__name__)
@@ -99,6 +100,10 @@ def build_services(
     digests = DigestService(
         corpus, subscriptions, poster, clock=clock, stale_after=timedelta(seconds=settings.lease_seconds),
         order_digest=library.order_digest, on_message=library.record_digest_message,
+        # Installs from a link: a workspace that uninstalled paperbot gets no digests until it reinstalls.
+        team_paused=Installations(corpus.store).pause_reason if settings.oauth_enabled else None,
+        # Several workspaces: none takes more than half the digest pool, so one's fan-out leaves threads for the others.
+        team_share=DIGEST_WORKERS // 2 if settings.oauth_enabled else None,
     )  # fmt: skip
     inbox = settings.inbox_dir
     leases = (

@@ -131,13 +131,13 @@ class QuietDirectory:
     def __init__(self):
         self.announced: list[tuple[str, str]] = []
 
-    def profile(self, user_id: str) -> Profile:
+    def profile(self, user_id: str, *, team_id: str = "") -> Profile:
         return Profile()
 
-    def cannot_post(self, channel_id: str) -> str:
+    def cannot_post(self, channel_id: str, *, team_id: str = "") -> str:
         return ""
 
-    def announce(self, channel_id: str, text: str) -> bool:
+    def announce(self, channel_id: str, text: str, *, team_id: str = "") -> bool:
         self.announced.append((channel_id, text))
         return True
 

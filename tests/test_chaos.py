@@ -162,7 +162,14 @@ def cluster(postgres_server, tmp_path_factory, chaos_fake) -> Iterator[Cluster]:
     subscriptions = SubscriptionStore(corpus.store)
     now = datetime.now(UTC)
     sub, _ = subscriptions.save(
-        kind="channel", place_id=DIGEST_CHANNEL, user_id="U1", lang="en", hour=now.hour, minute=now.minute, timezone="UTC"
+        team_id="",
+        kind="channel",
+        place_id=DIGEST_CHANNEL,
+        user_id="U1",
+        lang="en",
+        hour=now.hour,
+        minute=now.minute,
+        timezone="UTC",
     )
     with corpus.store.transaction() as db:  # due now (the catch-up at start runs it), with every seed paper
         db.execute(

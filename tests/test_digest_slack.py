@@ -163,7 +163,7 @@ def test_a_dm_subscribes_the_person_and_lists_their_channels_too(w, slack):
     slack.command("subscribe 7am", user_id="U3", channel_id="C300")
     _, body = slack.command("subscribe zh", user_id="U3", channel_id="D300")
     assert "Subscribed you to a paper digest every weekday at *09:00* (UTC), in Chinese" in ack_text(body)  # U3 reads English
-    personal = w.services.subscriptions.for_place("user", "U3")
+    personal = w.services.subscriptions.for_place("T0001", "user", "U3")
     assert personal is not None and personal.lang == "zh"
 
     _, body = slack.command("subscriptions", user_id="U3", channel_id="D300")
@@ -424,10 +424,10 @@ def test_a_new_subscription_takes_the_language_it_was_typed_in(w, slack):
     (sub,) = w.services.subscriptions.all()
     assert sub.lang == "zh"
     slack.command("subscribe speculative decoding", user_id="U_EN_SUB", channel_id="C1102")
-    assert w.services.subscriptions.for_place("channel", "C1102").lang == "en"
+    assert w.services.subscriptions.for_place("T0001", "channel", "C1102").lang == "en"
     slack.command("lang en", user_id="U_ZH_SUB")
     slack.command("订阅 speculative decoding", user_id="U_ZH_SUB", channel_id="C1103")
-    assert w.services.subscriptions.for_place("channel", "C1103").lang == "en"  # the saved language wins
+    assert w.services.subscriptions.for_place("T0001", "channel", "C1103").lang == "en"  # the saved language wins
 
 
 @pytest.mark.parametrize(
@@ -476,16 +476,16 @@ def test_app_home_unsubscribes_with_a_button_not_a_dm_only_number(w, slack):
     assert "`/papers unsubscribe N`" not in text and "Unsubscribe" in text
     buttons = [b["accessory"] for b in view["blocks"] if b.get("accessory", {}).get("action_id") == "home_unsubscribe"]
     assert len(buttons) == 2 and all(b["confirm"]["title"]["text"] == "Stop this digest?" for b in buttons)
-    channel_sub = w.services.subscriptions.for_place("channel", "C1300")
+    channel_sub = w.services.subscriptions.for_place("T0001", "channel", "C1300")
     (value,) = [b["value"] for b in buttons if decode_value(b["value"]).id == str(channel_sub.id)]
 
     slack.click("home_unsubscribe", value, user_id="U_SOMEONE_ELSE", container="home")  # not theirs: nothing happens
     w.fake.wait_for("views.publish", 2)
-    assert w.services.subscriptions.for_place("channel", "C1300") is not None
+    assert w.services.subscriptions.for_place("T0001", "channel", "C1300") is not None
 
     slack.click("home_unsubscribe", value, user_id="U11", container="home")
     view = w.fake.wait_for("views.publish", 3)[-1].args["view"]
-    assert w.services.subscriptions.for_place("channel", "C1300") is None
+    assert w.services.subscriptions.for_place("T0001", "channel", "C1300") is None
     assert w.jobs.scheduler.get_job(f"digest:{channel_sub.id}") is None
     assert "<#C1300>" not in all_text(view["blocks"]) and "your DM" in all_text(view["blocks"])
 
@@ -497,7 +497,7 @@ def test_app_home_without_digests_says_how_to_start_one(w, slack):
 
 def test_preview_of_a_paused_digest_says_it_is_paused_and_how_to_resume(w, slack):
     slack.command("subscribe", user_id="U13", channel_id="C1400")
-    sub = w.services.subscriptions.for_place("channel", "C1400")
+    sub = w.services.subscriptions.for_place("T0001", "channel", "C1400")
     w.services.subscriptions.pause(sub.id, "not_in_channel")
     _, body = slack.command("digest", user_id="U13", channel_id="C1400")
     text = ack_text(body)
@@ -587,7 +587,7 @@ def test_a_digest_opens_with_its_highlights_and_threads_the_rest_within_block_ki
         assert replies == [] and intro == "*10* new papers"
     else:
         assert intro == f"*{count}* new papers · 10 highlights here (main-track papers first), {count - 10} more in the thread 🧵"
-        sub = w.services.subscriptions.for_place("channel", f"C_N{count}")
+        sub = w.services.subscriptions.for_place("T0001", "channel", f"C_N{count}")
         ts = w.services.subscriptions.delivery(sub.id, "2026-12-01").message_ts
         assert replies and ts and all(c.args["thread_ts"] == ts for c in replies)
     ids = digest_paper_ids(calls)
@@ -609,8 +609,8 @@ def test_a_personal_digest_takes_the_persons_slack_zone_and_says_so(w, slack):
     text = ack_text(body)
     assert "every weekday at *08:00* (America/New_York)" in text
     assert "Time zone: America/New_York (your Slack time zone; add `tz:…` to choose another)." in text
-    assert w.services.subscriptions.for_place("user", "U_NY").timezone == "America/New_York"
-    job = w.jobs.scheduler.get_job(f"digest:{w.services.subscriptions.for_place('user', 'U_NY').id}")
+    assert w.services.subscriptions.for_place("T0001", "user", "U_NY").timezone == "America/New_York"
+    job = w.jobs.scheduler.get_job(f"digest:{w.services.subscriptions.for_place('T0001', 'user', 'U_NY').id}")
     assert job.next_run_time.isoformat() == "2026-12-01T08:00:00-05:00"
     # a channel's default is the subscriber's zone too; a typed zone wins and needs no note
     w.fake.users["U_SH"] = {"tz": "Asia/Shanghai", "locale": "zh-CN"}
@@ -639,7 +639,7 @@ def test_a_channel_without_the_bot_waits_paused_until_it_is_invited(w, slack):
     _, body = slack.command("subscribe 7am", user_id="U_INV", channel_id="C_NOBOT")
     text = ack_text(body)
     assert "I'm not in <#C_NOBOT> yet" in text and "`/invite @paperbot`" in text and "Next digest" not in text
-    sub = w.services.subscriptions.for_place("channel", "C_NOBOT")
+    sub = w.services.subscriptions.for_place("T0001", "channel", "C_NOBOT")
     assert (sub.status, sub.paused_reason) == ("paused", "not_in_channel")
     assert w.jobs.scheduler.get_job(f"digest:{sub.id}") is None and announcements(w.fake) == []
     ingest(w.corpus, w.tmp, "nobot.txt", listing_text("ICML", 7000, 2))
@@ -663,7 +663,7 @@ def test_a_channel_without_the_bot_waits_paused_until_it_is_invited(w, slack):
 def test_a_public_channel_takes_a_digest_without_the_bot_joining(w, slack):
     w.fake.channels["C_PUBLIC"] = {"is_member": False, "is_private": False}  # chat:write.public
     _, body = slack.command("subscribe", user_id="U_PUB", channel_id="C_PUBLIC")
-    assert "Next digest" in ack_text(body) and w.services.subscriptions.for_place("channel", "C_PUBLIC").is_active
+    assert "Next digest" in ack_text(body) and w.services.subscriptions.for_place("T0001", "channel", "C_PUBLIC").is_active
     assert [c.args["channel"] for c in announcements(w.fake)] == ["C_PUBLIC"]
 
 
@@ -673,7 +673,7 @@ def test_someone_else_joining_does_not_resume_it(w, slack):
     assert "`/invite @paperbot`" in ack_text(body)
     slack.event({"type": "member_joined_channel", "user": "U_SOMEONE", "channel": "C_NOBOT2", "channel_type": "C"})
     time.sleep(0.2)
-    assert not w.services.subscriptions.for_place("channel", "C_NOBOT2").is_active
+    assert not w.services.subscriptions.for_place("T0001", "channel", "C_NOBOT2").is_active
 
 
 def test_when_slack_cannot_say_the_persons_zone_the_teams_default_is_used_and_said(w, slack):

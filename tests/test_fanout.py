@@ -49,7 +49,7 @@ def test_a_fanout_runs_digests_side_by_side_and_drops_none(tmp_path):
     poster = SlotWaitingPoster()
     service = service_for(corpus, poster, clock)
     subs = [
-        service.subscriptions.save(kind="channel", place_id=f"C{i:03d}", user_id="U1", lang="en", hour=9, minute=0,
+        service.subscriptions.save(team_id="", kind="channel", place_id=f"C{i:03d}", user_id="U1", lang="en", hour=9, minute=0,
                                    timezone="UTC")[0]
         for i in range(40)
     ]  # fmt: skip

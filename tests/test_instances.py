@@ -338,7 +338,9 @@ def test_a_digest_whose_instance_died_mid_thread_is_finished_by_the_other(databa
         database_location, tmp_path, clock, [RecordingPoster(crash_after_record_at=2), RecordingPoster()]
     )
     corpus = first.service.corpus
-    sub, _ = first.subscriptions.save(kind="channel", place_id="C1", user_id="U1", lang="en", hour=9, minute=0, timezone="UTC")
+    sub, _ = first.subscriptions.save(
+        team_id="", kind="channel", place_id="C1", user_id="U1", lang="en", hour=9, minute=0, timezone="UTC"
+    )
     ingest(corpus, tmp_path, "a.txt", listing_text("Feed A", 0, 60))  # new since it subscribed
     second.service.corpus.follow()
     for jobs in (first, second):
@@ -393,7 +395,9 @@ def test_a_poster_that_stalled_past_its_lease_stops_once_another_took_the_digest
         digest_instances(database_location, tmp_path, clock, [StallingPoster(other_instance_takes_over), RecordingPoster()])
     )
     first, second = jobs
-    sub, _ = first.subscriptions.save(kind="channel", place_id="C1", user_id="U1", lang="en", hour=9, minute=0, timezone="UTC")
+    sub, _ = first.subscriptions.save(
+        team_id="", kind="channel", place_id="C1", user_id="U1", lang="en", hour=9, minute=0, timezone="UTC"
+    )
     ingest(first.service.corpus, tmp_path, "a.txt", listing_text("Feed A", 0, 60))
     second.service.corpus.follow()
     clock.set(datetime(2026, 12, 1, 9, 0, tzinfo=UTC))

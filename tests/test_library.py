@@ -209,10 +209,10 @@ def test_personal_digest_is_ordered_by_saves_and_channel_digest_messages_are_car
     services = build_services(corpus.settings, corpus, poster=poster, directory=QuietDirectory(), clock=clock)
     service, library = services.digests, services.library
     mine, _ = service.subscriptions.save(
-        kind="user", place_id="U_DIGEST", user_id="U_DIGEST", lang="en", hour=9, minute=0, timezone="UTC"
+        team_id="", kind="user", place_id="U_DIGEST", user_id="U_DIGEST", lang="en", hour=9, minute=0, timezone="UTC"
     )
     channel, _ = service.subscriptions.save(
-        kind="channel", place_id="C_DIGEST", user_id="U_DIGEST", lang="en", hour=9, minute=0, timezone="UTC"
+        team_id="", kind="channel", place_id="C_DIGEST", user_id="U_DIGEST", lang="en", hour=9, minute=0, timezone="UTC"
     )
     library.save("U_DIGEST", saved[TOPICS[0][1]].id)
     ingest(corpus, tmp_path, "new.txt", listing([TOPICS[4], TOPICS[3], TOPICS[1]]))  # arrival: bio, spec, kv

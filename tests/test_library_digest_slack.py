@@ -23,7 +23,7 @@ def test_order_is_read_from_the_subscribe_line():
 def test_subscribe_with_an_order_says_so_and_a_bad_one_is_explained(w, slack):  # noqa: F811 (fixtures)
     _, body = slack.command("subscribe order:foryou", user_id="U_ORD1", channel_id="D_ORD1")
     assert "Papers come ordered by what you saved." in all_text(body["blocks"])
-    assert w.services.subscriptions.for_place("user", "U_ORD1").ranking == "foryou"
+    assert w.services.subscriptions.for_place("T0001", "user", "U_ORD1").ranking == "foryou"
     _, body = slack.command("subscribe order:sometimes", user_id="U_ORD1", channel_id="D_ORD1")
     assert "`order:sometimes` is not an order I know" in all_text(body["blocks"])
     _, body = slack.command("subscribe zh order:popular", user_id="U_ORD1", channel_id="C_ORD1")

@@ -56,7 +56,7 @@ class Instance:
         self.jobs.shutdown()
 
     def subscribe(self, hour=9, minute=0, zone="UTC", **kwargs):
-        sub, _ = self.subs.save(kind="channel", place_id=kwargs.pop("place_id", "C1"), user_id="U1", lang="en",
+        sub, _ = self.subs.save(team_id="", kind="channel", place_id=kwargs.pop("place_id", "C1"), user_id="U1", lang="en",
                                 hour=hour, minute=minute, timezone=zone, **kwargs)  # fmt: skip
         self.jobs.sync(sub.id)
         return sub

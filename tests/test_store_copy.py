@@ -39,7 +39,9 @@ def test_a_sqlite_store_is_copied_whole_and_searchable_and_an_occupied_target_is
     FeedbackStore(corpus.store).vote("T1", "U1", paper.id, -1)
     Installations(corpus.store).save(None, "T1", {"bot_token": "xoxb-copied"}, installed_at="2026-12-01T00:00:00Z")
     subscriptions = build_services(corpus.settings, corpus, poster=RecordingPoster(), directory=QuietDirectory()).subscriptions
-    sub, _ = subscriptions.save(kind="channel", place_id="C1", user_id="U1", lang="zh", hour=9, minute=0, timezone="UTC")
+    sub, _ = subscriptions.save(
+        team_id="", kind="channel", place_id="C1", user_id="U1", lang="zh", hour=9, minute=0, timezone="UTC"
+    )
     corpus.close()
 
     done = run(["store", "copy-to-postgres"], data, postgres_url)
@@ -57,7 +59,7 @@ def test_a_sqlite_store_is_copied_whole_and_searchable_and_an_occupied_target_is
         (copied,) = services.subscriptions.all()
         assert (copied.id, copied.place_id, copied.lang) == (sub.id, "C1", "zh")
         later, _ = services.subscriptions.save(
-            kind="channel", place_id="C2", user_id="U1", lang="en", hour=9, minute=0, timezone="UTC"
+            team_id="", kind="channel", place_id="C2", user_id="U1", lang="en", hour=9, minute=0, timezone="UTC"
         )
         assert later.id > sub.id  # the identity continues after the copied ids
         assert on_pg.search("speculative decoding").total == 5

@@ -71,8 +71,10 @@ def test_subscriptions_claim_each_day_once_and_a_failed_day_again(database_locat
     poster = RecordingPoster()
     services = build_services(corpus.settings, corpus, poster=poster, directory=QuietDirectory(), clock=clock)
     subs = services.subscriptions
-    sub, created = subs.save(kind="channel", place_id="C1", user_id="U1", lang="zh", hour=9, minute=0, timezone="UTC")
-    again, created_again = subs.save(kind="channel", place_id="C1", user_id="U1", lang="en", hour=9, minute=0, timezone="UTC")
+    sub, created = subs.save(team_id="", kind="channel", place_id="C1", user_id="U1", lang="zh", hour=9, minute=0, timezone="UTC")
+    again, created_again = subs.save(
+        team_id="", kind="channel", place_id="C1", user_id="U1", lang="en", hour=9, minute=0, timezone="UTC"
+    )
     assert (created, created_again, again.id, again.lang) == (True, False, sub.id, "en")
     assert isinstance(sub.id, int) and sub.notify_empty is False
     ingest(corpus, tmp_path, "a.txt", listing_text("Feed A", 0, 12))

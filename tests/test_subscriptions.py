@@ -58,7 +58,16 @@ def corpus(tmp_path):
 
 
 def save(subs, **kwargs):
-    options = {"kind": "channel", "place_id": "C1", "user_id": "U1", "lang": "en", "hour": 9, "minute": 0, "timezone": "UTC"}
+    options = {
+        "team_id": "",
+        "kind": "channel",
+        "place_id": "C1",
+        "user_id": "U1",
+        "lang": "en",
+        "hour": 9,
+        "minute": 0,
+        "timezone": "UTC",
+    }
     return subs.save(**{**options, **kwargs})
 
 
@@ -71,7 +80,7 @@ def test_one_subscription_per_place_and_a_new_one_starts_at_the_current_last_seq
     assert not created and again.id == first.id and (again.hour, again.lang, again.filter_text) == (10, "zh", "")
     personal, created = save(subs, kind="user", place_id="U1")
     assert created and personal.id != first.id
-    assert [s.id for s in subs.for_user("U1")] == [personal.id, first.id]
+    assert [s.id for s in subs.for_user("", "U1")] == [personal.id, first.id]
 
 
 def test_updating_keeps_the_cursor_and_resumes_a_paused_subscription(corpus, tmp_path):

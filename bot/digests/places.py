@@ -1,6 +1,6 @@
 """Where digests go and who reads them: the ports a frontend provides.
 
-A `Poster` posts a digest's messages and tells a subscription's creator it was paused; a
+A `Poster` posts a digest's messages (in the subscription's workspace, `sub.team_id`) and tells a subscription's creator it was paused; a
 `Directory` says what Slack knows of a person (their zone and locale), whether the bot
 can post in a channel, and announces a channel's digest there. bot/slack/posting.py
 implements both over Slack's Web API, bot/console.py over a simulated channel, and the
@@ -40,11 +40,14 @@ class Profile:
 
 
 class Directory(Protocol):
-    def profile(self, user_id: str) -> Profile:
+    """Each call names the workspace it asks about (`team_id`, tenancy.LOCAL when unknown):
+    over Slack, that workspace's own token answers (bot/slack/posting.py)."""
+
+    def profile(self, user_id: str, *, team_id: str = "") -> Profile:
         """What Slack says about a person: their zone and locale (unknown: None)."""
 
-    def cannot_post(self, channel_id: str) -> str:
+    def cannot_post(self, channel_id: str, *, team_id: str = "") -> str:
         """Why the bot can't post in `channel_id` (a Slack error code), or "" when it can."""
 
-    def announce(self, channel_id: str, text: str) -> bool:
+    def announce(self, channel_id: str, text: str, *, team_id: str = "") -> bool:
         """Tell a channel about its digest (set up, changed, stopped); False if refused."""

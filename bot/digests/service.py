@@ -4,6 +4,10 @@ The flow for one subscription and one local date (see `DigestService.run`):
 
     due?     the day's run time (hour:minute in the subscription's zone) has passed, less
              than GRACE ago, and after the subscription was (re)scheduled
+    paused?  the subscription's workspace uninstalled paperbot (or revoked its token) and
+             has not reinstalled: the day is recorded as skipped, with why, and nothing is
+             posted; the cursor moves past that day's papers, so the run after a reinstall
+             posts one day's digest, not the backlog (SubscriptionStore.skip)
     claim    a `deliveries` row under UNIQUE (subscription, local date), before posting
     compose  papers with cursor < seq <= covered, matching the filter, oldest first
     post     through a `Poster` (bot/digests/places.py; Slack's is bot/slack/posting.py); each accepted
@@ -22,6 +26,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -41,6 +46,8 @@ logger = logging.getLogger(__name__)
 STALE_AFTER = timedelta(minutes=2)
 """A claim with no heartbeat for this long belongs to a poster that died: the next run, on
 any instance, takes it over. A live poster beats it every third of this (`PAPERBOT_LEASE_SECONDS`)."""
+BUSY_RETRY = timedelta(seconds=5)
+"""How soon a digest bounced by its workspace's share of the pool (`team_share`) tries again."""
 RETRY_DELAYS = (timedelta(minutes=1), timedelta(minutes=5), timedelta(minutes=15), timedelta(minutes=30))
 """Waits before retrying a digest that failed for a passing reason (rate limit, network)."""
 
@@ -50,7 +57,7 @@ class Outcome:
     """What one run did, for logs and tests."""
 
     subscription_id: int
-    status: str  # sent | empty | claimed | not_due | inactive | paused | failed | retry
+    status: str  # sent | empty | claimed | not_due | inactive | paused | skipped | failed | retry
     local_date: date | None = None
     papers: int = 0
     error: str = ""
@@ -70,6 +77,13 @@ class DigestService:
 
     `on_retry(sub_id, delay)` is how the scheduler hears that a passing failure wants
     another try; `on_paused(sub_id)` that a subscription stopped (its job can go).
+    `team_paused(team_id)` says why a workspace takes no digests now ("" when it does):
+    Slack's installations (bot/store/installs.py) in OAuth mode; never, by default.
+    `team_share`: at most this many of one workspace's digests run at once on this instance
+    (None: no limit, one workspace). A digest waiting for its Slack turn holds its thread, so
+    a workspace with a hundred DM digests due at 09:00 would otherwise fill the whole pool and
+    another workspace's digest would wait for a thread; over its share a run is put off by
+    BUSY_RETRY, before anything is claimed.
     """
 
     def __init__(
@@ -85,6 +99,8 @@ class DigestService:
         max_papers: int = MAX_PAPERS,
         order_digest: Callable[[Subscription, Digest], None] | None = None,
         on_message: Callable[[Subscription, list[str], str, str], None] | None = None,
+        team_paused: Callable[[str], str] | None = None,
+        team_share: int | None = None,
     ):
         self.corpus = corpus
         self.subscriptions = subscriptions
@@ -100,6 +116,10 @@ class DigestService:
         # hear which papers each accepted message carries (reactions to it are votes).
         self.order_digest = order_digest
         self.on_message = on_message
+        self.team_paused = team_paused
+        self.team_share = team_share
+        self._running: Counter[str] = Counter()  # digests running here now, by workspace
+        self._running_lock = threading.Lock()
 
     def run(self, sub_id: int) -> Outcome:
         """Deliver the subscription's digest if one is due and nobody has claimed it.
@@ -107,6 +127,32 @@ class DigestService:
         Safe to call at any time and any number of times, from any instance: the job at
         the run time, the catch-up at start-up and retries all come through here.
         """
+        if self.team_share is None:
+            return self._run(sub_id)
+        try:
+            sub = self.subscriptions.get(sub_id)
+        except sqlite3.OperationalError:
+            return self._run(sub_id)  # which says the database is busy, and retries
+        team_id = sub.team_id if sub is not None else ""
+        with self._running_lock:
+            if self._running[team_id] >= self.team_share:
+                busy = True
+            else:
+                busy = False
+                self._running[team_id] += 1
+        if busy:
+            logger.info("digest %s: workspace %s has %d digests running here; trying again shortly", sub_id, team_id,
+                        self.team_share)  # fmt: skip
+            if self.on_retry:
+                self.on_retry(sub_id, BUSY_RETRY)
+            return Outcome(sub_id, "retry", error="workspace_busy")
+        try:
+            return self._run(sub_id)
+        finally:
+            with self._running_lock:
+                self._running[team_id] -= 1
+
+    def _run(self, sub_id: int) -> Outcome:
         now = self.clock()
         try:
             sub = self.subscriptions.get(sub_id)
@@ -116,6 +162,12 @@ class DigestService:
             day = due_date(sub, now, self.grace)
             if day is None:
                 return Outcome(sub_id, "not_due")
+            paused = self.team_paused(sub.team_id) if self.team_paused is not None else ""
+            if paused:
+                reason = f"workspace paused: {paused}"
+                if self.subscriptions.skip(sub_id, day, reason) is not None:
+                    logger.info("digest %s for %s not posted: workspace %s is paused (%s)", sub_id, day, sub.team_id, paused)
+                return Outcome(sub_id, "skipped", day, error=reason)
             delivery = self.subscriptions.claim(sub_id, day, stale_before=now - self.stale_after)
             if delivery is None:
                 held = self.subscriptions.delivery(sub_id, day)

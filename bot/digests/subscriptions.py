@@ -19,6 +19,9 @@ the same day's digest twice. Its status moves:
                                      and finishes the digest in its thread
     posting -> interrupted           no heartbeat for longer than the day's digest may be
                                      late (GRACE): nobody will finish it
+    skipped                          never claimed: the workspace was paused (uninstalled,
+                                     token revoked) at the run; `error` says why, and the
+                                     cursor moved past that day's papers (`skip`)
 
 The claim is a lease: `holder` names the instance posting it, and its heartbeat is renewed
 while it posts (every message, and on a timer between them). `posted_ids` records, per
@@ -44,8 +47,9 @@ from bot.digests.times import (
     day_set,
 )
 from bot.i18n import normalize_lang
+from bot.store import tenancy
 from bot.store.claims import instance_name
-from bot.store.database import Store, apply_schema
+from bot.store.database import Store
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +69,7 @@ COLUMNS: dict[str, dict[str, str]] = {
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS subscriptions (
     id            INTEGER PRIMARY KEY,
+    team_id       TEXT NOT NULL DEFAULT '',
     kind          TEXT NOT NULL CHECK (kind IN ('channel', 'user')),
     place_id      TEXT NOT NULL,
     created_by    TEXT NOT NULL,
@@ -80,11 +85,12 @@ CREATE TABLE IF NOT EXISTS subscriptions (
     active_since  TEXT NOT NULL,
     created_at    TEXT NOT NULL,
     updated_at    TEXT NOT NULL,
-    UNIQUE (kind, place_id)
+    UNIQUE (team_id, kind, place_id)
 );
-CREATE INDEX IF NOT EXISTS subscriptions_created_by ON subscriptions (created_by);
+CREATE INDEX IF NOT EXISTS subscriptions_created_by ON subscriptions (team_id, created_by);
 CREATE TABLE IF NOT EXISTS deliveries (
     id              INTEGER PRIMARY KEY,
+    team_id         TEXT NOT NULL DEFAULT '',
     subscription_id INTEGER NOT NULL,
     local_date      TEXT NOT NULL,
     status          TEXT NOT NULL,
@@ -100,13 +106,15 @@ CREATE TABLE IF NOT EXISTS deliveries (
     claimed_at      TEXT NOT NULL,
     heartbeat_at    TEXT NOT NULL,
     finished_at     TEXT,
-    UNIQUE (subscription_id, local_date)
+    UNIQUE (team_id, subscription_id, local_date)
 );
 CREATE TABLE IF NOT EXISTS removed_subscriptions (
-    subscription_id INTEGER PRIMARY KEY,
+    team_id         TEXT NOT NULL DEFAULT '',
+    subscription_id INTEGER NOT NULL,
     removed_by      TEXT NOT NULL,
     removed_at      TEXT NOT NULL,
-    data            TEXT NOT NULL  -- the row and its deliveries, as JSON, for an undo
+    data            TEXT NOT NULL,  -- the row and its deliveries, as JSON, for an undo
+    PRIMARY KEY (team_id, subscription_id)
 );
 """
 
@@ -115,6 +123,10 @@ DEFAULT_DAYS = WEEKDAYS  # weekends hold few new papers
 DEFAULT_TOP = 10
 REMOVED_KEPT = timedelta(days=7)
 """How long a removed subscription can be restored (its Undo button)."""
+
+
+TEAM_TABLES = ("subscriptions", "deliveries", "removed_subscriptions")
+"""Per-workspace (bot/store/tenancy.py): a workspace's digests, their days and their undos."""
 
 
 @dataclass
@@ -138,6 +150,7 @@ class Subscription:
     ranking: str = ""  # order:new|foryou|popular; '' = the default for the kind of place
     days: str = EVERY_DAY  # cron day_of_week: "*" or "mon,tue,wed,thu,fri" (bot.digests.times)
     top: int = DEFAULT_TOP
+    team_id: str = ""  # the workspace (Slack's team id) the place is in; LOCAL: the console's
 
     @property
     def day_set(self) -> set[str]:
@@ -179,6 +192,7 @@ class Delivery:
     heartbeat_at: str = ""
     finished_at: str | None = None
     holder: str = ""
+    team_id: str = ""
 
 
 # -- what people type -------------------------------------------------------------------
@@ -188,14 +202,22 @@ class Delivery:
 
 
 class SubscriptionStore:
-    """Subscriptions and deliveries, sharing the Store's connection and its transactions."""
+    """Subscriptions and deliveries, sharing the Store's connection and its transactions.
+
+    Every lookup by place or person names its workspace (`team_id`, from Slack's signed
+    payload; tenancy.LOCAL for the console): channel and user ids are only unique within a
+    workspace (Enterprise Grid shares user ids across them), and one workspace's digests
+    are never another's to list, change, remove or restore. What runs a digest (the
+    scheduler, DigestService) works by subscription id, which carries its workspace; a
+    delivery row copies its subscription's team, first in its key.
+    """
 
     def __init__(self, store: Store, *, clock: Clock = system_clock, holder: str | None = None):
         self.store = store
         self._clock = clock
         self.holder = holder or instance_name()
         with store.transaction() as db:
-            apply_schema(db, SCHEMA, COLUMNS)
+            tenancy.rekey(db, SCHEMA, TEAM_TABLES, COLUMNS)
 
     def _now(self) -> str:
         return to_iso(self._clock())
@@ -205,6 +227,7 @@ class SubscriptionStore:
     def save(
         self,
         *,
+        team_id: str,
         kind: str,
         place_id: str,
         user_id: str,
@@ -230,14 +253,16 @@ class SubscriptionStore:
         now = self._now()
         lang = normalize_lang(lang)
         with self.store.transaction() as db:
-            row = db.execute("SELECT * FROM subscriptions WHERE kind = ? AND place_id = ?", (kind, place_id)).fetchone()
+            row = db.execute(
+                "SELECT * FROM subscriptions WHERE team_id = ? AND kind = ? AND place_id = ?", (team_id, kind, place_id)
+            ).fetchone()
             if row is None:
                 last_seq = db.execute("SELECT COALESCE(MAX(seq), 0) FROM papers").fetchone()[0]
                 cursor = db.execute(
-                    "INSERT INTO subscriptions (kind, place_id, created_by, lang, hour, minute, timezone, filter_text,"
+                    "INSERT INTO subscriptions (team_id, kind, place_id, created_by, lang, hour, minute, timezone, filter_text,"
                     " notify_empty, cursor_seq, status, paused_reason, active_since, created_at, updated_at, days, top)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (kind, place_id, user_id, lang, hour, minute, timezone, filter_text, int(notify_empty), last_seq,
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (team_id, kind, place_id, user_id, lang, hour, minute, timezone, filter_text, int(notify_empty), last_seq,
                      status, paused_reason, now, now, now, days, top),
                 )  # fmt: skip
                 created, sub_id = True, cursor.lastrowid
@@ -261,31 +286,40 @@ class SubscriptionStore:
         return saved, created
 
     def get(self, sub_id: int) -> Subscription | None:
+        """The subscription `sub_id`, whichever workspace's (the scheduler's and the runs' lookup)."""
         rows = self._rows("SELECT * FROM subscriptions WHERE id = ?", (sub_id,))
         return _subscription(rows[0]) if rows else None
 
-    def for_place(self, kind: str, place_id: str) -> Subscription | None:
-        rows = self._rows("SELECT * FROM subscriptions WHERE kind = ? AND place_id = ?", (kind, place_id))
+    def for_place(self, team_id: str, kind: str, place_id: str) -> Subscription | None:
+        rows = self._rows(
+            "SELECT * FROM subscriptions WHERE team_id = ? AND kind = ? AND place_id = ?", (team_id, kind, place_id)
+        )
         return _subscription(rows[0]) if rows else None
 
-    def for_user(self, user_id: str) -> list[Subscription]:
-        """The person's own digest first, then the channel digests they set up."""
+    def for_user(self, team_id: str, user_id: str) -> list[Subscription]:
+        """The person's own digest first, then the channel digests they set up, in their workspace."""
         rows = self._rows(
-            "SELECT * FROM subscriptions WHERE (kind = 'user' AND place_id = ?) OR (kind = 'channel' AND created_by = ?)"
+            "SELECT * FROM subscriptions WHERE team_id = ?"
+            " AND ((kind = 'user' AND place_id = ?) OR (kind = 'channel' AND created_by = ?))"
             " ORDER BY kind = 'channel', id",
-            (user_id, user_id),
+            (team_id, user_id, user_id),
         )
         return [_subscription(r) for r in rows]
 
-    def all(self) -> list[Subscription]:
-        return [_subscription(r) for r in self._rows("SELECT * FROM subscriptions ORDER BY id")]
+    def all(self, team_id: str | None = None) -> list[Subscription]:
+        """Every subscription (the scheduler's view), or one workspace's."""
+        if team_id is None:
+            return [_subscription(r) for r in self._rows("SELECT * FROM subscriptions ORDER BY id")]
+        return [_subscription(r) for r in self._rows("SELECT * FROM subscriptions WHERE team_id = ? ORDER BY id", (team_id,))]
 
     def delete(self, sub_id: int, *, removed_by: str = "") -> bool:
         """Remove a subscription and its deliveries; with `removed_by`, keep a copy for `restore`.
 
         The copy holds the deliveries too, so an undone unsubscribe keeps its cursor and
-        its claimed days (a day already posted is not posted again). Copies older than
-        REMOVED_KEPT are dropped here.
+        its claimed days (a day already posted is not posted again), and is kept under the
+        subscription's workspace: only that workspace's remover can restore it. Copies
+        older than REMOVED_KEPT are dropped here. Callers find `sub_id` through a lookup
+        that named the workspace (`for_place`, `for_user`).
         """
         now = self._clock()
         with self.store.transaction() as db:
@@ -293,34 +327,40 @@ class SubscriptionStore:
             if row is not None and removed_by:
                 deliveries = [dict(d) for d in db.execute("SELECT * FROM deliveries WHERE subscription_id = ?", (sub_id,))]
                 db.execute(
-                    "INSERT OR REPLACE INTO removed_subscriptions (subscription_id, removed_by, removed_at, data) VALUES (?, ?, ?, ?)",
-                    (sub_id, removed_by, to_iso(now), json.dumps({"subscription": dict(row), "deliveries": deliveries})),
-                )
+                    "INSERT OR REPLACE INTO removed_subscriptions (team_id, subscription_id, removed_by, removed_at, data)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (row["team_id"], sub_id, removed_by, to_iso(now),
+                     json.dumps({"subscription": dict(row), "deliveries": deliveries})),
+                )  # fmt: skip
             db.execute("DELETE FROM removed_subscriptions WHERE removed_at < ?", (to_iso(now - REMOVED_KEPT),))
             db.execute("DELETE FROM deliveries WHERE subscription_id = ?", (sub_id,))
             return db.execute("DELETE FROM subscriptions WHERE id = ?", (sub_id,)).rowcount > 0
 
-    def removed_by(self, sub_id: int) -> str | None:
-        """Who removed the subscription `sub_id`, while it can still be restored; else None."""
-        rows = self._rows("SELECT removed_by FROM removed_subscriptions WHERE subscription_id = ?", (sub_id,))
+    def removed_by(self, team_id: str, sub_id: int) -> str | None:
+        """Who in `team_id` removed the subscription `sub_id`, while it can still be restored; else None."""
+        rows = self._rows(
+            "SELECT removed_by FROM removed_subscriptions WHERE team_id = ? AND subscription_id = ?", (team_id, sub_id)
+        )
         return rows[0][0] if rows else None
 
-    def restore(self, sub_id: int, user_id: str) -> Subscription | None:
+    def restore(self, team_id: str, sub_id: int, user_id: str) -> Subscription | None:
         """Undo `delete` for the person who removed it: the same settings, cursor and deliveries.
 
         None when there is nothing to restore (never removed, someone else removed it,
-        restored already) or the place has a new subscription since.
+        another workspace's, restored already) or the place has a new subscription since.
         """
         with self.store.transaction() as db:
             row = db.execute(
-                "SELECT data FROM removed_subscriptions WHERE subscription_id = ? AND removed_by = ?", (sub_id, user_id)
+                "SELECT data FROM removed_subscriptions WHERE team_id = ? AND subscription_id = ? AND removed_by = ?",
+                (team_id, sub_id, user_id),
             ).fetchone()
             if row is None:
                 return None
             data = json.loads(row[0])
-            old, deliveries = data["subscription"], data["deliveries"]
+            old, deliveries = data["subscription"] | {"team_id": team_id}, data["deliveries"]
             taken = db.execute(
-                "SELECT 1 FROM subscriptions WHERE kind = ? AND place_id = ?", (old["kind"], old["place_id"])
+                "SELECT 1 FROM subscriptions WHERE team_id = ? AND kind = ? AND place_id = ?",
+                (team_id, old["kind"], old["place_id"]),
             ).fetchone()
             if taken is not None:
                 return None
@@ -331,13 +371,21 @@ class SubscriptionStore:
                 f"INSERT INTO subscriptions ({columns}) VALUES ({', '.join('?' * len(old))})", tuple(old.values())
             )
             new_id = old.get("id", cursor.lastrowid)
+            if "id" in old and getattr(db, "dialect", "sqlite") == "postgresql":
+                # An id given explicitly leaves PostgreSQL's sequence where it was; one from before the
+                # migration may be past it (rekey counts the subscriptions kept, not the removed ones).
+                db.execute(
+                    "SELECT setval(pg_get_serial_sequence('subscriptions', 'id'),"
+                    " GREATEST(nextval(pg_get_serial_sequence('subscriptions', 'id')), ?))",
+                    (new_id,),
+                )
             for delivery in deliveries:
-                delivery = {k: v for k, v in delivery.items() if k != "id"} | {"subscription_id": new_id}
+                delivery = {k: v for k, v in delivery.items() if k != "id"} | {"subscription_id": new_id, "team_id": team_id}
                 db.execute(
                     f"INSERT OR IGNORE INTO deliveries ({', '.join(delivery)}) VALUES ({', '.join('?' * len(delivery))})",
                     tuple(delivery.values()),
                 )
-            db.execute("DELETE FROM removed_subscriptions WHERE subscription_id = ?", (sub_id,))
+            db.execute("DELETE FROM removed_subscriptions WHERE team_id = ? AND subscription_id = ?", (team_id, sub_id))
             restored = _subscription(db.execute("SELECT * FROM subscriptions WHERE id = ?", (new_id,)).fetchone())
         return restored
 
@@ -379,14 +427,14 @@ class SubscriptionStore:
         now = self._now()
         day = local_date.isoformat()
         with self.store.transaction() as db:
-            sub = db.execute("SELECT cursor_seq FROM subscriptions WHERE id = ?", (sub_id,)).fetchone()
+            sub = db.execute("SELECT cursor_seq, team_id FROM subscriptions WHERE id = ?", (sub_id,)).fetchone()
             if sub is None:
                 return None
             try:
                 db.execute(
-                    "INSERT INTO deliveries (subscription_id, local_date, status, from_seq, claimed_at, heartbeat_at, holder)"
-                    " VALUES (?, ?, 'posting', ?, ?, ?, ?)",
-                    (sub_id, day, sub[0], now, now, self.holder),
+                    "INSERT INTO deliveries (team_id, subscription_id, local_date, status, from_seq, claimed_at, heartbeat_at,"
+                    " holder) VALUES (?, ?, ?, 'posting', ?, ?, ?, ?)",
+                    (sub[1], sub_id, day, sub[0], now, now, self.holder),
                 )
             except sqlite3.IntegrityError:
                 stale = to_iso(stale_before) if stale_before is not None else ""
@@ -403,6 +451,36 @@ class SubscriptionStore:
                     return None
                 if previous is not None and previous[0] == "posting":
                     logger.warning("digest %s for %s: taking it over from %s, whose heartbeat stopped", sub_id, day, previous[1])
+            row = db.execute("SELECT * FROM deliveries WHERE subscription_id = ? AND local_date = ?", (sub_id, day)).fetchone()
+        return _delivery(row)
+
+    def skip(self, sub_id: int, local_date: date, reason: str) -> Delivery | None:
+        """Record that the digest of `local_date` was not posted, and why (its workspace is paused).
+
+        The day is closed as `skipped` with the reason, and the cursor moves past the papers
+        stored so far, as if it had been posted: a workspace that uninstalled paperbot for
+        three weeks and comes back gets one day's digest at its next run, not three weeks
+        of backlog drained a digest at a time (the skipped papers stay searchable). None if
+        the day was already claimed (posted, or skipped by another instance).
+        """
+        now = self._now()
+        day = local_date.isoformat()
+        with self.store.transaction() as db:
+            sub = db.execute("SELECT cursor_seq, team_id FROM subscriptions WHERE id = ?", (sub_id,)).fetchone()
+            if sub is None:
+                return None
+            if db.execute("SELECT 1 FROM deliveries WHERE subscription_id = ? AND local_date = ?", (sub_id, day)).fetchone():
+                return None
+            last_seq = db.execute("SELECT COALESCE(MAX(seq), 0) FROM papers").fetchone()[0]
+            try:
+                db.execute(
+                    "INSERT INTO deliveries (team_id, subscription_id, local_date, status, from_seq, to_seq, error, claimed_at,"
+                    " heartbeat_at, finished_at, holder) VALUES (?, ?, ?, 'skipped', ?, ?, ?, ?, ?, ?, ?)",
+                    (sub[1], sub_id, day, sub[0], max(sub[0], last_seq), reason[:500], now, now, now, self.holder),
+                )
+            except sqlite3.IntegrityError:
+                return None  # another instance recorded the day first
+            db.execute("UPDATE subscriptions SET cursor_seq = MAX(cursor_seq, ?) WHERE id = ?", (last_seq, sub_id))
             row = db.execute("SELECT * FROM deliveries WHERE subscription_id = ? AND local_date = ?", (sub_id, day)).fetchone()
         return _delivery(row)
 

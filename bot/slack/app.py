@@ -26,6 +26,7 @@ from slack_bolt.oauth.oauth_settings import OAuthSettings
 from bot.clock import Clock, system_clock
 from bot.config import Settings
 from bot.corpus import Corpus
+from bot.feeds.sources import Source
 from bot.i18n import t
 from bot.services import Services, build_services
 from bot.slack.alerts import AdminAlerts, tell_admins_failing
@@ -46,6 +47,7 @@ from bot.slack.listeners import (
 )
 from bot.slack.oauth import oauth_settings
 from bot.slack.posting import SlackDigestPoster, SlackDirectory
+from bot.slack.tokens import WorkspaceClients
 from bot.store import tenancy
 from bot.store.claims import Ledger
 from bot.store.database import Store
@@ -67,22 +69,32 @@ def slack_services(
     settings: Settings, corpus: Corpus, *, clock: Clock = system_clock, scheduler: BaseScheduler | None = None
 ) -> Services:
     """The services `serve` runs: digests posted and people looked up through Slack's Web
-    API, and admins told by DM when a feed fails. Tests build theirs here too."""
-    # Several instances on one store: digests, admin DMs and lookups take turns per channel
-    # and per method (Slack's tiers) across all of them.
-    ledger = Ledger(corpus.store) if settings.shared_database else None
-    background = build_client(settings, Patience.BACKGROUND, ledger=ledger)
+    API, and admins told by DM when a feed fails. Tests build theirs here too.
 
-    def feed_failing(source) -> None:
-        # Feeds are the server's (the home workspace's admins are told); once a feed knows
-        # the workspace that added it (issue 25 point 2), that workspace's admins are.
-        tell_admins_failing(background, corpus, services.admins_of(services.workspaces.home_team()), source)
+    None of it runs in a request, so each call takes its workspace's own client
+    (bot/slack/tokens.py): SLACK_BOT_TOKEN in token mode, the installation's bot token when
+    workspaces install from a link."""
+    # Several instances on one store: digests, admin DMs and lookups take turns per channel
+    # and per method (Slack's tiers) across all of them, in each workspace's own quota.
+    ledger = Ledger(corpus.store) if settings.shared_database else None
+    installations = Installations(corpus.store) if settings.oauth_enabled else None
+    background = WorkspaceClients(settings, Patience.BACKGROUND, ledger=ledger, installations=installations)
+    lookups = WorkspaceClients(settings, Patience.LOOKUP, ledger=ledger, installations=installations)
+
+    def on_feed_failing(source: Source) -> None:
+        # Feeds are the server's: the home workspace's admins are told, with its own token.
+        home = services.workspaces.home_team()
+        client = background.for_team(home)
+        if client is None:
+            logger.warning("feed %s is failing; no installed home workspace to tell its admins in", source.target)
+            return
+        tell_admins_failing(client, corpus, services.admins_of(home), source)
 
     services = build_services(
         settings, corpus, clock=clock, scheduler=scheduler,
         poster=SlackDigestPoster(background),
-        directory=SlackDirectory(build_client(settings, Patience.LOOKUP, ledger=ledger), clock=clock),
-        on_feed_failing=feed_failing,
+        directory=SlackDirectory(lookups, clock=clock),
+        on_feed_failing=on_feed_failing,
     )  # fmt: skip
     return services
 
@@ -167,7 +179,9 @@ def build_app(settings: Settings, services: Services) -> App:
         # included); a global middleware swaps it for a paced one before any listener runs.
         @app.middleware
         def pace_across_instances(context, next):  # noqa: A002 (Bolt passes `next` by this name)
-            context["client"] = paced_like(context.client, ledger)
+            # Installs from a link: each workspace's calls count in its own quota (Slack's limits are per workspace).
+            team_id = (context.team_id or "") if settings.oauth_enabled else ""
+            context["client"] = paced_like(context.client, ledger, team_id=team_id)
             return next()
 
     if oauth is None:

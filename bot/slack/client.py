@@ -18,6 +18,11 @@ for all of them, not only the process that was told (`PacedClient`). The backgro
 client waits as long as its turn takes; the lookup client and listeners' clients
 (`paced_like`), answering someone, wait at most PROMPT_MAX_WAIT_S and count their calls for
 the others.
+
+Slack's limits are per app and workspace: a client made for one workspace (installs from a
+link: `team_id`, its own token) takes its turns under that workspace's names in the ledger,
+so a workspace posting a hundred digests at 09:00 does not hold back another's. In
+single-workspace token mode every call is the one workspace's, under the plain names.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from slack_sdk.http_retry.builtin_handlers import (
 from slack_sdk.http_retry.handler import RetryHandler
 
 from bot.config import Settings
-from bot.store.claims import Ledger
+from bot.store.claims import Ledger, ledger_place
 
 logger = logging.getLogger(__name__)
 
@@ -86,6 +91,7 @@ class PacedClient(WebClient):
 
     ledger: Ledger | None = None
     max_wait_s: float | None = None  # None: wait as long as the turn takes (nobody is waiting)
+    team_id: str = ""  # whose quota the calls count in ('' in token mode: the one workspace's)
 
     def api_call(self, api_method: str, **kwargs):
         channel = ""
@@ -98,7 +104,7 @@ class PacedClient(WebClient):
                 self.ledger.wait_turn(
                     channel, api_method, spacing_s=CHANNEL_SPACING_S,
                     method_spacing_s=pace.spacing_s if pace else 0.0, method_burst_s=pace.burst_s if pace else 0.0,
-                    max_wait_s=self.max_wait_s,
+                    max_wait_s=self.max_wait_s, team_id=self.team_id,
                 )  # fmt: skip
             except sqlite3.Error as exc:
                 # The store is away (PostgreSQL restarting): call unpaced rather than fail a
@@ -110,7 +116,7 @@ class PacedClient(WebClient):
             # request's start: a request slowed on its way (a loaded host, a slow network)
             # must not reach Slack right before the next one (the fan-out bench saw 0.15 s).
             try:
-                self.ledger.hold(f"channel:{channel}", CHANNEL_SPACING_S)
+                self.ledger.hold(ledger_place("channel", channel, self.team_id), CHANNEL_SPACING_S)
             except sqlite3.Error as exc:
                 logger.warning("could not record the post to %s in Slack's shared pace: %s", channel, exc)
         return response
@@ -119,9 +125,10 @@ class PacedClient(WebClient):
 class SharedRateLimitHandler(RateLimitErrorRetryHandler):
     """Slack's Retry-After, honoured here (the SDK's own wait) and recorded for every instance."""
 
-    def __init__(self, ledger: Ledger, **kwargs):
+    def __init__(self, ledger: Ledger, *, team_id: str = "", **kwargs):
         super().__init__(**kwargs)
         self.ledger = ledger
+        self.team_id = team_id
 
     def prepare_for_next_attempt(self, *, state, request, response=None, error=None) -> None:
         if response is not None:
@@ -131,7 +138,8 @@ class SharedRateLimitHandler(RateLimitErrorRetryHandler):
             except ValueError:
                 seconds = 1.0
             try:
-                self.ledger.hold(f"method:{request.url.rstrip('/').rsplit('/', 1)[-1]}", seconds)
+                method = request.url.rstrip("/").rsplit("/", 1)[-1]
+                self.ledger.hold(ledger_place("method", method, self.team_id), seconds)
             except sqlite3.Error as exc:  # the store is away: this instance still waits it out
                 logger.warning("could not share Slack's Retry-After: %s", exc)
         super().prepare_for_next_attempt(state=state, request=request, response=response, error=error)
@@ -151,9 +159,17 @@ _PROFILES: dict[Patience, tuple[int | None, int, int]] = {
 }
 
 
-def build_client(settings: Settings, patience: Patience = Patience.LISTENERS, *, ledger: Ledger | None = None) -> WebClient:
-    """A WebClient with the bot token, `patience`'s timeout and retries, and SLACK_API_BASE_URL;
-    with `ledger`, paced across instances (PacedClient)."""
+def build_client(
+    settings: Settings,
+    patience: Patience = Patience.LISTENERS,
+    *,
+    ledger: Ledger | None = None,
+    token: str | None = None,
+    team_id: str = "",
+) -> WebClient:
+    """A WebClient with the bot token (or `token`: a workspace's own, from its installation),
+    `patience`'s timeout and retries, and SLACK_API_BASE_URL; with `ledger`, paced across
+    instances (PacedClient) in `team_id`'s quota."""
     timeout, connection_retries, rate_limit_retries = _PROFILES[patience]
     kwargs: dict[str, object] = {}
     if settings.slack_api_base_url:
@@ -161,16 +177,18 @@ def build_client(settings: Settings, patience: Patience = Patience.LISTENERS, *,
         kwargs["base_url"] = base_url if base_url.endswith("/") else base_url + "/"
     if timeout is not None:
         kwargs["timeout"] = timeout
-    client = (PacedClient if ledger is not None else WebClient)(token=settings.slack_bot_token or None, **kwargs)  # type: ignore[arg-type]
+    token = token if token is not None else settings.slack_bot_token
+    client = (PacedClient if ledger is not None else WebClient)(token=token or None, **kwargs)  # type: ignore[arg-type]
     if isinstance(client, PacedClient):
         client.ledger = ledger
         client.max_wait_s = None if patience is Patience.BACKGROUND else PROMPT_MAX_WAIT_S
+        client.team_id = team_id
     handlers: list[RetryHandler] = []
     if connection_retries:
         handlers.append(ConnectionErrorRetryHandler(max_retry_count=connection_retries))
     if rate_limit_retries:
         handlers.append(
-            SharedRateLimitHandler(ledger, max_retry_count=rate_limit_retries)
+            SharedRateLimitHandler(ledger, team_id=team_id, max_retry_count=rate_limit_retries)
             if ledger is not None
             else RateLimitErrorRetryHandler(max_retry_count=rate_limit_retries)
         )
@@ -178,16 +196,22 @@ def build_client(settings: Settings, patience: Patience = Patience.LISTENERS, *,
     return client
 
 
-def paced_like(client: WebClient, ledger: Ledger) -> PacedClient:
+def paced_like(client: WebClient, ledger: Ledger, *, team_id: str = "") -> PacedClient:
     """`client` (the one Bolt makes for each request) as a PacedClient on `ledger`, so that
-    listeners' calls count in the shared ledger and wait briefly for their turn."""
+    listeners' calls count in the shared ledger (in `team_id`'s quota) and wait briefly for their turn."""
     paced = PacedClient(
         token=client.token, base_url=client.base_url, timeout=client.timeout, ssl=client.ssl, proxy=client.proxy,
-        headers=client.headers, logger=client._logger, retry_handlers=client.retry_handlers,
+        headers=client.headers, logger=client._logger,
+        retry_handlers=[
+            SharedRateLimitHandler(ledger, team_id=team_id, max_retry_count=handler.max_retry_count)
+            if isinstance(handler, SharedRateLimitHandler) else handler  # a Retry-After holds this workspace's method
+            for handler in client.retry_handlers
+        ],
     )  # fmt: skip
     paced.default_params = dict(client.default_params)  # the request's team_id
     paced.ledger = ledger
     paced.max_wait_s = PROMPT_MAX_WAIT_S
+    paced.team_id = team_id
     return paced
 
 

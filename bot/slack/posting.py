@@ -2,7 +2,12 @@
 
 `SlackDigestPoster` and `SlackDirectory` are the Slack side of the ports in
 bot/digests/places.py; the console (bot/console.py) and the tests have their own.
-`slack_services` builds the services the way `serve` does, with both, for one workspace.
+`slack_services` builds the services the way `serve` does, with both.
+
+Both run outside any request, so each call takes the client of the workspace it is for
+(bot/slack/tokens.py): the subscription's team for a digest, the named team for a lookup.
+A workspace with no installation (installs from a link) is sent nothing: its digest fails
+with `not_installed`, and its lookups answer "unknown".
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from bot.slack.render.digest import (
     render_empty,
     resume_hint,
 )
+from bot.slack.tokens import OneClient, WorkspaceClients
 
 logger = logging.getLogger(__name__)
 
@@ -38,30 +44,43 @@ GONE = frozenset(PAUSE_REASONS)
 PASSING = {"ratelimited", "internal_error", "fatal_error", "service_unavailable", "request_timeout"}
 
 
+def _clients(clients: WebClient | WorkspaceClients | OneClient) -> WorkspaceClients | OneClient:
+    return OneClient(clients) if isinstance(clients, WebClient) else clients
+
+
 class SlackDigestPoster:
-    """Posts digests with a WebClient; Slack's refusals become DeliveryFailed."""
+    """Posts digests with each workspace's client; Slack's refusals become DeliveryFailed."""
 
-    def __init__(self, client: WebClient):
-        self.client = client
+    def __init__(self, clients: WebClient | WorkspaceClients | OneClient):
+        self.clients = _clients(clients)
 
-    def channel_for(self, sub: Subscription) -> str:
+    def client_for(self, sub: Subscription) -> WebClient:
+        """The client of the subscription's workspace; DeliveryFailed when it has no installation."""
+        client = self.clients.for_team(sub.team_id)
+        if client is None:
+            raise DeliveryFailed("not_installed")
+        return client
+
+    def channel_for(self, sub: Subscription, client: WebClient | None = None) -> str:
         if sub.kind == "channel":
             return sub.place_id
-        return self.client.conversations_open(users=sub.place_id)["channel"]["id"]
+        client = client or self.client_for(sub)
+        return client.conversations_open(users=sub.place_id)["channel"]["id"]
 
     def post_digest(self, sub: Subscription, digest: Digest, *, thread_ts: str, on_posted: PostedCallback) -> None:
+        client = self.client_for(sub)
         try:
-            channel_id = self.channel_for(sub)
+            channel_id = self.channel_for(sub, client)
             if not digest.papers:
                 note = render_empty(digest)
-                response = self.client.chat_postMessage(channel=channel_id, text=note.text, blocks=note.blocks)
+                response = client.chat_postMessage(channel=channel_id, text=note.text, blocks=note.blocks)
                 on_posted([], response.get("channel") or channel_id, response["ts"])
                 return
             for message in render_digest(digest):
                 problems = check_blocks(message.blocks)
                 if problems:  # a renderer bug: log it, Slack will say the rest
                     logger.warning("digest message breaks Block Kit limits: %s", "; ".join(problems[:3]))
-                response = self.client.chat_postMessage(
+                response = client.chat_postMessage(
                     channel=channel_id, text=message.text, blocks=message.blocks, unfurl_links=False, unfurl_media=False,
                     thread_ts=thread_ts or None,  # None is left out of the request
                 )  # fmt: skip
@@ -81,8 +100,9 @@ class SlackDigestPoster:
             else t("subscribe.place_your_dm", lang)
         )
         text = t("digest.paused_dm", lang, place=place, reason=paused_reason(code, lang), fix=resume_hint(code, lang))
-        dm = self.client.conversations_open(users=sub.created_by)["channel"]["id"]
-        self.client.chat_postMessage(channel=dm, text=text, blocks=[section(text)])
+        client = self.client_for(sub)
+        dm = client.conversations_open(users=sub.created_by)["channel"]["id"]
+        client.chat_postMessage(channel=dm, text=text, blocks=[section(text)])
 
 
 FAILED_PROFILE_TTL = timedelta(minutes=1)
@@ -100,18 +120,29 @@ class SlackDirectory:
     then says for sure, and pauses the digest if Slack refuses.
     """
 
-    def __init__(self, client: WebClient, *, clock: Clock = system_clock, ttl: timedelta = timedelta(hours=1)):
-        self.client = client
+    def __init__(
+        self,
+        clients: WebClient | WorkspaceClients | OneClient,
+        *,
+        clock: Clock = system_clock,
+        ttl: timedelta = timedelta(hours=1),
+    ):
+        self.clients = _clients(clients)
         self.clock = clock
         self.ttl = ttl
-        self._profiles: dict[str, tuple[datetime, Profile]] = {}
+        self._profiles: dict[tuple[str, str], tuple[datetime, Profile]] = {}  # (team, user) -> when, what
 
-    def profile(self, user_id: str) -> Profile:
-        cached = self._profiles.get(user_id)
+    def profile(self, user_id: str, *, team_id: str = "") -> Profile:
+        # One person id may be two people's in two workspaces (each its own token); token mode has one.
+        key = (team_id if self.clients.per_workspace else "", user_id)
+        cached = self._profiles.get(key)
         if cached and self.clock() - cached[0] < self.ttl:
             return cached[1]
+        client = self.clients.for_team(team_id)
+        if client is None:  # a workspace with no installation: nobody to ask
+            return Profile()
         try:
-            user = self.client.users_info(user=user_id, include_locale=True).get("user")
+            user = client.users_info(user=user_id, include_locale=True).get("user")
             user = user if isinstance(user, dict) else {}  # an answer without a user object says nothing
             is_bot = user.get("is_bot") is True or user_id == SLACKBOT  # Slackbot says is_bot: false
             profile = Profile(tz=user.get("tz") or None, locale=user.get("locale") or None, is_bot=is_bot)
@@ -119,15 +150,18 @@ class SlackDirectory:
             code = error_code(error) if isinstance(error, SlackApiError) else type(error).__name__
             logger.warning("users.info for %s failed: %s", user_id, code)
             # Remembered briefly, so an outage doesn't slow every command by a timeout.
-            self._profiles[user_id] = (self.clock() - self.ttl + FAILED_PROFILE_TTL, Profile())
+            self._profiles[key] = (self.clock() - self.ttl + FAILED_PROFILE_TTL, Profile())
             return Profile()
-        self._profiles[user_id] = (self.clock(), profile)
+        self._profiles[key] = (self.clock(), profile)
         return profile
 
-    def cannot_post(self, channel_id: str) -> str:
+    def cannot_post(self, channel_id: str, *, team_id: str = "") -> str:
         """Why the bot can't post in `channel_id` (a Slack error code), or "" when it can."""
+        client = self.clients.for_team(team_id)
+        if client is None:
+            return ""  # as for an answer we can't read: the first post says for sure
         try:
-            channel = self.client.conversations_info(channel=channel_id).get("channel") or {}
+            channel = client.conversations_info(channel=channel_id).get("channel") or {}
         except SlackApiError as error:
             code = error_code(error)
             return code if code in GONE else ""
@@ -141,10 +175,13 @@ class SlackDirectory:
             return "not_in_channel"
         return ""
 
-    def announce(self, channel_id: str, text: str) -> bool:
+    def announce(self, channel_id: str, text: str, *, team_id: str = "") -> bool:
         """Tell a channel about its digest (set up, changed, stopped); False if Slack refused."""
+        client = self.clients.for_team(team_id)
+        if client is None:
+            return False
         try:
-            self.client.chat_postMessage(channel=channel_id, text=text, blocks=[section(text)], unfurl_links=False)
+            client.chat_postMessage(channel=channel_id, text=text, blocks=[section(text)], unfurl_links=False)
             return True
         except (SlackApiError, OSError, TimeoutError) as error:
             logger.warning("announcing to %s failed: %s", channel_id, type(error).__name__)

@@ -9,7 +9,9 @@ local date).
 
 `Ledger`: when each Slack channel (or API method) may next be called, shared by every
 instance: one message a second per channel, each method's rate (Slack's tiers, given by
-bot/slack/client.py), and a method's Retry-After holds them all.
+bot/slack/client.py), and a method's Retry-After holds them all. Slack counts them per
+workspace, so each workspace has its own places (`ledger_place`: `rate:T1:users.info`,
+`channel:T1:C123`); the single workspace of token mode keeps the plain names.
 
 Both work on SQLite too (one process, or several on one data folder): the rows and the
 write transactions are the same, and writers take turns on either store.
@@ -188,6 +190,11 @@ class Leases:
             return work()
 
 
+def ledger_place(kind: str, name: str, team_id: str = "") -> str:
+    """The ledger's row for a channel, method or method's rate (`kind`) in one workspace's quota."""
+    return f"{kind}:{team_id}:{name}" if team_id else f"{kind}:{name}"
+
+
 class Ledger:
     """When each Slack place may next be posted to, across every instance (see the module's docstring)."""
 
@@ -224,6 +231,7 @@ class Ledger:
         method_spacing_s: float = 0.0,
         method_burst_s: float = 0.0,
         max_wait_s: float | None = None,
+        team_id: str = "",
     ) -> float:
         """Take this call's turn and wait for it; return the wait.
 
@@ -234,18 +242,22 @@ class Ledger:
         transaction, so two instances never take the same turn. A caller that can't wait
         long (someone is waiting for the answer) gives `max_wait_s`: its call still counts
         for everyone else, and Slack's Retry-After covers what it then sends early.
+        Every place is `team_id`'s (Slack's limits are per workspace): another workspace's
+        calls neither wait for these turns nor take them.
         """
         now = self._now()
+        held, rated, posted = (ledger_place(kind, name, team_id) for kind, name in
+                               (("method", method), ("rate", method), ("channel", channel)))  # fmt: skip
         with self.store.transaction() as db:
-            start = max(now, self._next_at(db, f"method:{method}", now))
-            rate = self._next_at(db, f"rate:{method}", now) if method_spacing_s > 0 else now
+            start = max(now, self._next_at(db, held, now))
+            rate = self._next_at(db, rated, now) if method_spacing_s > 0 else now
             start = max(start, rate - method_burst_s)
-            slot = self._next_at(db, f"channel:{channel}", now) if channel else now
+            slot = self._next_at(db, posted, now) if channel else now
             start = max(start, slot)
             if method_spacing_s > 0:
-                self._set(db, f"rate:{method}", max(rate, start) + method_spacing_s)
+                self._set(db, rated, max(rate, start) + method_spacing_s)
             if channel:
-                self._set(db, f"channel:{channel}", start + spacing_s)
+                self._set(db, posted, start + spacing_s)
         wait = start - now if max_wait_s is None else min(start - now, max_wait_s)
         if wait > 0:
             self._sleep(wait)

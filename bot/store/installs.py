@@ -10,9 +10,8 @@ store sees every install another instance took:
     slack_oauth_states   install links handed out and not used yet: a state is good once,
                          until it expires (a replayed or forged one finds no row).
     paused_teams         workspaces that uninstalled or revoked the token, until a
-                         reinstall resumes them (`is_paused`: what a digest run for that
-                         workspace checks once subscriptions know their workspace, issue 25
-                         point 2).
+                         reinstall resumes them (`pause_reason`: what a digest run for that
+                         workspace checks, bot/digests/service.py).
 
 This room knows nothing of Slack's SDK: bot/slack/oauth.py turns these rows into Bolt's
 Installation and Bot objects.
@@ -97,6 +96,19 @@ class Installations:
 
     def paused_teams(self) -> set[str]:
         return {row[0] for row in self.store.read("SELECT team_id FROM paused_teams")}
+
+    def pause_reason(self, team_id: str) -> str:
+        """Why `team_id` is paused (app_uninstalled, tokens_revoked), under any enterprise; "" if it isn't.
+
+        A subscription knows its team, not its enterprise: a digest run asks this."""
+        rows = self.store.read("SELECT reason FROM paused_teams WHERE team_id = ? ORDER BY paused_at DESC", (team_id,))
+        return str(rows[0][0]) if rows else ""
+
+    def enterprise_of(self, team_id: str) -> str | None:
+        """The enterprise id `team_id`'s installation is stored under ('' outside Enterprise Grid);
+        None when the workspace has no installation. Background work looks its token up this way."""
+        rows = self.store.read("SELECT enterprise_id FROM slack_installations WHERE team_id = ?", (team_id,))
+        return str(rows[0][0]) if rows else None
 
     # -- install states ----------------------------------------------------------------
 

@@ -68,7 +68,7 @@ def answer_action(
         reply.replace = True
         return reply
     if action_id == Action.UNSUBSCRIBE_UNDO:
-        reply = answer_restore(services, user_id, value.id, lang)
+        reply = answer_restore(services, team_id, user_id, value.id, lang)
         reply.replace = True
         return reply
     if action_id == Action.SHARE_CANCEL:
@@ -81,7 +81,7 @@ def answer_action(
             return notice("card.paper_not_found", lang)
         if not shareable or not channel_id:  # an old message in a DM, or Home: no channel to share into
             return notice("share.needs_channel", lang, query=paper.id)
-        card_lang = channel_lang(services, channel_id, lang)
+        card_lang = channel_lang(services, channel_id, lang, team_id)
         if action_id == Action.SHARE:  # the same preview as `/papers share`: Post or Cancel
             return share_preview(paper, user_id, channel_id, lang, card_lang=card_lang)
         reply = share_reply(paper, user_id, lang, card_lang=card_lang)

@@ -142,7 +142,7 @@ def answer_settings(services: Services, asked: Asked) -> Reply:
 
 
 def answer_share_line(services: Services, asked: Asked) -> Reply:
-    card_lang = channel_lang(services, asked.share_channel_id, asked.lang)
+    card_lang = channel_lang(services, asked.share_channel_id, asked.lang, asked.team_id)
     return answer_share(services.corpus, asked.user_id, asked.share_channel_id, asked.rest, asked.lang, card_lang=card_lang)
 
 

@@ -45,7 +45,7 @@ def build_home(
         paper_count=paper_count,
         lang_is_set=bool(stored),
         result=result,
-        subscriptions=render_home_subscriptions(services, user_id, lang),
+        subscriptions=render_home_subscriptions(services, user_id, lang, team_id),
         interests=services.library.feedback.interests(team_id, user_id),
         saved_ids=services.library.saved_ids(user_id, team_id=team_id) if ready else frozenset(),
         saved_section=render_home_saved(services.library, user_id, lang, team_id=team_id) if ready else None,

@@ -24,9 +24,9 @@ from bot.slack.reply import Reply, notice
 from bot.slack.values import Action, ButtonValue
 
 
-def channel_lang(services: Services, channel_id: str, lang: str) -> str:
-    """The language of a card posted in `channel_id`: its digest's, else `lang` (the sharer's)."""
-    sub = services.subscriptions.for_place("channel", channel_id) if channel_id else None
+def channel_lang(services: Services, channel_id: str, lang: str, team_id: str = "") -> str:
+    """The language of a card posted in `channel_id` of `team_id`: its digest's, else `lang` (the sharer's)."""
+    sub = services.subscriptions.for_place(team_id, "channel", channel_id) if channel_id else None
     return sub.lang if sub is not None else lang
 
 

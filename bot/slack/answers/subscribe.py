@@ -40,6 +40,7 @@ from bot.slack.render.when import format_when, next_run_text, schedule_label, zo
 from bot.slack.reply import Reply, is_dm, not_ready_notice, notice, notice_lines
 from bot.slack.values import Action, ButtonValue, numbered_id
 from bot.slack.words import SUBSCRIBE_HELP_WORDS, Command
+from bot.store.tenancy import LOCAL
 
 logger = logging.getLogger(__name__)
 
@@ -65,13 +66,14 @@ def place_label(sub: Subscription, lang: str) -> str:
     return t("subscribe.place_your_dm", lang)
 
 
-def profile_of(services: Services, user_id: str) -> Profile:
-    return services.directory.profile(user_id)
+def profile_of(services: Services, user_id: str, team_id: str = LOCAL) -> Profile:
+    return services.directory.profile(user_id, team_id=team_id)
 
 
 def answer_digest_command(
     services: Services,
     *,
+    team_id: str,
     command: Command,
     user_id: str,
     channel_id: str,
@@ -83,19 +85,23 @@ def answer_digest_command(
 ) -> Reply:
     """Answer `/papers subscribe|subscriptions|unsubscribe|digest ...`; `lang` is the person's
     (the command word counts: `/papers 订阅列表` is Chinese). `confirmed`: the person
-    already said yes to the filter as typed (a button of `ask_about_filter`)."""
+    already said yes to the filter as typed (a button of `ask_about_filter`). `team_id`: the
+    workspace of Slack's signed payload (tenancy.LOCAL in the console): every subscription
+    read or changed here is that workspace's."""
     if command is Command.SUBSCRIBE:
         return answer_subscribe(
-            services, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang,
-            confirmed=confirmed, team_id=team_id,
+            services, team_id=team_id, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest,
+            lang=lang, confirmed=confirmed,
         )  # fmt: skip
     if command is Command.SUBSCRIPTIONS:
-        return Reply(render_subscription_list(services, user_id, channel_id, channel_name, lang), lang=lang)
+        return Reply(render_subscription_list(services, team_id, user_id, channel_id, channel_name, lang), lang=lang)
     if command is Command.UNSUBSCRIBE:
         return answer_unsubscribe(
-            services, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang
+            services, team_id=team_id, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang
         )
-    return answer_preview(services, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang)
+    return answer_preview(
+        services, team_id=team_id, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang
+    )
 
 
 def _default_zone(services: Services, user_id: str, team_id: str = "", kind: str = "dm") -> tuple[str, str]:
@@ -106,7 +112,7 @@ def _default_zone(services: Services, user_id: str, team_id: str = "", kind: str
     workspace_zone = workspace_defaults(services, team_id).timezone
     if kind == "channel" and workspace_zone:
         return workspace_zone, "zone.from_workspace"
-    zone = profile_of(services, user_id).tz
+    zone = profile_of(services, user_id, team_id).tz
     if zone and check_zone(zone):
         return zone, "zone.from_slack"
     if workspace_zone:
@@ -117,13 +123,13 @@ def _default_zone(services: Services, user_id: str, team_id: str = "", kind: str
 def answer_subscribe(
     services: Services,
     *,
+    team_id: str,
     user_id: str,
     channel_id: str,
     channel_name: str,
     rest: str,
     lang: str,
     confirmed: bool = False,
-    team_id: str = "",
 ) -> Reply:
     """Create or update this place's subscription.
 
@@ -148,7 +154,7 @@ def answer_subscribe(
     except SubscribeError as error:
         return notice(error.key, lang, **_escaped(error.fields))
     kind, place_id = _place_kind(user_id, channel_id, channel_name)
-    existing = services.subscriptions.for_place(kind, place_id)
+    existing = services.subscriptions.for_place(team_id, kind, place_id)
     zone_why = ""
     zone: str | None
     if existing and not request.has_options:
@@ -193,9 +199,9 @@ def answer_subscribe(
             )
             not_done = t("subscribe.not_changed_yet" if existing else "subscribe.not_subscribed_yet", reader, place=place)
             return ask_about_filter(services, request, suggestion, not_done, reader)
-    blocked = services.directory.cannot_post(place_id) if kind == "channel" else ""
+    blocked = services.directory.cannot_post(place_id, team_id=team_id) if kind == "channel" else ""
     sub, created = services.subscriptions.save(
-        kind=kind, place_id=place_id, user_id=user_id, lang=sub_lang, hour=hour, minute=minute,
+        team_id=team_id, kind=kind, place_id=place_id, user_id=user_id, lang=sub_lang, hour=hour, minute=minute,
         timezone=zone, filter_text=filter_text, notify_empty=notify, days=days, top=top,
         status="paused" if blocked else "active", paused_reason=blocked,
     )  # fmt: skip
@@ -220,7 +226,7 @@ def answer_subscribe(
             else paused_reason(blocked, reader)
         )
     else:
-        reader_zone = profile_of(services, user_id).tz
+        reader_zone = profile_of(services, user_id, team_id).tz
         lines.append(t("subscribe.next_run", reader, next_run=next_run_text(next_run(sub, now), reader, reader_zone)))
     if existing and not existing.is_active and sub.is_active:
         lines.append(t("subscribe.resumed", reader, reason=paused_reason(existing.paused_reason, reader)))
@@ -351,14 +357,14 @@ def announce(services: Services, sub: Subscription, key: str, user_id: str) -> N
     text = t(key, lang, user_id=user_id, schedule=schedule_label(sub.days, lang), time=sub.time_label,
              zone=zone_label(sub.timezone, lang), lang_name=lang_name(sub.lang, lang), filter=filter_bit,
              digest=digest_name(sub.days, lang))  # fmt: skip
-    directory.announce(sub.place_id, text)
+    directory.announce(sub.place_id, text, team_id=sub.team_id)
 
 
-def subscriptions_here(services: Services, user_id: str, channel_id: str, channel_name: str) -> list[Subscription]:
-    """In a channel: its digest. In a DM: the person's own, then the channels they set up."""
+def subscriptions_here(services: Services, team_id: str, user_id: str, channel_id: str, channel_name: str) -> list[Subscription]:
+    """In a channel: its digest. In a DM: the person's own, then the channels they set up (in their workspace)."""
     if is_dm(channel_id, channel_name):
-        return services.subscriptions.for_user(user_id)
-    sub = services.subscriptions.for_place("channel", channel_id)
+        return services.subscriptions.for_user(team_id, user_id)
+    sub = services.subscriptions.for_place(team_id, "channel", channel_id)
     return [sub] if sub else []
 
 
@@ -382,8 +388,10 @@ def subscription_lines(subs: list[Subscription], lang: str, now: datetime, reade
     return lines
 
 
-def render_subscription_list(services: Services, user_id: str, channel_id: str, channel_name: str, lang: str) -> Message:
-    subs = subscriptions_here(services, user_id, channel_id, channel_name)
+def render_subscription_list(
+    services: Services, team_id: str, user_id: str, channel_id: str, channel_name: str, lang: str
+) -> Message:
+    subs = subscriptions_here(services, team_id, user_id, channel_id, channel_name)
     if not subs:
         text = t("subscribe.list_none", lang)
         return Message(text=text, blocks=[section(text)])
@@ -393,19 +401,21 @@ def render_subscription_list(services: Services, user_id: str, channel_id: str, 
         else t("subscribe.place_channel", lang, channel_id=channel_id)
     )
     head = t("subscribe.list_header", lang, place=where)
-    body = "\n".join(subscription_lines(subs, lang, services.clock(), profile_of(services, user_id).tz))
+    body = "\n".join(subscription_lines(subs, lang, services.clock(), profile_of(services, user_id, team_id).tz))
     return Message(text=head.replace("*", ""), blocks=[section(f"{head}\n{body}"), context(t("subscribe.list_footer", lang))])
 
 
-def answer_unsubscribe(services: Services, *, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str) -> Reply:
-    subs = subscriptions_here(services, user_id, channel_id, channel_name)
+def answer_unsubscribe(
+    services: Services, *, team_id: str, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str
+) -> Reply:
+    subs = subscriptions_here(services, team_id, user_id, channel_id, channel_name)
     arg = rest.strip().lstrip("#")
     if not subs:
         return notice("subscribe.nothing_to_remove", lang)
     if not arg:
         if len(subs) > 1:
             reply = notice("subscribe.which", lang, count=len(subs))
-            lines = subscription_lines(subs, lang, services.clock(), profile_of(services, user_id).tz)
+            lines = subscription_lines(subs, lang, services.clock(), profile_of(services, user_id, team_id).tz)
             reply.message.blocks.insert(1, section("\n".join(lines)))
             return reply
         chosen = subs[0]
@@ -423,11 +433,12 @@ def answer_unsubscribe(services: Services, *, user_id: str, channel_id: str, cha
     return reply
 
 
-def answer_restore(services: Services, user_id: str, sub_id: str, lang: str) -> Reply:
-    """The Undo of `/papers unsubscribe`: the same digest again, settings, cursor and all."""
-    sub = services.subscriptions.restore(int(sub_id), user_id) if sub_id.isdigit() else None
+def answer_restore(services: Services, team_id: str, user_id: str, sub_id: str, lang: str) -> Reply:
+    """The Undo of `/papers unsubscribe`: the same digest again, settings, cursor and all
+    (only in the workspace it was removed from, by whoever removed it)."""
+    sub = services.subscriptions.restore(team_id, int(sub_id), user_id) if sub_id.isdigit() else None
     if sub is None:
-        remover = services.subscriptions.removed_by(int(sub_id)) if sub_id.isdigit() else None
+        remover = services.subscriptions.removed_by(team_id, int(sub_id)) if sub_id.isdigit() else None
         return notice("subscribe.restore_not_yours" if remover and remover != user_id else "subscribe.restore_none", lang)
     services.reschedule(sub.id)
     if sub.is_active:
@@ -438,11 +449,13 @@ def answer_restore(services: Services, user_id: str, sub_id: str, lang: str) -> 
     )  # fmt: skip
 
 
-def answer_preview(services: Services, *, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str) -> Reply:
+def answer_preview(
+    services: Services, *, team_id: str, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str
+) -> Reply:
     """`/papers digest [en|zh]`: privately, what this place's next digest would hold now,
     in the reader's language unless they name one."""
     kind, place_id = _place_kind(user_id, channel_id, channel_name)
-    sub = services.subscriptions.for_place(kind, place_id)
+    sub = services.subscriptions.for_place(team_id, kind, place_id)
     arg = rest.strip()
     asked = normalize_lang(arg) if is_lang(arg) else None
     corpus = services.corpus
@@ -473,7 +486,7 @@ def answer_preview(services: Services, *, user_id: str, channel_id: str, channel
         )
         when = ""
     message = render_preview(digest, when, note="\n".join(notes))
-    here = subscriptions_here(services, user_id, channel_id, channel_name)
+    here = subscriptions_here(services, team_id, user_id, channel_id, channel_name)
     number = next((i for i, other in enumerate(here, start=1) if other.id == sub.id), 1)
     change = command_button(t("button.digest_options", lang), "subscribe help", lang, 1)
     stop = confirmed_button(command_button(t("button.unsubscribe", lang), f"unsubscribe {number}", lang, 2), lang)
@@ -490,18 +503,19 @@ def _add_actions(message: Message, block: dict) -> None:
 HOME_SUBSCRIPTIONS_SHOWN = 15
 
 
-def render_home_subscriptions(services: Services, user_id: str, lang: str) -> list[dict]:
-    """The App Home's digest section: the reader's own digest and the channels they set up.
+def render_home_subscriptions(services: Services, user_id: str, lang: str, team_id: str = LOCAL) -> list[dict]:
+    """The App Home's digest section: the reader's own digest and the channels they set up,
+    in the workspace whose Home this is (`team_id`, from Slack's signed payload).
 
     Each row has its own Unsubscribe button: `/papers unsubscribe N` numbers only work in
     a DM with the bot, and Home is not one.
     """
-    subs = services.subscriptions.for_user(user_id)[:HOME_SUBSCRIPTIONS_SHOWN]
+    subs = services.subscriptions.for_user(team_id, user_id)[:HOME_SUBSCRIPTIONS_SHOWN]
     blocks: list[dict] = [header(t("home.subscriptions_title", lang))]
     if not subs:
         blocks.append(section(t("home.subscriptions_none", lang)))
         return blocks
-    lines = subscription_lines(subs, lang, services.clock(), profile_of(services, user_id).tz)
+    lines = subscription_lines(subs, lang, services.clock(), profile_of(services, user_id, team_id).tz)
     for sub, line in zip(subs, lines, strict=True):
         blocks.append(section(line, block_id=f"home_sub:{sub.id}", accessory=unsubscribe_button(sub, lang)))
     blocks.append(context(t("home.subscriptions_footer", lang)))
@@ -526,10 +540,10 @@ def confirmed_button(element: dict, lang: str) -> dict:
     return element
 
 
-def unsubscribe_from_home(services: Services, user_id: str, sub_id: object) -> bool:
-    """Stop a digest from its Home button; only one Home lists for this user (a stale or
-    forged id is ignored). Return whether one was removed."""
-    chosen = next((s for s in services.subscriptions.for_user(user_id) if str(s.id) == str(sub_id)), None)
+def unsubscribe_from_home(services: Services, team_id: str, user_id: str, sub_id: object) -> bool:
+    """Stop a digest from its Home button; only one Home lists for this user in this
+    workspace (a stale, forged or another workspace's id is ignored). Return whether one was removed."""
+    chosen = next((s for s in services.subscriptions.for_user(team_id, user_id) if str(s.id) == str(sub_id)), None)
     if chosen is None:
         return False
     services.subscriptions.delete(chosen.id, removed_by=user_id)
@@ -539,9 +553,9 @@ def unsubscribe_from_home(services: Services, user_id: str, sub_id: object) -> b
     return True
 
 
-def resume_after_invite(services: Services, channel_id: str) -> list[Subscription]:
-    """The bot joined `channel_id`: resume its digest if it waited for that, and say so there."""
-    sub = services.subscriptions.for_place("channel", channel_id)
+def resume_after_invite(services: Services, team_id: str, channel_id: str) -> list[Subscription]:
+    """The bot joined `channel_id` of `team_id`: resume its digest if it waited for that, and say so there."""
+    sub = services.subscriptions.for_place(team_id, "channel", channel_id)
     if sub is None or sub.is_active or sub.paused_reason not in ("not_in_channel", "channel_not_found"):
         return []
     if not services.subscriptions.resume(sub.id):

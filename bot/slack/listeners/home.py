@@ -65,9 +65,9 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
     @app.action(Action.HOME_UNSUBSCRIBE)
     def on_unsubscribe(ack, body, action, client: WebClient, logger):
         ack()
-        user_id = body["user"]["id"]
-        try:
-            unsubscribe_from_home(services, user_id, decode_value(action.get("value")).id)
+        user_id, team_id = body["user"]["id"], team_id_of(body)
+        try:  # only a digest of the clicker's own workspace: the signed payload's team, not the value
+            unsubscribe_from_home(services, team_id, user_id, decode_value(action.get("value")).id)
         except Exception:
             logger.exception("unsubscribing from Home failed for %s", user_id)
         publish_home(client, services, user_id, team_id=team_id_of(body))

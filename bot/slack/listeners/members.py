@@ -10,10 +10,11 @@ from bot.slack.answers.subscribe import resume_after_invite
 
 def register(app: App, services: Services) -> None:
     @app.event("member_joined_channel")
-    def on_member_joined(event, context, logger):
+    def on_member_joined(event, body, context, logger):
         if event.get("user") != context.get("bot_user_id"):
             return
+        team_id = context.get("team_id") or event.get("team") or body.get("team_id") or ""
         try:
-            resume_after_invite(services, event.get("channel", ""))
+            resume_after_invite(services, team_id, event.get("channel", ""))
         except Exception:
             logger.exception("resuming the digest of %s failed", event.get("channel"))
