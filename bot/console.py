@@ -111,7 +111,7 @@ def plain(text: str) -> str:
 
 def post_digest_now(services: Services, lang: str) -> str:
     """Show what the simulated channel's digest would post now (nothing is used up)."""
-    sub = services.subscriptions.for_place(LOCAL, "channel", CONSOLE_CHANNEL_ID)
+    sub = services.subscriptions.for_place(tenancy.LOCAL, "channel", CONSOLE_CHANNEL_ID)
     if sub is None:
         return t("console.no_digest_due", lang)
     digest = services.digests.preview(sub)
