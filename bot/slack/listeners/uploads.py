@@ -26,6 +26,7 @@ from bot.slack.client import error_code
 from bot.slack.render.blocks import LIMITS, section, truncate
 from bot.slack.render.mrkdwn import escape, escape_code
 from bot.store.database import is_storage_full
+from bot.store.tenancy import LOCAL
 
 logger = logging.getLogger(__name__)
 
@@ -107,9 +108,19 @@ def download_file(
 
 
 def handle_listing_upload(
-    services: Services, client: WebClient, event: dict, *, token: str, alerts: AdminAlerts | None = None
+    services: Services,
+    client: WebClient,
+    event: dict,
+    *,
+    token: str,
+    alerts: AdminAlerts | None = None,
+    team_id: str | None = None,
 ) -> None:
     """An admin sent listing files in a DM: ingest each and reply with its report.
+
+    The papers a listing brings are private to the admin's workspace (`team_id`, from
+    Slack's signed envelope), unless a shared source also lists them or the workspace
+    shares its uploads (bot/store/visibility.py).
 
     Anyone else is told, politely, that only admins can add papers. Every failure gets a
     reply saying what failed and that nothing was lost (a listing is stored in one
@@ -163,7 +174,7 @@ def handle_listing_upload(
             )
             continue
         try:
-            report = corpus.ingest_bytes(name, data)
+            report = corpus.ingest_bytes(name, data, team=team_id if team_id is not None else LOCAL)
         except Exception as error:
             if is_storage_full(error):
                 logger.error("upload from %s: %s: the storage is full", user_id, name)
@@ -206,9 +217,10 @@ def register(app: App, services: Services, *, token: str, alerts: AdminAlerts | 
         return event.get("channel_type") == "im" and event.get("subtype") == "file_share" and not event.get("bot_id")
 
     @app.event("message", matchers=[lambda event: is_dm_file_share(event)])
-    def on_file_share(event, client: WebClient, logger):
+    def on_file_share(event, client: WebClient, logger, body, context):
+        team_id = context.get("team_id") or body.get("team_id") or event.get("team") or LOCAL
         try:
-            handle_listing_upload(services, client, event, token=token, alerts=alerts)
+            handle_listing_upload(services, client, event, token=token, alerts=alerts, team_id=team_id)
         except Exception:
             logger.exception("handling a listing upload from %s failed", event.get("user"))
             lang = choose_lang(None, event.get("text", ""))
