@@ -121,6 +121,7 @@ def answer_digests(services: Services, asked: Asked) -> Reply:
     return answer_digest_command(
         services, command=asked.command, user_id=asked.user_id, channel_id=asked.channel_id,
         channel_name=asked.channel_name, rest=asked.rest, lang=asked.lang, confirmed=asked.confirmed,
+        team_id=asked.team_id,
     )  # fmt: skip
 
 
@@ -130,7 +131,10 @@ def answer_sources(services: Services, asked: Asked) -> Reply:
 
 def answer_share_line(services: Services, asked: Asked) -> Reply:
     card_lang = channel_lang(services, asked.share_channel_id, asked.lang)
-    return answer_share(services.corpus, asked.user_id, asked.share_channel_id, asked.rest, asked.lang, card_lang=card_lang)
+    return answer_share(
+        services.corpus, asked.user_id, asked.share_channel_id, asked.rest, asked.lang, card_lang=card_lang,
+        team_id=asked.team_id,
+    )  # fmt: skip
 
 
 def answer_library(services: Services, asked: Asked) -> Reply:
@@ -147,7 +151,7 @@ def answer_search_line(services: Services, asked: Asked) -> Reply:
     """Any line that is not a command: a search; a first word that reads like a mistyped
     command (`subscibe 9am`) is named, when the search found little."""
     saved = services.library.saved_ids(asked.user_id)
-    reply = answer_search(services.corpus, asked.text, asked.lang, shareable=not asked.in_dm, saved=saved)
+    reply = answer_search(services.corpus, asked.text, asked.lang, shareable=not asked.in_dm, saved=saved, team_id=asked.team_id)
     meant = meant_command(asked.word)
     result = reply.result
     if meant and result is not None and (result.mode != "all" or result.suggestion or not result.total):

@@ -39,7 +39,7 @@ def build_home(
     return render_home(
         user_id,
         lang,
-        newest=corpus.newest(NEWEST_SHOWN),
+        newest=corpus.newest(NEWEST_SHOWN, team=team_id),
         paper_count=paper_count,
         lang_is_set=bool(stored),
         result=result,

@@ -39,11 +39,14 @@ def answer_library_command(
 ) -> Reply:
     """`/papers save|saved|foryou|interests|top|export ...`; `channel_id` is '' in a DM."""
     if command is Command.SAVE:
-        return answer_save(services, user_id, rest, lang)
+        return answer_save(services, user_id, rest, lang, team_id=team_id)
     if command is Command.SAVED:
         return answer_saved(services.library, user_id, rest, lang, shareable=bool(channel_id))
     if command is Command.FORYOU:
-        return answer_foryou(services.library, user_id, lang, shareable=bool(channel_id), team_id=team_id)
+        return answer_foryou(
+            services.library, user_id, lang, shareable=bool(channel_id), team_id=team_id,
+            hidden=services.corpus.hidden_from(team_id),
+        )  # fmt: skip
     if command is Command.TOP:
         if not channel_id:
             return notice("library.top_needs_channel", lang)
@@ -51,19 +54,20 @@ def answer_library_command(
         if asked and asked not in PERIOD_WORDS:  # `top year`: say what top takes
             return notice("library.top_bad_period", lang, value=escape_code(truncate(rest.strip(), 40)))
         period = PERIOD_WORDS.get(asked, "week")
-        return Reply(render_top(services.library, channel_id, period, lang), lang=lang)
-    return answer_export(services.library, user_id, rest, lang, clock=services.clock)
+        hidden = services.corpus.hidden_from(team_id)
+        return Reply(render_top(services.library, channel_id, period, lang, hidden=hidden), lang=lang)
+    return answer_export(services.library, user_id, rest, lang, clock=services.clock, hidden=services.corpus.hidden_from(team_id))
 
 
 # -- save ---------------------------------------------------------------------------------------
 
 
-def answer_save(services: Services, user_id: str, query: str, lang: str) -> Reply:
-    """`/papers save QUERY|ID`: save the best match and say which paper it was."""
+def answer_save(services: Services, user_id: str, query: str, lang: str, *, team_id: str | None = None) -> Reply:
+    """`/papers save QUERY|ID`: save the best match (of the papers `team_id` sees) and say which paper it was."""
     query = query.strip()
     if not query:
         return notice("library.save_usage", lang)
-    paper = services.corpus.resolve(query[:MAX_QUERY_CHARS])
+    paper = services.corpus.resolve(query[:MAX_QUERY_CHARS], team=team_id)
     if paper is None:
         return notice("library.save_not_found", lang, query=escape_code(truncate(query, 200)))
     added = services.library.save(user_id, paper.id)
@@ -71,7 +75,14 @@ def answer_save(services: Services, user_id: str, query: str, lang: str) -> Repl
 
 
 def answer_save_click(
-    services: Services, user_id: str, value: ButtonValue, lang: str, *, shareable: bool = True, card_channel_id: str = ""
+    services: Services,
+    user_id: str,
+    value: ButtonValue,
+    lang: str,
+    *,
+    shareable: bool = True,
+    card_channel_id: str = "",
+    team_id: str | None = None,
 ) -> Reply:
     """A click on Save / Saved / Remove: toggle the clicker's save, then redraw what they see.
 
@@ -80,7 +91,7 @@ def answer_save_click(
     person's state, so the clicker gets a private note instead, with an undo button.
     """
     corpus, library = services.corpus, services.library
-    paper = corpus.get(value.id)
+    paper = corpus.get(value.id, team=team_id)
     if paper is None:
         return notice("card.paper_not_found", lang)
     mode, page = value.mode, value.page_or(1)
@@ -92,11 +103,17 @@ def answer_save_click(
         return Reply(render_saved_note(paper, lang, saved=True, already=already), lang=lang)
     now_saved = library.toggle(user_id, paper.id, channel_id=card_channel_id)
     if mode == "search":
-        reply = answer_search(corpus, value.query, lang, page=page, shareable=shareable, saved=library.saved_ids(user_id))
+        reply = answer_search(
+            corpus, value.query, lang, page=page, shareable=shareable, saved=library.saved_ids(user_id), team_id=team_id
+        )
     elif mode == "more":
-        reply = answer_more_like(corpus, value.like_id, lang, page=page, shareable=shareable, saved=library.saved_ids(user_id))
+        reply = answer_more_like(
+            corpus, value.like_id, lang, page=page, shareable=shareable, saved=library.saved_ids(user_id), team_id=team_id
+        )
     elif mode == "details":
-        reply = answer_details(corpus, paper.id, lang, saved={paper.id} if now_saved else set(), shareable=shareable)
+        reply = answer_details(
+            corpus, paper.id, lang, saved={paper.id} if now_saved else set(), shareable=shareable, team_id=team_id
+        )
     elif mode == "saved":
         reply = answer_saved(library, user_id, value.query, lang, page=page, shareable=shareable)
     elif mode == "foryou":
@@ -143,10 +160,19 @@ def answer_saved(library: Library, user_id: str, query: str, lang: str, *, page:
     return Reply(render_saved(saved, lang, shareable=shareable), lang=lang)
 
 
-def answer_foryou(library: Library, user_id: str, lang: str, *, shareable: bool = True, team_id: str = "") -> Reply:
-    """`/papers foryou`: the newest papers ranked by the reader's own model, each with its reason."""
+def answer_foryou(
+    library: Library,
+    user_id: str,
+    lang: str,
+    *,
+    shareable: bool = True,
+    team_id: str = "",
+    hidden: frozenset[str] = frozenset(),
+) -> Reply:
+    """`/papers foryou`: the newest papers ranked by the reader's own model, each with its reason
+    (never one of `hidden`, which the reader's workspace may not see)."""
     signals = library.recommender.person_signals(team_id, user_id)
-    picks = library.foryou(user_id, team_id=team_id, limit=FORYOU_SHOWN)
+    picks = library.foryou(user_id, team_id=team_id, limit=FORYOU_SHOWN, hidden=hidden)
     if not picks:
         return notice("library.foryou_none", lang)
     interests = [e.interest for e in signals.examples if e.interest]
@@ -170,12 +196,15 @@ def answer_foryou(library: Library, user_id: str, lang: str, *, shareable: bool 
 # -- export ---------------------------------------------------------------------------------------
 
 
-def answer_export(library: Library, user_id: str, rest: str, lang: str, *, clock: Clock = system_clock) -> Reply:
-    """`/papers export bibtex|ris|csl-json`: the reader's saves as a file, sent by DM."""
+def answer_export(
+    library: Library, user_id: str, rest: str, lang: str, *, clock: Clock = system_clock, hidden: frozenset[str] = frozenset()
+) -> Reply:
+    """`/papers export bibtex|ris|csl-json`: the reader's saves as a file, sent by DM; not a
+    paper in `hidden` (another workspace's upload it stopped sharing since it was saved)."""
     fmt = normalize_format(rest) if rest.strip() else None
     if fmt is None:
         return notice("library.export_usage", lang)
-    papers = library.saved_papers(user_id)
+    papers = [p for p in library.saved_papers(user_id) if p.id not in hidden]
     if not papers:
         return notice("library.export_empty", lang)
     label = FORMAT_LABELS[fmt]

@@ -78,6 +78,7 @@ def answer_digest_command(
     rest: str,
     lang: str,
     confirmed: bool = False,
+    team_id: str | None = None,
 ) -> Reply:
     """Answer `/papers subscribe|subscriptions|unsubscribe|digest ...`; `lang` is the person's
     (the command word counts: `/papers 订阅列表` is Chinese). `confirmed`: the person
@@ -93,7 +94,9 @@ def answer_digest_command(
         return answer_unsubscribe(
             services, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang
         )
-    return answer_preview(services, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang)
+    return answer_preview(
+        services, user_id=user_id, channel_id=channel_id, channel_name=channel_name, rest=rest, lang=lang, team_id=team_id
+    )
 
 
 def _default_zone(services: Services, user_id: str) -> tuple[str, str]:
@@ -421,9 +424,12 @@ def answer_restore(services: Services, user_id: str, sub_id: str, lang: str) -> 
     )  # fmt: skip
 
 
-def answer_preview(services: Services, *, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str) -> Reply:
+def answer_preview(
+    services: Services, *, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str, team_id: str | None = None
+) -> Reply:
     """`/papers digest [en|zh]`: privately, what this place's next digest would hold now,
-    in the reader's language unless they name one."""
+    in the reader's language unless they name one; of the papers `team_id` (the place's
+    workspace) may see."""
     kind, place_id = _place_kind(user_id, channel_id, channel_name)
     sub = services.subscriptions.for_place(kind, place_id)
     arg = rest.strip()
@@ -435,7 +441,7 @@ def answer_preview(services: Services, *, user_id: str, channel_id: str, channel
     notes = [t("digest.preview_ignored", lang, ignored=escape(truncate(arg, 100)))] if arg and not asked else []
     now = services.clock()
     if sub is None:
-        newest = sorted(corpus.newest(SAMPLE_PAPERS), key=lambda p: p.seq)
+        newest = sorted(corpus.newest(SAMPLE_PAPERS, team=team_id), key=lambda p: p.seq)
         sample = Digest(lang=lang, local_date=now.date(), papers=newest)
         notes.append(t("digest.preview_no_subscription", lang))
         message = render_preview(sample, "", sample=True, note="\n".join(notes))
@@ -443,7 +449,7 @@ def answer_preview(services: Services, *, user_id: str, channel_id: str, channel
         options = command_button(t("button.digest_options", lang), "subscribe help", lang, 2)
         _add_actions(message, actions(start, options, block_id="next_steps"))
         return Reply(message, lang=lang)
-    digest = services.digests.preview(sub, lang)
+    digest = services.digests.preview(sub, lang, team=team_id)
     when = format_when(next_run(sub, now), lang)
     if not sub.is_active:  # no run is coming: say why, and how to resume it
         notes.append(

@@ -84,7 +84,7 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
                     done, respond=respond, client=client, user_id=user_id, channel_id=channel_id, replace=reply.replace
                 )
         elif from_home and action_id == Action.SAVE:  # keep the search results Home was showing
-            publish_home(client, services, user_id, result=reply.result, lang=reply.lang)
+            publish_home(client, services, user_id, result=reply.result, lang=reply.lang, team_id=team_id_of(body))
         elif (
             action_id == Action.SAVE
             and not reply.replace
@@ -92,7 +92,7 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
         ):
             pass  # a DM message only its reader sees (a personal digest): redrawn in place
         elif from_home and reply.replace and reply.result is not None:
-            publish_home(client, services, user_id, result=reply.result, lang=reply.lang)
+            publish_home(client, services, user_id, result=reply.result, lang=reply.lang, team_id=team_id_of(body))
         else:
             respond_privately(
                 reply, respond=respond, client=client, user_id=user_id, channel_id=channel_id, replace=reply.replace

@@ -40,11 +40,11 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
         user_id = body["user"]["id"]
         value = decode_value(action.get("value"))
         try:
-            reply = answer_action(services, user_id, Action.HOME_EXAMPLE, value, shareable=False)
+            reply = answer_action(services, user_id, Action.HOME_EXAMPLE, value, shareable=False, team_id=team_id_of(body))
         except Exception:
             logger.exception("example search from Home failed")
             reply = error_reply(value.lang or "en")
-        publish_home(client, services, user_id, result=reply.result, lang=reply.lang)
+        publish_home(client, services, user_id, result=reply.result, lang=reply.lang, team_id=team_id_of(body))
 
     @app.action(Action.HOME_LANG)
     def on_lang(ack, body, action, client: WebClient, logger):
@@ -58,9 +58,9 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
             # Home has no place for a notice: say it in a DM, and show Home as it still is.
             reply = failure_reply(error, lang, alerts=alerts, client=client)
             tell_user(reply.text, lang=lang, respond=None, client=client, user_id=user_id, channel_id="")
-            publish_home(client, services, user_id)
+            publish_home(client, services, user_id, team_id=team_id_of(body))
             return
-        publish_home(client, services, user_id, lang=lang)
+        publish_home(client, services, user_id, lang=lang, team_id=team_id_of(body))
 
     @app.action(Action.HOME_UNSUBSCRIBE)
     def on_unsubscribe(ack, body, action, client: WebClient, logger):
@@ -70,7 +70,7 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
             unsubscribe_from_home(services, user_id, decode_value(action.get("value")).id)
         except Exception:
             logger.exception("unsubscribing from Home failed for %s", user_id)
-        publish_home(client, services, user_id)
+        publish_home(client, services, user_id, team_id=team_id_of(body))
 
     @app.action(Action.HOME_INTEREST_REMOVE)
     def on_interest_remove(ack, body, action, client: WebClient, logger):

@@ -23,12 +23,13 @@ def register(app: App, services: Services, *, alerts: AdminAlerts | None = None)
     corpus = services.corpus
 
     @app.event("message")
-    def on_message(event, client: WebClient, logger):
+    def on_message(event, client: WebClient, logger, body, context):
         if event.get("channel_type") != "im" or event.get("subtype") or event.get("bot_id"):
             return
         user_id, channel_id, text = event.get("user", ""), event.get("channel", ""), event.get("text", "")
+        team_id = context.get("team_id") or body.get("team_id") or event.get("team") or ""  # Slack's signed envelope
         try:
-            reply = answer_command(services, user_id, channel_id, text)
+            reply = answer_command(services, user_id, channel_id, text, team_id=team_id)
         except Exception as error:
             logger.exception("answering a DM from %s failed", user_id)
             reply = failure_reply(error, reader_lang(corpus, user_id, text), alerts=alerts, client=client)
