@@ -33,11 +33,13 @@ def signed_headers(body: str, content_type: str, *, timestamp: int | None = None
     }
 
 
-def slash_command_fields(text: str, response_url: str, *, user_id: str = "U100", channel_id: str = "C100") -> dict:
+def slash_command_fields(
+    text: str, response_url: str, *, user_id: str = "U100", channel_id: str = "C100", team_id: str = "T0001"
+) -> dict:
     """The fields Slack sends with `/papers TEXT`: form-encoded over HTTP, JSON in Socket Mode."""
     return {
         "token": "legacy-verification-token",
-        "team_id": "T0001",
+        "team_id": team_id,
         "team_domain": "example",
         "channel_id": channel_id,
         "channel_name": "papers",
@@ -88,8 +90,18 @@ class SlackSender:
             headers["X-Slack-Signature"] = signature
         return self.request("POST", "/slack/events", body, headers)
 
-    def command_body(self, text: str, *, user_id: str = "U100", channel_id: str = "C100", response_url: str | None = None) -> str:
-        fields = slash_command_fields(text, response_url or self.fake.response_url(), user_id=user_id, channel_id=channel_id)
+    def command_body(
+        self,
+        text: str,
+        *,
+        user_id: str = "U100",
+        channel_id: str = "C100",
+        response_url: str | None = None,
+        team_id: str = "T0001",
+    ) -> str:
+        fields = slash_command_fields(
+            text, response_url or self.fake.response_url(), user_id=user_id, channel_id=channel_id, team_id=team_id
+        )
         return urlencode(fields)
 
     def command(self, text: str, **kwargs):
@@ -158,17 +170,17 @@ class SlackSender:
         }
         return self.post(urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded")
 
-    def event(self, event: dict):
+    def event(self, event: dict, *, team_id: str = "T0001"):
         body = json.dumps(
             {
                 "token": "legacy-verification-token",
-                "team_id": "T0001",
+                "team_id": team_id,
                 "api_app_id": "A0001",
                 "event": event,
                 "type": "event_callback",
                 "event_id": f"Ev{time.time_ns()}",
                 "event_time": int(time.time()),
-                "authorizations": [{"team_id": "T0001", "user_id": "UBOT", "is_bot": True}],
+                "authorizations": [{"team_id": team_id, "user_id": "UBOT", "is_bot": True}],
             }
         )
         return self.post(body, "application/json")
