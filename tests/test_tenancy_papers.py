@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import sqlite3
+import threading
+import time
 from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from digest_support import FakeClock, ingest, listing_text, open_corpus
@@ -20,17 +23,20 @@ from postgres_support import database_location  # noqa: F401 (a fixture)
 from slack_helpers import BOT_TOKEN, SIGNING_SECRET, SlackSender, all_text
 from test_digest_slack import ack_text, file_share_event
 
-from bot.config import Settings
+from bot.config import ALL_NETWORKS, Settings
 from bot.digests.scheduler import ManualScheduler
+from bot.feeds.sources import SourceStore
 from bot.ingest.listing import parse_bytes
 from bot.services import start_services
 from bot.slack.app import build_app, slack_services
 from bot.slack.http import start_http_server
 from bot.slack.values import Action, ButtonValue, encode_value
+from bot.store import tenancy
 from bot.store.database import open_store
 from bot.store.visibility import Visibility
 
 ADMIN = "UADMIN"  # T1's admin, who uploads
+ADMIN2 = "UADMIN2"  # T2's
 T1, T2 = "T0001", "T0002"
 TITLE = "Quorvex Lattice Networks"  # in every private title, with the acronym it defines: (QLNs)
 
@@ -59,10 +65,13 @@ def w(tmp_path):
     corpus.prepare()  # the dictionaries, as the server loads them before it is ready (once a process)
     settings = Settings(
         data_dir=tmp_path / "data", slack_bot_token=BOT_TOKEN, slack_signing_secret=SIGNING_SECRET,
-        slack_api_base_url=fake.api_url.rstrip("/"), admins=frozenset({ADMIN}), timezone="UTC", ack_budget_ms=10_000,
+        slack_api_base_url=fake.api_url.rstrip("/"), admins=frozenset({ADMIN, ADMIN2}), timezone="UTC",
+        ack_budget_ms=10_000, feeds_allow_private=ALL_NETWORKS,  # the feed server below is on 127.0.0.1
     )  # fmt: skip
     clock = FakeClock(datetime(2026, 12, 1, 8, 0, tzinfo=UTC))
     services = slack_services(settings, corpus, clock=clock, scheduler=ManualScheduler(clock))
+    services.workspaces.update(T1, by=ADMIN, admins=(ADMIN,))
+    services.workspaces.update(T2, by=ADMIN2, admins=(ADMIN2,))
     start_services(services)
     services.library.foryou("U_WARM")  # its model's imports (scikit-learn) take seconds, once a process
     server = start_http_server(build_app(settings, services), corpus.is_ready)
@@ -238,3 +247,81 @@ def test_a_store_from_before_private_uploads_opens_with_everything_shared(tmp_pa
         assert Visibility(store).hidden(T2) == frozenset()
     finally:
         store.close()
+
+
+@pytest.fixture
+def feed_server():
+    """A listing feed on 127.0.0.1 serving the same papers T1 uploaded: `url`, `gets` (paths asked)."""
+    gets: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            gets.append(self.path)
+            body = private_listing().encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield dataclasses.make_dataclass("Feed", ["url", "gets"])(f"http://127.0.0.1:{server.server_port}/quorvex.txt", gets)
+    server.shutdown()
+
+
+def sources_text(w, rest: str, team: str, user: str) -> str:
+    return search_text(w, f"sources {rest}".strip(), team, user=user)
+
+
+def test_a_workspaces_feeds_are_its_own_and_one_url_is_polled_once(w, feed_server):
+    url, service = feed_server.url, w.services.sources
+    assert "Added" in sources_text(w, f"add {url}", T1, ADMIN)
+    assert url in sources_text(w, "", T1, ADMIN) and url not in sources_text(w, "", T2, ADMIN2)
+    assert "no source" in sources_text(w, f"remove {url}", T2, ADMIN2)  # not T2's to remove
+    assert "There is no source" in sources_text(w, f"remove-papers {url}", T2, ADMIN2)
+    assert "Added" in sources_text(w, f"add {url}", T2, ADMIN2)  # the same feed: one row, two workspaces
+    assert "already a source" in sources_text(w, f"add {url}", T2, ADMIN2)
+    assert [s.target for s in service.list_sources()] == [url]
+    assert url in sources_text(w, "", T2, ADMIN2)
+    wait_until(lambda: service.list_sources()[0].last_success)  # the adds' own polls, in the background
+    feed_server.gets.clear()
+    results = service.poll_all(force=True)  # the scheduler's poll: every feed once, whoever added it
+    assert [r.source.target for r in results] == [url] and feed_server.gets == ["/quorvex.txt"]
+    # A feed is a shared source: the papers T1 had uploaded privately are everyone's now.
+    assert [w.corpus.store.get(pid).teams for pid in w.ids] == [[]] * 3
+    assert TITLE in search_text(w, "Quorvex", T2)
+    # Its papers are T1's too: T2 may not empty it, only stop following it.
+    assert "Another workspace also follows" in sources_text(w, f"remove-papers {url} confirm", T2, ADMIN2)
+    assert w.corpus.store.state()[0] == 12 + 3
+    assert "Removed" in sources_text(w, f"remove {url}", T2, ADMIN2)
+    assert url not in sources_text(w, "", T2, ADMIN2) and url in sources_text(w, "", T1, ADMIN)
+    assert "Removed" in sources_text(w, f"remove {url}", T1, ADMIN)
+    assert service.list_sources() == []  # nobody has it: gone, never polled again
+
+
+def test_feeds_from_before_workspaces_stay_the_single_workspaces(tmp_path):
+    store = open_store(tmp_path / "paperbot.sqlite3")
+    try:
+        SourceStore(store)
+        with store.transaction() as db:  # the sources table as it was, with a feed in it
+            db.execute("DROP TABLE source_teams")
+            db.execute(
+                "INSERT INTO sources (kind, target, added_at, added_by) VALUES ('arxiv', 'arxiv:cs.CL', '2026-11-01', 'U1')"
+            )
+        sources = SourceStore(store)
+        assert [s.target for s in sources.all("T0001")] == ["arxiv:cs.CL"]  # no home workspace yet: it is LOCAL's
+        tenancy.adopt(store, "T0001")
+        assert [s.target for s in sources.all("T0001")] == ["arxiv:cs.CL"] and sources.all("T0002") == []
+    finally:
+        store.close()
+
+
+def wait_until(check, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)

@@ -126,7 +126,7 @@ def answer_digests(services: Services, asked: Asked) -> Reply:
 
 
 def answer_sources(services: Services, asked: Asked) -> Reply:
-    return answer_sources_command(services, user_id=asked.user_id, rest=asked.rest, lang=asked.lang)
+    return answer_sources_command(services, user_id=asked.user_id, rest=asked.rest, lang=asked.lang, team_id=asked.team_id)
 
 
 def answer_share_line(services: Services, asked: Asked) -> Reply:

@@ -47,7 +47,7 @@ def build_home(
         interests=_interests(services, user_id, team_id),
         saved_ids=services.library.saved_ids(user_id) if ready else frozenset(),
         saved_section=render_home_saved(services.library, user_id, lang) if ready else None,
-        sources=[*render_sources(services.sources.list_sources(), lang), *render_meaning_status(_vectors(services), lang)]
+        sources=[*render_sources(services.sources.list_sources(team_id), lang), *render_meaning_status(_vectors(services), lang)]
         if services.is_admin(user_id)
         else None,
         not_ready=not_ready,
