@@ -10,6 +10,7 @@ Everything over real HTTP: Slack-signed requests in, the fake Slack Web API out.
 from __future__ import annotations
 
 import dataclasses
+import json
 import sqlite3
 import threading
 import time
@@ -21,6 +22,7 @@ from digest_support import FakeClock, ingest, listing_text, open_corpus
 from fake_slack import FilesFakeSlack
 from postgres_support import database_location  # noqa: F401 (a fixture)
 from slack_helpers import BOT_TOKEN, SIGNING_SECRET, SlackSender, all_text
+from test_cli import run
 from test_digest_slack import ack_text, file_share_event
 
 from bot.config import ALL_NETWORKS, Settings
@@ -325,3 +327,19 @@ def wait_until(check, timeout: float = 10.0) -> None:
     while not check():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.05)
+
+
+def test_the_cli_reads_as_a_workspace_when_told(tmp_path):
+    corpus = open_corpus(tmp_path / "data")
+    ingest(corpus, tmp_path, "seed.txt", listing_text("Seed（种子）", 1, 3))
+    corpus.ingest_bytes("quorvex.txt", private_listing().encode(), team=T1)
+    private = corpus.search("Quorvex").hits[0].paper.id
+    corpus.close()
+
+    def total(*team: str) -> int:
+        return json.loads(run(tmp_path / "data", "search", "Quorvex", "--json", *team).stdout)["total"]
+
+    assert total() == 3 and total("--team", T1) == 3 and total("--team", T2) == 0
+    assert run(tmp_path / "data", "show", private, "--team", T1).returncode == 0
+    shown = run(tmp_path / "data", "show", private, "--team", T2, check=None)
+    assert shown.returncode != 0 and "no paper with id" in shown.stderr

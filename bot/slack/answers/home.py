@@ -32,6 +32,7 @@ def build_home(
     lang = normalize_lang(lang) if lang else person_lang(services, user_id, stored)
     ready = corpus.is_ready()
     paper_count = int(corpus.stats().get("papers", 0)) if ready else corpus.store.state()[0]
+    paper_count -= len(corpus.hidden_from(team_id))  # another workspace's private uploads are not counted here either
     not_ready = None
     if not ready:
         key, fields = not_ready_message(corpus.rebuilding())
