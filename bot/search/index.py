@@ -70,6 +70,7 @@ legacy.register()  # indexes written before bot/search/ existed open as they are
 
 LOCK_FILE = f"{INDEX_NAME}_WRITELOCK"  # Whoosh's name for the write lock of INDEX_NAME
 ALTERNATIVES_CACHE = 10_000  # texts whose alternatives() are kept (interests: a few per person)
+HIDDEN_CACHE = 64  # (index version, hidden set) pairs whose document numbers are kept: a few workspaces at a time
 LEXICON_FILE = "lexicon.json"  # what the index learned from its papers' parallel text
 MAX_PER_PAGE = 100
 
@@ -145,6 +146,7 @@ class PaperIndex:
         self._lexicon_key: _LexiconKey | None = None
         self._lexicon: Lexicon | None = None
         self._alternatives: dict[tuple, tuple[str, ...]] = {}  # (text, lexicon, state) -> alternatives()
+        self._hidden: dict[tuple, object] = {}  # (segments, hidden ids) -> their document numbers (_hidden_docnums)
         self._spelling = Spelling(self._pool)  # the typo vocabularies (bot/search/spelling.py)
         # Per-segment lengths and columns for bot/search/topk.py, made at the first search:
         # bot/search/topk.py imports numpy (~0.1 s of a CLI command's start; a digest never needs it).
@@ -717,13 +719,13 @@ class PaperIndex:
         # Deferred: numpy, at the first search rather than at start-up (see _segment_cache).
         from bot.search import topk
 
-        if hidden:  # papers the asker may not see: masked like the page's own exclusions
-            hide = wq.Or([wq.Term("id", paper_id) for paper_id in sorted(hidden)])
-            mask = hide if mask is None else wq.Or([mask, hide])
+        # Papers the asker may not see: their document numbers, left out like deleted ones.
+        exclude = self._hidden_docnums(searcher, hidden) if hidden else None
         start, end = window
         top = topk.search(
-            searcher, q, limit=max(end, 1), cache=self._segment_cache(), segment_key=segment_id, filter=only, mask=mask
-        )
+            searcher, q, limit=max(end, 1), cache=self._segment_cache(), segment_key=segment_id, filter=only, mask=mask,
+            exclude=exclude,
+        )  # fmt: skip
         if top is not None:
             total, estimated = top.total, top.estimated
             shown = list(zip(top.docnums, top.scores, strict=True))[start:end]
@@ -736,6 +738,11 @@ class PaperIndex:
                 only = self._range_filter(searcher, only)
                 if not only:  # (Whoosh reads an empty filter as none)
                     return IndexPage([], 0, "all")
+            if exclude is not None and len(exclude):
+                hide = {int(docnum) for docnum in exclude}
+                if mask is not None:
+                    hide |= {docnum for docnum, _ in searcher.search(mask, limit=None).items()}
+                mask = hide  # (Whoosh takes a set of document numbers as a mask)
             results = searcher.search(q, limit=max(end, 1), filter=only, mask=mask, optimize=False)
             total, estimated = len(results), False
             found = [(hit.docnum, hit.score, hit.fields()) for hit in results[start:end]]
@@ -745,6 +752,27 @@ class PaperIndex:
             matched = matched_expansions(stored, expansions) if expansions else []
             hits.append(IndexHit(stored["id"], float(score or 0.0), snippet, snippet_field, matched))
         return IndexPage(hits, total, "all", estimated=estimated)
+
+    def _hidden_docnums(self, searcher: Searcher, hidden: frozenset[str]):
+        """The sorted document numbers of the `hidden` papers in `searcher`, cached per index
+        version: masking them as 300 id terms made each search 6x slower (bench in the commit)."""
+        # Deferred: numpy, at the first search rather than at start-up (see _segment_cache).
+        import numpy as np
+
+        reader = searcher.reader()
+        leaves = [leaf for leaf, _ in reader.leaf_readers()] if not reader.is_atomic() else [reader]
+        key = (tuple(segment_id(leaf) for leaf in leaves), hidden)
+        with self._open_lock:
+            found = self._hidden.get(key)
+        if found is not None:
+            return found
+        docnums = sorted(d for d in (searcher.document_number(id=pid) for pid in hidden) if d is not None)
+        found = np.asarray(docnums, dtype=np.int64)
+        with self._open_lock:
+            if len(self._hidden) >= HIDDEN_CACHE:
+                self._hidden.clear()
+            self._hidden[key] = found
+        return found
 
     def _segment_cache(self):
         """bot/search/topk.py's cache of per-segment arrays, made (with numpy's import) at the first search."""
