@@ -24,6 +24,8 @@ from postgres_support import database_location  # noqa: F401 (a fixture)
 from slack_helpers import BOT_TOKEN, SIGNING_SECRET, SlackSender, all_text
 from test_cli import run
 from test_digest_slack import ack_text, file_share_event
+from test_semantic import _open as semantic_open
+from test_semantic import encoder  # noqa: F401 (a fixture)
 
 from bot.config import ALL_NETWORKS, Settings
 from bot.digests.scheduler import ManualScheduler
@@ -343,3 +345,22 @@ def test_the_cli_reads_as_a_workspace_when_told(tmp_path):
     assert run(tmp_path / "data", "show", private, "--team", T1).returncode == 0
     shown = run(tmp_path / "data", "show", private, "--team", T2, check=None)
     assert shown.returncode != 0 and "no paper with id" in shown.stderr
+
+
+def test_by_meaning_another_workspace_gets_no_private_neighbours(tmp_path, encoder):  # noqa: F811
+    corpus = semantic_open(tmp_path / "data", encoder[0])
+    try:
+        corpus.ingest_bytes("quorvex.txt", private_listing().encode(), team=T1)
+        corpus.meaning.builder.run()
+        assert corpus.meaning.has_vectors()
+        query = "酿造检索的格网络"  # by meaning: the private papers' topic in other words
+        mine = [h.paper.title_en for h in corpus.search(query, team=T1, per_page=10).hits]
+        theirs = corpus.search(query, team=T2, per_page=10)
+        assert any(TITLE in title for title in mine)
+        assert not any(TITLE in h.paper.title_en for h in theirs.hits)
+        seed = next(p for p in corpus.newest(50, team=T2) if not p.teams)
+        like = corpus.more_like(seed.id, team=T2, per_page=20)
+        assert not any(TITLE in h.paper.title_en for h in like.hits)
+        assert corpus.more_like(corpus.search("Quorvex", team=T1).hits[0].paper.id, team=T2).hits == []
+    finally:
+        corpus.close()
