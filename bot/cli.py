@@ -57,11 +57,13 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--page", type=int, default=1)
     search.add_argument("--lang", choices=("en", "zh"), help="title language (default: zh for Chinese queries)")
     search.add_argument("--json", action="store_true", help="print the page as JSON: total, estimated, page, pages, hits")
+    search.add_argument("--team", help="search as this Slack workspace sees the library (default: every paper)")
 
     show = commands.add_parser("show", help="show one paper by id")
     show.add_argument("id")
     show.add_argument("--lang", choices=("en", "zh"), default="en")
     show.add_argument("--json", action="store_true")
+    show.add_argument("--team", help="show it only if this Slack workspace may see it (default: any paper)")
 
     stats = commands.add_parser("stats", help="what the corpus holds")
     stats.add_argument("--json", action="store_true")
@@ -246,7 +248,7 @@ def cmd_search(settings: Settings, args) -> int:
     corpus = _open(settings)
     try:
         lang = args.lang or ("zh" if any("\u4e00" <= c <= "\u9fff" for c in text) else "en")
-        result = corpus.search(text, page=args.page, per_page=args.limit, lang=lang)
+        result = corpus.search(text, page=args.page, per_page=args.limit, lang=lang, team=args.team)
     finally:
         corpus.close()
     if args.json:
@@ -303,7 +305,7 @@ def _short_authors(authors: list[str], keep: int = 3) -> str:
 def cmd_show(settings: Settings, args) -> int:
     corpus = _open(settings)
     try:
-        paper = corpus.get(args.id)
+        paper = corpus.get(args.id, team=args.team)
     finally:
         corpus.close()
     if paper is None:

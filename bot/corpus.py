@@ -1,7 +1,9 @@
 """The corpus: one facade over store and index that the CLI, Slack and digests call.
 
 Data flows one way: listing -> store (one transaction per file) -> index (catches up
-from the store's revs). The index is derived: whenever it is missing, corrupt or out of
+from the store's revs). Every way of reading a paper takes the asking workspace (`team`):
+a paper another workspace uploaded privately is not there for it (bot/store/visibility.py);
+`team=None` (EVERYONE, the default) reads every paper, for the CLI and the index's upkeep. The index is derived: whenever it is missing, corrupt or out of
 step with the store it is brought back from the store, never the other way round.
 """
 
@@ -33,6 +35,7 @@ from bot.semantic.dupes import merged
 from bot.semantic.hybrid import FILL, FLOOR, FUSE_DEPTH, NEIGHBOUR_FLOOR, fuse, is_meaningful, taken_as_typed
 from bot.semantic.service import Meaning
 from bot.store.database import Store, is_store_unavailable, open_store, read_papers, schema_location
+from bot.store.visibility import EVERYONE, Visibility
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +88,7 @@ class Corpus:
         self.index = index
         # Search by meaning (bot/semantic/): None with PAPERBOT_SEMANTIC=off, the search of before
         self.meaning = meaning
+        self.visibility = Visibility(store)  # which papers each workspace may not see
         self._sync_lock = threading.Lock()
         self._ready = False
         self._progress: RebuildProgress | None = None
@@ -364,16 +368,22 @@ class Corpus:
                 self._sync_index()
         return reports
 
-    def ingest_bytes(self, name: str, data: bytes) -> IngestReport:
-        """Ingest a listing that arrived as bytes (a Slack upload), named `name` in reports."""
+    def ingest_bytes(self, name: str, data: bytes, *, team: str | None = None) -> IngestReport:
+        """Ingest a listing that arrived as bytes (a Slack upload), named `name` in reports.
+
+        `team`: the workspace that uploaded it, to which the papers it brings are private
+        (Store.ingest_listing); None: a shared listing.
+        """
         report = None
         if self.index.procs == 1 and len(data) >= CHILD_BYTES:  # the server: see ingest_paths
-            report = self._in_child(name, name=name, data=data)
+            report = self._in_child(name, name=name, data=data, team=team)
         if report is None:
-            report = store_listing(self.store, parse_bytes(name, data))
+            report = store_listing(self.store, parse_bytes(name, data), team=team)
         return self._stored(report, True)
 
-    def _in_child(self, what: str, *, path: Path | None = None, name: str = "", data: bytes | None = None) -> IngestReport | None:
+    def _in_child(
+        self, what: str, *, path: Path | None = None, name: str = "", data: bytes | None = None, team: str | None = None
+    ) -> IngestReport | None:
         """Store a listing through bot/ingest/intake.py's child process; None if it did not store it
         (then the caller does it here).
 
@@ -383,7 +393,7 @@ class Corpus:
         """
         token = uuid.uuid4().hex
         try:
-            return in_child(self.store.path, now=self.store.now(), token=token, path=path, name=name, data=data)
+            return in_child(self.store.path, now=self.store.now(), token=token, path=path, name=name, data=data, team=team)
         except (OSError, ChildFailed) as exc:  # (TimeoutError is an OSError) the child is gone by now
             counts = self.store.ingested(token)
             if counts is None:
@@ -423,15 +433,24 @@ class Corpus:
     # -- reading -----------------------------------------------------------------------
 
     def search(
-        self, text: str, *, page: int = 1, per_page: int = 5, lang: str | None = None, correct: bool = True, expand: bool = True
+        self,
+        text: str,
+        *,
+        page: int = 1,
+        per_page: int = 5,
+        lang: str | None = None,
+        correct: bool = True,
+        expand: bool = True,
+        team: str | None = EVERYONE,
     ) -> SearchResult:
         """Search the corpus; never raises on odd input (the worst case is a message).
 
         `lang` picks snippets in the reader's language; `correct=False` searches the text
         as typed ("Search instead for ..."); `expand=False` adds no translations or
-        aliases (digest filters, which are taken literally).
+        aliases (digest filters, which are taken literally). `team`: the asking workspace.
         """
-        result = self.index.search(text, page=page, per_page=per_page, lang=lang, correct=correct, expand=expand)
+        hidden = self.visibility.hidden(team)
+        result = self.index.search(text, page=page, per_page=per_page, lang=lang, correct=correct, expand=expand, hidden=hidden)
         if (
             self.meaning is None
             or not expand
@@ -439,50 +458,62 @@ class Corpus:
             or not self.meaning.has_vectors()
             or taken_as_typed(text)
         ):
-            return self._result(text, result, page, per_page)
-        return self._hybrid(text, result, page=page, per_page=per_page, lang=lang, correct=correct)
+            return self._result(text, result, page, per_page, hidden=hidden)
+        return self._hybrid(text, result, page=page, per_page=per_page, lang=lang, correct=correct, hidden=hidden)
 
-    def _hybrid(self, text: str, result: IndexPage, *, page: int, per_page: int, lang: str | None, correct: bool) -> SearchResult:
+    def _hybrid(
+        self,
+        text: str,
+        result: IndexPage,
+        *,
+        page: int,
+        per_page: int,
+        lang: str | None,
+        correct: bool,
+        hidden: frozenset[str] = frozenset(),
+    ) -> SearchResult:
         """Lexical matches with dense neighbours where they help (bot/semantic/hybrid.py says where)."""
         page, window = max(1, int(page)), max(1, min(int(per_page), MAX_PER_PAGE))
         start, end = (page - 1) * window, page * window
         found = {h.id: ("expanded" if h.expanded or result.suggestion else "literal") for h in result.hits}
         if result.mode == "all":
             if result.total >= end or result.estimated:
-                return self._result(text, result, page, per_page, found)
+                return self._result(text, result, page, per_page, found, hidden=hidden)
             # The matches end on this page: every one of them is known, the neighbours follow.
             lexical = result.hits
             if page > 1:
-                lexical = self.index.search(text, per_page=max(1, result.total), lang=lang, correct=correct).hits
+                lexical = self.index.search(text, per_page=max(1, result.total), lang=lang, correct=correct, hidden=hidden).hits
             known = {h.id for h in lexical}
-            neighbours = self._neighbours(text, FILL + len(known), exclude=known)[:FILL]
+            neighbours = self._neighbours(text, FILL + len(known), exclude=known | hidden)[:FILL]
             extra = neighbours[max(0, start - result.total) : max(0, end - result.total)]
             hits = result.hits + [IndexHit(pid, score) for pid, score in extra]
             found.update((pid, "meaning") for pid, _ in extra)
-            return self._result(text, _paged(result, hits, result.total + len(neighbours)), page, per_page, found)
+            return self._result(text, _paged(result, hits, result.total + len(neighbours)), page, per_page, found, hidden=hidden)
         if result.mode == "any":
             if start >= FUSE_DEPTH:
-                return self._result(text, result, page, per_page, {h.id: "partial" for h in result.hits})
-            top = self.index.search(text, per_page=FUSE_DEPTH, lang=lang, correct=correct)
+                return self._result(text, result, page, per_page, {h.id: "partial" for h in result.hits}, hidden=hidden)
+            top = self.index.search(text, per_page=FUSE_DEPTH, lang=lang, correct=correct, hidden=hidden)
             by_id = {h.id: h for h in top.hits}
-            neighbours = self._neighbours(text, FUSE_DEPTH)
+            neighbours = self._neighbours(text, FUSE_DEPTH, exclude=hidden)
             fused = fuse([h.id for h in top.hits], [pid for pid, _ in neighbours])
             cosine = dict(neighbours)
             ranked = [by_id.get(pid) or IndexHit(pid, cosine[pid]) for pid in fused]
             found = {pid: "partial" if pid in by_id else "meaning" for pid in fused}
             rest = max(0, top.total - FUSE_DEPTH)
             if end > len(ranked) and rest:  # past the fused papers: the lexical order, after them
-                more = self.index.search(text, limit=min(MAX_PER_PAGE, FUSE_DEPTH + end), lang=lang, correct=correct)
+                more = self.index.search(
+                    text, limit=min(MAX_PER_PAGE, FUSE_DEPTH + end), lang=lang, correct=correct, hidden=hidden
+                )
                 shown = set(fused)
                 ranked += [h for h in more.hits if h.id not in shown]
                 found.update((h.id, "partial") for h in more.hits if h.id not in shown)
-            return self._result(text, _paged(top, ranked[start:end], len(fused) + rest), page, per_page, found)
+            return self._result(text, _paged(top, ranked[start:end], len(fused) + rest), page, per_page, found, hidden=hidden)
         if not is_meaningful(text):
-            return self._result(text, result, page, per_page)
-        neighbours = self._neighbours(text, FILL)
+            return self._result(text, result, page, per_page, hidden=hidden)
+        neighbours = self._neighbours(text, FILL, exclude=hidden)
         hits = [IndexHit(pid, score) for pid, score in neighbours[start:end]]
         found = {h.id: "meaning" for h in hits}
-        return self._result(text, _paged(result, hits, len(neighbours), mode="meaning"), page, per_page, found)
+        return self._result(text, _paged(result, hits, len(neighbours), mode="meaning"), page, per_page, found, hidden=hidden)
 
     def _neighbours(
         self, text: str, k: int, *, exclude: set[str] | frozenset[str] = frozenset(), floor: float = FLOOR
@@ -502,43 +533,60 @@ class Corpus:
         stored = {p.id for p in self.store.get_many([pid for pid, _ in found])}
         return [(pid, score) for pid, score in found if pid in stored]
 
-    def more_like(self, paper_id: str, *, page: int = 1, per_page: int = 5) -> SearchResult:
+    def more_like(self, paper_id: str, *, page: int = 1, per_page: int = 5, team: str | None = EVERYONE) -> SearchResult:
         """Papers similar to `paper_id` (excluding itself): by meaning, shared key terms only breaking ties.
 
         Without a vector for it yet (or with PAPERBOT_SEMANTIC=off), by its key terms as before.
+        `team`: the asking workspace; a paper it may not see has no papers like it.
         """
+        hidden = self.visibility.hidden(team)
+        if paper_id in hidden:
+            return self._result(paper_id, IndexPage([], 0, "none", problem="paper_not_found"), page, per_page)
         vector = self.meaning.vectors.vector(paper_id) if self.meaning is not None else None
         if self.meaning is None or vector is None:
-            result = self.index.more_like(paper_id, page=page, per_page=per_page)
-            return self._result(paper_id, result, page, per_page)
+            result = self.index.more_like(paper_id, page=page, per_page=per_page, hidden=hidden)
+            return self._result(paper_id, result, page, per_page, hidden=hidden)
         page, window = max(1, int(page)), max(1, min(int(per_page), MAX_PER_PAGE))
         start, end = (page - 1) * window, page * window
         # The paper is not like itself: nor are its duplicates, or the paper it duplicates.
         duplicates = self.meaning.duplicates
         canonical = duplicates.canonical(paper_id)
         itself = {paper_id, canonical, *duplicates.members(canonical)}
-        nearest = self.meaning.vectors.nearest(vector, max(FUSE_DEPTH, end), exclude=itself)
+        nearest = self.meaning.vectors.nearest(vector, max(FUSE_DEPTH, end), exclude=itself | hidden)
         neighbours = self._still_stored([(pid, score) for pid, score in nearest if score >= NEIGHBOUR_FLOOR])
         # Ties by meaning (the same to 0.01) go to the paper sharing more of its key terms.
-        lexical_rank = {h.id: i for i, h in enumerate(self.index.more_like(paper_id, per_page=FUSE_DEPTH).hits)}
+        lexical_rank = {h.id: i for i, h in enumerate(self.index.more_like(paper_id, per_page=FUSE_DEPTH, hidden=hidden).hits)}
         ordered = sorted(neighbours, key=lambda item: (-round(item[1], 2), lexical_rank.get(item[0], FUSE_DEPTH)))
         hits = [IndexHit(pid, score) for pid, score in ordered[start:end]]
         found = {h.id: "meaning" for h in hits}
-        return self._result(paper_id, IndexPage(hits, len(ordered), "meaning" if ordered else "none"), page, per_page, found)
+        return self._result(
+            paper_id, IndexPage(hits, len(ordered), "meaning" if ordered else "none"), page, per_page, found, hidden=hidden
+        )
 
     def new_papers(
-        self, *, after_seq: int, upto_seq: int | None = None, filter_text: str = "", limit: int | None = None
+        self,
+        *,
+        after_seq: int,
+        upto_seq: int | None = None,
+        filter_text: str = "",
+        limit: int | None = None,
+        team: str | None = EVERYONE,
     ) -> list[Paper]:
         """Papers first stored with after_seq < seq <= upto_seq matching `filter_text`, oldest first.
 
         A digest filter is taken literally: no any-term fallback, no spelling correction.
+        `team`: the workspace the digest is for (its subscription's): only papers it may see.
         """
         upto = self.store.last_seq() if upto_seq is None else upto_seq
         if upto <= after_seq:
             return []
+        hidden = self.visibility.hidden(team)
         if not filter_text.strip():
-            return self.store.papers_between(after_seq, upto, limit)
-        found = self.index.score_new(filter_text, after_seq=after_seq, upto_seq=upto)
+            if not hidden:
+                return self.store.papers_between(after_seq, upto, limit)
+            shown = [p for p in self.store.papers_between(after_seq, upto) if p.id not in hidden]
+            return shown[:limit] if limit is not None else shown
+        found = self.index.score_new(filter_text, after_seq=after_seq, upto_seq=upto, hidden=hidden)
         papers = sorted(
             (p for p in self.store.get_many([paper_id for paper_id, _ in found]) if p.seq <= upto), key=lambda p: p.seq
         )
@@ -557,7 +605,14 @@ class Corpus:
         return self.index.query_problem(text)
 
     def _result(
-        self, query: str, page: IndexPage, number: int, per_page: int, found: dict[str, str] | None = None
+        self,
+        query: str,
+        page: IndexPage,
+        number: int,
+        per_page: int,
+        found: dict[str, str] | None = None,
+        *,
+        hidden: frozenset[str] = frozenset(),
     ) -> SearchResult:
         total, estimated = page.total, page.estimated
         window = max(1, min(per_page, MAX_PER_PAGE))  # the index's page size
@@ -566,8 +621,8 @@ class Corpus:
             total, estimated = (max(1, number) - 1) * window + len(page.hits), False
         hit_list = page.hits
         if self.meaning is not None and self.meaning.duplicates.count():
-            hit_list = self._canonical_hits(hit_list)
-        papers = {p.id: p for p in self._papers([h.id for h in hit_list])}
+            hit_list = self._canonical_hits(hit_list, hidden)
+        papers = {p.id: p for p in self._papers([h.id for h in hit_list], hidden)}
         hits = [
             Hit(
                 paper=papers[h.id],
@@ -593,85 +648,107 @@ class Corpus:
             estimated=estimated,
         )
 
-    def get(self, paper_id: str) -> Paper | None:
+    def get(self, paper_id: str, *, team: str | None = EVERYONE) -> Paper | None:
         """Return a paper by id, or by an unambiguous id prefix (at least 4 characters).
 
         A duplicate's id (bot/semantic/dupes.py) gives the paper it duplicates, with both's fields.
+        `team`: the asking workspace; a paper it may not see is not there (None), as if unknown.
         """
         paper_id = paper_id.strip().lower()
         paper = self.store.get(paper_id)
         if not paper and _ID.match(paper_id):
             ids = self.store.find_ids(paper_id)
             paper = self.store.get(ids[0]) if len(ids) == 1 else None
+        if paper is not None and not self.visibility.sees(team, paper):
+            return None
         if paper is None or self.meaning is None or not self.meaning.duplicates.count():
             return paper
-        found = self._papers([paper.id])
+        found = self._papers([paper.id], self.visibility.hidden(team))
         return found[0] if found else paper
 
-    def _canonical_hits(self, hits: list[IndexHit]) -> list[IndexHit]:
-        """Each duplicate's hit becomes its canonical paper's, shown once (at the better place)."""
+    def _canonical_hits(self, hits: list[IndexHit], hidden: frozenset[str] = frozenset()) -> list[IndexHit]:
+        """Each duplicate's hit becomes its canonical paper's, shown once (at the better place);
+        not a canonical paper the asker may not see (`hidden`)."""
         duplicates = self.meaning.duplicates if self.meaning is not None else None
         if duplicates is None:
             return hits
         out, seen = [], set()
         for hit in hits:
             canonical = duplicates.canonical(hit.id)
+            if canonical in hidden:
+                canonical = hit.id
             if canonical in seen:
                 continue
             seen.add(canonical)
             out.append(hit if canonical == hit.id else IndexHit(canonical, hit.score, [], "", hit.expanded))
         return out
 
-    def _papers(self, ids: list[str]) -> list[Paper]:
-        """The papers with these ids, each canonical one with everything from its duplicates."""
-        papers = self.store.get_many(ids)
+    def _papers(self, ids: list[str], hidden: frozenset[str] = frozenset()) -> list[Paper]:
+        """The papers with these ids, each canonical one with everything from its duplicates
+        (but nothing from a paper in `hidden`, which the asker may not see)."""
+        papers = self.store.get_many([pid for pid in ids if pid not in hidden])
         duplicates = self.meaning.duplicates if self.meaning is not None else None
         if duplicates is None or not duplicates.count():
             return papers
         out = []
         for paper in papers:
             canonical = duplicates.canonical(paper.id)
-            if canonical != paper.id:
+            if canonical != paper.id and canonical not in hidden:
                 found = self.store.get(canonical)
                 paper = found if found is not None else paper
-            members = duplicates.members(paper.id)
+            members = [pid for pid in duplicates.members(paper.id) if pid not in hidden]
             out.append(merged(paper, self.store.get_many(members)) if members else paper)
         return out
 
-    def resolve(self, query_or_id: str) -> Paper | None:
-        """Return the paper with this id, else the best search match, else None."""
-        paper = self.get(query_or_id)
+    def resolve(self, query_or_id: str, *, team: str | None = EVERYONE) -> Paper | None:
+        """Return the paper with this id, else the best search match, else None (as `team` sees them)."""
+        paper = self.get(query_or_id, team=team)
         if paper:
             return paper
-        result = self.search(query_or_id, per_page=1)
+        result = self.search(query_or_id, per_page=1, team=team)
         return result.hits[0].paper if result.hits else None
 
-    def find_identifier(self, identifier: Identifier) -> Paper | None:
+    def find_identifier(self, identifier: Identifier, *, team: str | None = EVERYONE) -> Paper | None:
         """The paper a pasted identifier names exactly (bot.models.read_identifier), else None.
 
         An arXiv id or DOI is looked up in the arXiv records, then among the links papers
         give (the index finds the few that mention it; each is checked: a paper whose
         Comments say "extends arXiv:2507.07996" is not that paper). A URL must be one of a
-        paper's own links.
+        paper's own links. `team`: the asking workspace (a paper it may not see is not found).
         """
         kind, value = identifier.kind, identifier.value
         if kind == "paper":
-            return self.get(value)
+            return self.get(value, team=team)
         found_id = None
         if kind == "arxiv":
             found_id = self.store.paper_id_for_arxiv(value)
         elif kind == "doi":
             found_id = self.store.paper_id_for_doi(value)
         if found_id:
-            return self.get(found_id)
-        page = self.index.search(f'"{value}"', per_page=MAX_PER_PAGE, expand=False, correct=False)
+            return self.get(found_id, team=team)
+        page = self.index.search(
+            f'"{value}"', per_page=MAX_PER_PAGE, expand=False, correct=False, hidden=self.visibility.hidden(team)
+        )
         for paper in self.store.get_many([hit.id for hit in page.hits]):
             if _names(paper, identifier):
                 return paper
         return None
 
-    def newest(self, limit: int = 5) -> list[Paper]:
-        return self.store.newest(limit)
+    def newest(self, limit: int = 5, *, team: str | None = EVERYONE) -> list[Paper]:
+        """The papers stored last, newest first, of those `team` may see."""
+        hidden = self.visibility.hidden(team)
+        if not hidden:
+            return self.store.newest(limit)
+        return [p for p in self.store.newest(limit + len(hidden)) if p.id not in hidden][:limit]
+
+    def visible(self, papers: list[Paper], *, team: str | None = EVERYONE) -> list[Paper]:
+        """`papers` without those `team` may not see (a pool a caller gathered by other means:
+        saves, votes, a for-you candidate list), in order."""
+        return self.visibility.visible(team, papers)
+
+    def hidden_from(self, team: str | None) -> frozenset[str]:
+        """Ids of the papers `team` may not see (bot/store/visibility.py); empty for EVERYONE."""
+        return self.visibility.hidden(team)
 
     def stats(self) -> dict:
         stats = self.store.stats()

@@ -1183,6 +1183,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": '无法识别订阅源 `{target}`：请提供列表网址（https://…）、arXiv 分类（如 `arxiv:cs.CL`）或 arXiv 检索（如 `arxiv:"speculative decoding"`）。',
     },
     "sources.exists": {"en": "`{source}` is already a source.", "zh": "`{source}` 已经是订阅源。"},
+    "sources.shared_elsewhere": {
+        "en": "Another workspace also follows `{source}`, so its papers stay; `/papers sources remove {source}` stops it here.",
+        "zh": "另一个工作区也在使用订阅源 `{source}`，因此它的论文保留；用 `/papers sources remove {source}` 可在本工作区停用它。",
+    },
     "sources.unknown": {
         "en": "There is no source `{source}`; `/papers sources` lists them.",
         "zh": "没有订阅源 `{source}`；用 `/papers sources` 查看全部订阅源。",

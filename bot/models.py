@@ -81,6 +81,9 @@ class Paper:
     seq: int = 0
     rev: int = 0
     arxiv: ArxivRecord | None = None  # found by bot/feeds/arxiv.py, kept in the store's arxiv table
+    # The workspaces an upload is private to (the store's paper_teams); [] = shared, seen by
+    # every workspace: what a shared source (seeds, inbox, CLI, feeds) lists always is.
+    teams: list[str] = field(default_factory=list)
 
     def title(self, lang: str) -> str:
         """Return the title in `lang`, falling back to the other language."""
@@ -118,6 +121,7 @@ class Paper:
             "seq": self.seq,
             "rev": self.rev,
             "arxiv": asdict(record) if record else None,  # few papers have one
+            "teams": list(self.teams),
         }
         data.update(
             arxiv_id=record.arxiv_id if record else "",

@@ -135,13 +135,16 @@ def compose_digest(
     max_papers: int = MAX_PAPERS,
     max_per_feed: int = MAX_PER_FEED,
     top: int = 10,
+    team: str | None = None,
 ) -> Digest:
     """Collect the papers first stored after `after_seq` that match `filter_text`.
 
     Covers seqs up to `covered_seq`; papers in `exclude_ids` (already posted by a digest
     that was cut short) are left out, and so are a feed's papers over `max_per_feed`
     (counted in `left_out`). When more than `max_papers` are left, the oldest go now and
-    `to_seq` stops after them, so the rest lead the next digest.
+    `to_seq` stops after them, so the rest lead the next digest. `team`: the workspace the
+    digest is for; a paper another workspace uploaded privately is never in it (None: every
+    paper, the CLI's preview).
     """
     upto = covered_seq(corpus, filter_text)
     digest = Digest(
@@ -155,7 +158,7 @@ def compose_digest(
     )
     if upto <= after_seq:
         return digest
-    papers = corpus.new_papers(after_seq=after_seq, upto_seq=upto, filter_text=filter_text)
+    papers = corpus.new_papers(after_seq=after_seq, upto_seq=upto, filter_text=filter_text, team=team)
     skip = set(exclude_ids)
     papers = [p for p in papers if p.id not in skip]
     kept, over = share_by_feed(papers, max_per_feed)
@@ -173,6 +176,13 @@ def compose_digest(
     if filter_text.strip() and papers:
         digest.relevance = relevance_scores(corpus, filter_text, after_seq, {p.id for p in papers})
     return digest
+
+
+def subscription_team(sub: object) -> str | None:
+    """The workspace a subscription's digest is for: its `team_id` once subscriptions are
+    keyed by workspace (issue 25), until then None (every paper, as before)."""
+    team = getattr(sub, "team_id", None)
+    return team if isinstance(team, str) else None
 
 
 def feed_of(paper: Paper) -> str:

@@ -34,7 +34,7 @@ from datetime import date, timedelta
 
 from bot.clock import Clock, system_clock
 from bot.corpus import Corpus
-from bot.digests.compose import MAX_PAPERS, Digest, compose_digest
+from bot.digests.compose import MAX_PAPERS, Digest, compose_digest, subscription_team
 from bot.digests.places import Poster
 from bot.digests.runs import GRACE, due_date, next_run
 from bot.digests.subscriptions import Delivery, Subscription, SubscriptionStore
@@ -198,13 +198,15 @@ class DigestService:
                     logger.exception("catching up digest %s failed", sub.id)
         return outcomes
 
-    def preview(self, sub: Subscription, lang: str | None = None) -> Digest:
-        """What the subscription's next digest would hold if it ran now (nothing is claimed)."""
+    def preview(self, sub: Subscription, lang: str | None = None, *, team: str | None = None) -> Digest:
+        """What the subscription's next digest would hold if it ran now (nothing is claimed);
+        `team`: the workspace asking (else the subscription's own)."""
         day = next_run(sub, self.clock()).date() if sub.day_set else self.clock().date()
         exclude = self.subscriptions.posted_since(sub.id, sub.cursor_seq)
         digest = compose_digest(
             self.corpus, after_seq=sub.cursor_seq, filter_text=sub.filter_text, lang=lang or sub.lang,
             local_date=day, exclude_ids=exclude, max_papers=self.max_papers, top=sub.top,
+            team=team if team is not None else subscription_team(sub),
         )  # fmt: skip
         digest.days = sub.days
         return self._ordered(sub, digest)
@@ -225,6 +227,7 @@ class DigestService:
             digest = compose_digest(
                 self.corpus, after_seq=sub.cursor_seq, filter_text=sub.filter_text, lang=sub.lang,
                 local_date=day, exclude_ids=exclude, max_papers=self.max_papers, top=sub.top,
+                team=subscription_team(sub),
             )  # fmt: skip
             digest.resumed = bool(delivery.message_ts)
             digest.days = sub.days

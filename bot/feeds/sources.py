@@ -17,6 +17,15 @@ nor a CLI `sources poll` beside `serve` ever poll one source at once. A failed p
 its reason (an i18n key under `sources.error_`), changes nothing stored, and waits longer
 before the next try (doubling up to MAX_BACKOFF, or the server's Retry-After); the first
 failure of a run of failures is reported once through `on_failing` (admins' DMs).
+
+A source is its workspaces' (issue 25): `source_teams` names each workspace whose admins
+added it, and a workspace lists, polls and removes only its own. The same URL added by two
+workspaces is one `sources` row, polled once (its state, ETag and backoff are the feed's,
+not a workspace's); removed by one, it stays the other's, and it goes when nobody has it.
+Its papers are shared, like every feed's: `remove-papers` is refused while another
+workspace still has the source, since they are that workspace's papers too. A source with
+no workspace (LOCAL: the CLI's before any workspace adopted the store, or from before
+workspaces) is the home workspace's (bot/store/tenancy.py), or everyone's while there is none.
 """
 
 from __future__ import annotations
@@ -40,6 +49,7 @@ from bot.feeds.listings import record_source_papers, store_fetched
 from bot.i18n import t
 from bot.ingest.listing import find_urls, find_venue, paper_id, venue_label
 from bot.models import ArxivRecord, Listing, Paper
+from bot.store import tenancy
 from bot.store.database import Store, apply_schema
 
 logger = logging.getLogger(__name__)
@@ -62,6 +72,16 @@ CREATE TABLE IF NOT EXISTS sources (
     notified          INTEGER NOT NULL DEFAULT 0,
     papers_added      INTEGER NOT NULL DEFAULT 0,
     polling_until     TEXT NOT NULL DEFAULT ''
+);
+"""
+
+TEAMS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS source_teams (
+    team_id   TEXT NOT NULL DEFAULT '',
+    source_id INTEGER NOT NULL REFERENCES sources (id),
+    added_at  TEXT NOT NULL,
+    added_by  TEXT NOT NULL,
+    PRIMARY KEY (team_id, source_id)
 );
 """
 
@@ -249,25 +269,81 @@ class SourceStore:
         with store.transaction() as db:
             apply_schema(db, SCHEMA, COLUMNS)
             apply_schema(db, SOURCE_PAPERS)
+            tenancy.rekey(db, TEAMS_SCHEMA, ("source_teams",))
+            # A source from before workspaces is the LOCAL workspace's, which tenancy.adopt
+            # gives to the home workspace: its admins keep managing it.
+            db.execute(
+                "INSERT INTO source_teams (team_id, source_id, added_at, added_by)"
+                " SELECT '', s.id, s.added_at, s.added_by FROM sources s"
+                " WHERE NOT EXISTS (SELECT 1 FROM source_teams t WHERE t.source_id = s.id)"
+            )
 
-    def all(self) -> list[Source]:
-        return [_source(r) for r in self.store.read("SELECT * FROM sources ORDER BY id")]
+    def all(self, team: str | None = None) -> list[Source]:
+        """Every source (`team` None: the scheduler's, the CLI's), or the sources of one workspace."""
+        if team is None:
+            return [_source(r) for r in self.store.read("SELECT * FROM sources ORDER BY id")]
+        teams = self.teams_for(team)
+        marks = ", ".join("?" for _ in teams)
+        return [
+            _source(r)
+            for r in self.store.read(
+                f"SELECT * FROM sources WHERE id IN (SELECT source_id FROM source_teams WHERE team_id IN ({marks})) ORDER BY id",
+                teams,
+            )
+        ]
+
+    def teams_for(self, team: str) -> tuple[str, ...]:
+        """The source_teams rows `team` acts on: its own, and LOCAL's when it is the home
+        workspace or no workspace is yet (single-workspace mode keeps its sources)."""
+        if team == tenancy.LOCAL or tenancy.home_team(self.store) not in (tenancy.LOCAL, team):
+            return (team,)
+        return (team, tenancy.LOCAL)
+
+    def has(self, source: Source, team: str) -> bool:
+        """Whether `source` is one of `team`'s."""
+        return not set(self.teams_for(team)).isdisjoint(self.teams_of(source.id))
 
     def get(self, target: str) -> Source | None:
         rows = self.store.read("SELECT * FROM sources WHERE target = ?", (target,))
         return _source(rows[0]) if rows else None
 
-    def add(self, kind: str, target: str, added_by: str, now: str) -> tuple[Source, bool]:
+    def teams_of(self, source_id: int) -> list[str]:
+        """The workspaces that added this source."""
+        rows = self.store.read("SELECT team_id FROM source_teams WHERE source_id = ? ORDER BY team_id", (source_id,))
+        return [str(row[0]) for row in rows]
+
+    def add(self, kind: str, target: str, added_by: str, now: str, *, team: str = tenancy.LOCAL) -> tuple[Source, bool]:
+        """Add the source for `team` (one row per target, whoever else has it); True if `team` had not."""
         with self.store.transaction() as db:
-            created = db.execute(
+            db.execute(
                 "INSERT OR IGNORE INTO sources (kind, target, added_at, added_by) VALUES (?, ?, ?, ?)",
                 (kind, target, now, added_by),
+            )
+            source_id = db.execute("SELECT id FROM sources WHERE target = ?", (target,)).fetchone()[0]
+            created = db.execute(
+                "INSERT OR IGNORE INTO source_teams (team_id, source_id, added_at, added_by) VALUES (?, ?, ?, ?)",
+                (team, source_id, now, added_by),
             ).rowcount
         return self.get(target), bool(created)  # type: ignore[return-value]
 
-    def remove(self, target: str) -> bool:
+    def remove(self, target: str, *, team: str | None = None) -> bool:
+        """Take the source from `team` (None: from every workspace); it goes when nobody has it."""
         with self.store.transaction() as db:
-            return bool(db.execute("DELETE FROM sources WHERE target = ?", (target,)).rowcount)
+            row = db.execute("SELECT id FROM sources WHERE target = ?", (target,)).fetchone()
+            if row is None:
+                return False
+            source_id = row[0]
+            if team is None:
+                db.execute("DELETE FROM source_teams WHERE source_id = ?", (source_id,))
+            else:
+                teams = self.teams_for(team)
+                marks = ", ".join("?" for _ in teams)
+                cursor = db.execute(f"DELETE FROM source_teams WHERE source_id = ? AND team_id IN ({marks})", (source_id, *teams))
+                if not cursor.rowcount:
+                    return False
+            if db.execute("SELECT 1 FROM source_teams WHERE source_id = ? LIMIT 1", (source_id,)).fetchone() is None:
+                db.execute("DELETE FROM sources WHERE id = ?", (source_id,))
+            return True
 
     def lease(self, source_id: int, now: datetime) -> bool:
         """Take the right to poll this source; False when another poll holds it."""
@@ -348,30 +424,45 @@ class SourceService:
         self.cap = settings.feeds_max_new_per_poll
         self._lock = threading.Lock()
 
-    def list_sources(self) -> list[Source]:
-        return self.sources.all()
+    def list_sources(self, team: str | None = None) -> list[Source]:
+        """Every source, or (`team`) the sources that workspace's admins added."""
+        return self.sources.all(team)
 
-    def add(self, text: str, *, added_by: str) -> Source:
+    def add(self, text: str, *, added_by: str, team: str | None = None) -> Source:
+        """Add a source for `team` (None: the home workspace, the CLI's); one another workspace
+        has already is shared with it, not fetched twice."""
         kind, target = parse_target(text)
         if kind == "arxiv" and not self.settings.arxiv_enabled:
             raise SourceError("sources.arxiv_off")
-        source, created = self.sources.add(kind, target, added_by, to_iso(self.clock()))
+        owner = tenancy.home_team(self.corpus.store) if team is None else team
+        existing = self.sources.get(target)
+        if existing is not None and self.sources.has(existing, owner):
+            raise SourceError("sources.exists", source=target)
+        source, created = self.sources.add(kind, target, added_by, to_iso(self.clock()), team=owner)
         if not created:
             raise SourceError("sources.exists", source=target)
         return source
 
-    def remove(self, text: str) -> Source:
+    def remove(self, text: str, *, team: str | None = None) -> Source:
+        """Remove a source from `team` (None: from every workspace); its papers stay."""
         target = text.strip()
-        source = self.sources.get(target)
+        source = self._own(target, team)
         if source is None:
             try:
-                source = self.sources.get(parse_target(text)[1])
+                source = self._own(parse_target(text)[1], team)
             except SourceError:
                 source = None
         if source is None:
             raise SourceError("sources.unknown", source=target[:200])
-        self.sources.remove(source.target)
+        self.sources.remove(source.target, team=team)
         return source
+
+    def _own(self, target: str, team: str | None) -> Source | None:
+        """The source `target` if it exists and (given `team`) is that workspace's."""
+        source = self.sources.get(target)
+        if source is None or team is None or self.sources.has(source, team):
+            return source
+        return None
 
     def _known_target(self, text: str) -> str:
         """A source's target as typed or as parse_target reads it: one that exists, or one whose papers are remembered."""
@@ -385,15 +476,19 @@ class SourceService:
                 return target
         raise SourceError("sources.unknown", source=text.strip()[:200])
 
-    def plan_removal(self, text: str) -> Removal:
+    def plan_removal(self, text: str, *, team: str | None = None) -> Removal:
         """What `remove_papers(text)` would remove: the papers this source alone brought.
 
         A paper stays when another source listed it, when it has a feed this source never
         used, when a listing file (inbox, upload, CLI) with one of this source's feed names
         was stored since the paper arrived (it may have listed it too), or when someone
         saved or shared it. Only papers this source stored first are candidates at all.
+
+        `team`: the workspace asking; a source another workspace has is not its to empty
+        (its papers are the other's too), and another workspace's source is unknown to it.
         """
         target = self._known_target(text)
+        self._check_removal(target, team)
         store = self.corpus.store
         rows = store.read(
             "SELECT p.id, p.first_seen FROM source_papers s JOIN papers p ON p.id = s.paper_id WHERE s.source = ? AND s.brought = 1",
@@ -444,9 +539,18 @@ class SourceService:
             source_exists=self.sources.get(target) is not None,
         )
 
-    def remove_papers(self, text: str) -> Removal:
+    def _check_removal(self, target: str, team: str | None) -> None:
+        source = self.sources.get(target)
+        if team is None or source is None:
+            return
+        if not self.sources.has(source, team):
+            raise SourceError("sources.unknown", source=target[:200])
+        if set(self.sources.teams_of(source.id)) - set(self.sources.teams_for(team)):
+            raise SourceError("sources.shared_elsewhere", source=target[:200])
+
+    def remove_papers(self, text: str, *, team: str | None = None) -> Removal:
         """Remove the papers this source alone brought (plan_removal), and the source itself."""
-        removal = self.plan_removal(text)
+        removal = self.plan_removal(text, team=team)
         if removal.source_exists:
             self.sources.remove(removal.target)  # first: a poll now can't bring them back
         removal.removed = self.corpus.remove_papers(removal.paper_ids)
@@ -458,9 +562,9 @@ class SourceService:
                        removal.removed, removal.target, removal.kept_listed, removal.kept_people)  # fmt: skip
         return removal
 
-    def poll_all(self, targets: list[str] | None = None, *, force: bool = False) -> list[PollResult]:
-        """Poll every source (or those named); `force` ignores a backoff's waiting time."""
-        chosen = self.list_sources()
+    def poll_all(self, targets: list[str] | None = None, *, force: bool = False, team: str | None = None) -> list[PollResult]:
+        """Poll every source (or those named; `team`: of that workspace); `force` ignores a backoff's waiting time."""
+        chosen = self.list_sources(team)
         if targets:
             wanted = set(targets)
             chosen = [s for s in chosen if s.target in wanted]

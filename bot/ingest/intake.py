@@ -21,16 +21,24 @@ CHILD_BYTES = 256 * 1024  # ~380 records; a day's file of 1,100 is ~740 KB. Smal
 CHILD_TIMEOUT_S = 300.0  # a day's file takes well under a second; a busy store waits up to 30 s for its lock
 
 
-def store_listing(store: Store, listing: Listing, *, token: str | None = None) -> IngestReport:
+def store_listing(store: Store, listing: Listing, *, token: str | None = None, team: str | None = None) -> IngestReport:
     """Store one parsed listing in one transaction (recorded under `token`); a listing
-    with no feed stores nothing."""
+    with no feed stores nothing. `team`: the workspace that uploaded it in Slack, to which
+    its new papers are private; None (the seeds, the inbox, the CLI, a feed): shared."""
     if not listing.feed:
         return IngestReport(path=listing.path, errors=list(listing.errors))
-    return store.ingest_listing(listing, token=token)
+    return store.ingest_listing(listing, token=token, team=team)
 
 
 def in_child(
-    db_path: Path | str, *, now: str, token: str, path: Path | None = None, name: str = "", data: bytes | None = None
+    db_path: Path | str,
+    *,
+    now: str,
+    token: str,
+    path: Path | None = None,
+    name: str = "",
+    data: bytes | None = None,
+    team: str | None = None,
 ) -> IngestReport:
     """Parse and store the listing at `path` (or `data`, named `name`) from a child process.
 
@@ -45,7 +53,7 @@ def in_child(
     if path is not None:
         args, target, what = (str(db_path), str(path), now, token), "store_file", str(path)
     else:
-        args, target, what = (str(db_path), name, data, now, token), "store_bytes", name
+        args, target, what = (str(db_path), name, data, now, token, team), "store_bytes", name
     return run_in_child(f"{__name__}:{target}", args, what=f"the listing {what}", timeout=CHILD_TIMEOUT_S)
 
 
@@ -54,14 +62,15 @@ def store_file(db_path: str, path: str, now: str, token: str) -> IngestReport:
     return _store_in(db_path, parse_path(path), now, token)
 
 
-def store_bytes(db_path: str, name: str, data: bytes, now: str, token: str) -> IngestReport:
-    """(In the child.) Parse a listing that arrived as bytes, named `name`, and store it."""
-    return _store_in(db_path, parse_bytes(name, data), now, token)
+def store_bytes(db_path: str, name: str, data: bytes, now: str, token: str, team: str | None = None) -> IngestReport:
+    """(In the child.) Parse a listing that arrived as bytes, named `name`, and store it
+    (private to `team`, the workspace that uploaded it, when given)."""
+    return _store_in(db_path, parse_bytes(name, data), now, token, team)
 
 
-def _store_in(db_path: str, listing: Listing, now: str, token: str) -> IngestReport:
+def _store_in(db_path: str, listing: Listing, now: str, token: str, team: str | None = None) -> IngestReport:
     store = open_store(db_path, clock=lambda: now)  # a SQLite file, or the PostgreSQL URL
     try:
-        return store_listing(store, listing, token=token)
+        return store_listing(store, listing, token=token, team=team)
     finally:
         store.close()

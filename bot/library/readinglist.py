@@ -430,10 +430,21 @@ class Library:
 
     # -- ordering -------------------------------------------------------------------------------
 
-    def foryou(self, user_id: str, *, team_id: str | None = None, limit: int = 5, pool: int = FORYOU_POOL) -> list[Recommended]:
-        """The newest papers the person hasn't saved or 👎'd, ranked by their model, each with a reason."""
+    def foryou(
+        self,
+        user_id: str,
+        *,
+        team_id: str | None = None,
+        limit: int = 5,
+        pool: int = FORYOU_POOL,
+        hidden: frozenset[str] = frozenset(),
+    ) -> list[Recommended]:
+        """The newest papers the person hasn't saved or 👎'd, ranked by their model, each with a reason.
+
+        `hidden`: papers the person's workspace may not see (Corpus.hidden_from), never in the pool."""
         signals = self.recommender.person_signals(self._team(team_id), user_id)
-        newest = [p for p in self.store.newest(pool + len(signals.excluded)) if p.id not in signals.excluded][:pool]
+        skip = signals.excluded | hidden if hidden else signals.excluded
+        newest = [p for p in self.store.newest(pool + len(skip)) if p.id not in skip][:pool]
         return self.recommender.rank(newest, signals)[:limit]
 
     def order_papers(self, papers: list[Paper], *, order: str, kind: str, place_id: str, team_id: str | None = None) -> Ordering:

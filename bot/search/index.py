@@ -70,6 +70,7 @@ legacy.register()  # indexes written before bot/search/ existed open as they are
 
 LOCK_FILE = f"{INDEX_NAME}_WRITELOCK"  # Whoosh's name for the write lock of INDEX_NAME
 ALTERNATIVES_CACHE = 10_000  # texts whose alternatives() are kept (interests: a few per person)
+HIDDEN_CACHE = 64  # (index version, hidden set) pairs whose document numbers are kept: a few workspaces at a time
 LEXICON_FILE = "lexicon.json"  # what the index learned from its papers' parallel text
 MAX_PER_PAGE = 100
 
@@ -145,6 +146,7 @@ class PaperIndex:
         self._lexicon_key: _LexiconKey | None = None
         self._lexicon: Lexicon | None = None
         self._alternatives: dict[tuple, tuple[str, ...]] = {}  # (text, lexicon, state) -> alternatives()
+        self._hidden: dict[tuple, object] = {}  # (segments, hidden ids) -> their document numbers (_hidden_docnums)
         self._spelling = Spelling(self._pool)  # the typo vocabularies (bot/search/spelling.py)
         # Per-segment lengths and columns for bot/search/topk.py, made at the first search:
         # bot/search/topk.py imports numpy (~0.1 s of a CLI command's start; a digest never needs it).
@@ -224,7 +226,8 @@ class PaperIndex:
                             late[paper.id] = paper
                             continue
                         seen.add(paper.id)
-                        learner.observe(paper)
+                        if not paper.teams:  # a private upload teaches no other workspace's searches
+                            learner.observe(paper)
                         writer.add_document(**paper_document(paper))
                         count += 1
                         if count % self.commit_docs == 0:
@@ -373,7 +376,11 @@ class PaperIndex:
                     shutil.rmtree(aside.folder, ignore_errors=True)
             # A replaced paper is counted again: pairs only ever gain evidence between
             # rebuilds, which is what a growing corpus does anyway.
-            writers.learn(lexicon, list(latest.values()), serving=self.procs == 1)
+            # Only shared papers teach the lexicon: a private upload's titles never reach another
+            # workspace's expansions (bot/store/visibility.py).
+            shared = [paper for paper in latest.values() if not paper.teams]
+            if shared:
+                writers.learn(lexicon, shared, serving=self.procs == 1)
             forget_sections()
             return len(latest)
 
@@ -456,6 +463,7 @@ class PaperIndex:
         expand: bool = True,
         correct: bool = True,
         lang: str | None = None,
+        hidden: frozenset[str] = frozenset(),
     ) -> IndexPage:
         """Search for `text`: literal, then expanded, then a spelling correction, then any term.
 
@@ -467,12 +475,14 @@ class PaperIndex:
         with seq > min_seq and, given `max_seq`, seq <= max_seq (a digest's range: papers
         stored meanwhile must not take its slots). `limit=N` returns up to N hits on one page instead
         of paging. `lang` picks the snippet in the reader's language on a tie. Bad input
-        never raises: it comes back as a `problem`.
+        never raises: it comes back as a `problem`. `hidden`: ids of papers the asker may
+        not see (bot/store/visibility.py), left out before counting, so a correction or an
+        expansion that only they would match is never offered.
         """
         with self._searcher() as searcher:
             return self._search(
                 searcher, text, page=page, per_page=per_page, min_seq=min_seq, max_seq=max_seq, limit=limit,
-                expand=expand, correct=correct, lang=lang,
+                expand=expand, correct=correct, lang=lang, hidden=hidden,
             )  # fmt: skip
 
     def _search(
@@ -488,6 +498,7 @@ class PaperIndex:
         expand: bool = True,
         correct: bool = True,
         lang: str | None = None,
+        hidden: frozenset[str] = frozenset(),
     ) -> IndexPage:
         page, per_page = max(1, int(page)), max(1, min(int(per_page), MAX_PER_PAGE))
         window = (0, max(0, int(limit))) if limit is not None else ((page - 1) * per_page, page * per_page)
@@ -502,7 +513,7 @@ class PaperIndex:
             literal = build_query(query_text, mode=mode, lexicon=lexicon, is_known=is_known)
             if literal.query is None:
                 return _Found(IndexPage([], 0, "none", problem=literal.problem), literal)
-            found = self._run(searcher, literal.terms, literal.query, window, only, lang=lang)
+            found = self._run(searcher, literal.terms, literal.query, window, only, lang=lang, hidden=hidden)
             # Literal hits past this page: the expansions' papers come on later pages. Exactly
             # filled (no literal hit after this page), they are counted here, so the pager
             # offers the page they are on (else they could never be reached).
@@ -522,6 +533,7 @@ class PaperIndex:
                 literal.query if literal_total else None,
                 lang=lang,
                 expansions=wide.expanded_terms,
+                hidden=hidden,
             )
             if not extra.total:
                 return _Found(found, literal)
@@ -549,12 +561,15 @@ class PaperIndex:
             return _with(loose, "any", None, problem)
         return IndexPage([], 0, "none", problem=problem)
 
-    def more_like(self, paper_id: str, *, page: int = 1, per_page: int = 5) -> IndexPage:
-        """Find papers like `paper_id` from its key terms (titles, summary, authors), not itself."""
+    def more_like(self, paper_id: str, *, page: int = 1, per_page: int = 5, hidden: frozenset[str] = frozenset()) -> IndexPage:
+        """Find papers like `paper_id` from its key terms (titles, summary, authors), not itself
+        nor the `hidden` ones (see search)."""
         with self._searcher() as searcher:
-            return self._more_like(searcher, paper_id, page=page, per_page=per_page)
+            return self._more_like(searcher, paper_id, page=page, per_page=per_page, hidden=hidden)
 
-    def _more_like(self, searcher: Searcher, paper_id: str, *, page: int, per_page: int) -> IndexPage:
+    def _more_like(
+        self, searcher: Searcher, paper_id: str, *, page: int, per_page: int, hidden: frozenset[str] = frozenset()
+    ) -> IndexPage:
         page, per_page = max(1, int(page)), max(1, min(int(per_page), MAX_PER_PAGE))
         docnum = searcher.document_number(id=paper_id)
         if docnum is None:
@@ -567,13 +582,19 @@ class PaperIndex:
         if not clauses:
             return IndexPage([], 0, "none")
         window = ((page - 1) * per_page, page * per_page)
-        found = self._run(searcher, terms, wq.Or(clauses), window, None, wq.Term("id", paper_id))
+        found = self._run(searcher, terms, wq.Or(clauses), window, None, wq.Term("id", paper_id), hidden=hidden)
         return _with(found, "any" if found.total else "none", None, None)
 
     # -- new papers (digests) ---------------------------------------------------------------
 
     def score_new(
-        self, text: str, *, after_seq: int, upto_seq: int | None = None, aliases: bool = False
+        self,
+        text: str,
+        *,
+        after_seq: int,
+        upto_seq: int | None = None,
+        aliases: bool = False,
+        hidden: frozenset[str] = frozenset(),
     ) -> list[tuple[str, float]]:
         """Return (id, score) of the papers first stored after `after_seq` that match `text`, best first.
 
@@ -585,7 +606,12 @@ class PaperIndex:
         seq range filter holds every document in the range: a digest at 1M papers took
         seconds. `aliases=True` lets short names search as the names they stand for, as
         search() does when it expands (the literal part of its query, no translations).
+        `hidden`: ids left out (see search).
         """
+        found = self._score_new(text, after_seq=after_seq, upto_seq=upto_seq, aliases=aliases)
+        return [item for item in found if item[0] not in hidden] if hidden else found
+
+    def _score_new(self, text: str, *, after_seq: int, upto_seq: int | None, aliases: bool) -> list[tuple[str, float]]:
         with self._searcher() as searcher:
             reader = searcher.reader()
             lexicon = self._lexicon_for(reader) if aliases else None
@@ -688,14 +714,18 @@ class PaperIndex:
         *,
         lang: str | None = None,
         expansions: tuple[tuple[str, tuple[str, ...]], ...] = (),
+        hidden: frozenset[str] = frozenset(),
     ) -> IndexPage:
         # Deferred: numpy, at the first search rather than at start-up (see _segment_cache).
         from bot.search import topk
 
+        # Papers the asker may not see: their document numbers, left out like deleted ones.
+        exclude = self._hidden_docnums(searcher, hidden) if hidden else None
         start, end = window
         top = topk.search(
-            searcher, q, limit=max(end, 1), cache=self._segment_cache(), segment_key=segment_id, filter=only, mask=mask
-        )
+            searcher, q, limit=max(end, 1), cache=self._segment_cache(), segment_key=segment_id, filter=only, mask=mask,
+            exclude=exclude,
+        )  # fmt: skip
         if top is not None:
             total, estimated = top.total, top.estimated
             shown = list(zip(top.docnums, top.scores, strict=True))[start:end]
@@ -708,6 +738,11 @@ class PaperIndex:
                 only = self._range_filter(searcher, only)
                 if not only:  # (Whoosh reads an empty filter as none)
                     return IndexPage([], 0, "all")
+            if exclude is not None and len(exclude):
+                hide = {int(docnum) for docnum in exclude}
+                if mask is not None:
+                    hide |= {docnum for docnum, _ in searcher.search(mask, limit=None).items()}
+                mask = hide  # (Whoosh takes a set of document numbers as a mask)
             results = searcher.search(q, limit=max(end, 1), filter=only, mask=mask, optimize=False)
             total, estimated = len(results), False
             found = [(hit.docnum, hit.score, hit.fields()) for hit in results[start:end]]
@@ -717,6 +752,27 @@ class PaperIndex:
             matched = matched_expansions(stored, expansions) if expansions else []
             hits.append(IndexHit(stored["id"], float(score or 0.0), snippet, snippet_field, matched))
         return IndexPage(hits, total, "all", estimated=estimated)
+
+    def _hidden_docnums(self, searcher: Searcher, hidden: frozenset[str]):
+        """The sorted document numbers of the `hidden` papers in `searcher`, cached per index
+        version: masking them as 300 id terms made each search 6x slower (bench in the commit)."""
+        # Deferred: numpy, at the first search rather than at start-up (see _segment_cache).
+        import numpy as np
+
+        reader = searcher.reader()
+        leaves = [leaf for leaf, _ in reader.leaf_readers()] if not reader.is_atomic() else [reader]
+        key = (tuple(segment_id(leaf) for leaf in leaves), hidden)
+        with self._open_lock:
+            found = self._hidden.get(key)
+        if found is not None:
+            return found
+        docnums = sorted(d for d in (searcher.document_number(id=pid) for pid in hidden) if d is not None)
+        found = np.asarray(docnums, dtype=np.int64)
+        with self._open_lock:
+            if len(self._hidden) >= HIDDEN_CACHE:
+                self._hidden.clear()
+            self._hidden[key] = found
+        return found
 
     def _segment_cache(self):
         """bot/search/topk.py's cache of per-segment arrays, made (with numpy's import) at the first search."""

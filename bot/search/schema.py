@@ -115,9 +115,11 @@ def paper_document(paper: Paper) -> dict:
         rev=paper.rev,
         # Sections only so their analysis is shared with `text` (bot/search/analysis.py caches them):
         # `spell` keeps no positions or boosts, so its terms are what "\n".join would give.
-        spell=join_sections(
-            (1.0, parts[name]) for name in ("title_en", "authors", "affil_en", "summary", "abstract", "comments")
-        ),
+        # A private upload's words (paper.teams) correct no typos: the vocabulary is every
+        # workspace's, and a word only it holds would show another workspace it exists.
+        spell=""
+        if paper.teams
+        else join_sections((1.0, parts[name]) for name in ("title_en", "authors", "affil_en", "summary", "abstract", "comments")),
     )
     if paper.year is not None:
         doc["year"] = paper.year

@@ -477,8 +477,12 @@ def _coordinate(m: _Match, scale: float) -> _Match:
     return _Match(m.ids, scores, m.nterms, m.present)
 
 
-def search(searcher, q, *, limit: int, cache: SegmentCache, segment_key, filter=None, mask=None) -> TopK | None:
-    """Return the top `limit` matches of `q`, or None if Whoosh's searcher must answer instead."""
+def search(searcher, q, *, limit: int, cache: SegmentCache, segment_key, filter=None, mask=None, exclude=None) -> TopK | None:
+    """Return the top `limit` matches of `q`, or None if Whoosh's searcher must answer instead.
+
+    `exclude`: sorted global document numbers left out (papers the asker may not see),
+    dropped per segment as deletions are, before anything is counted.
+    """
     try:
         return _search(
             searcher,
@@ -488,12 +492,13 @@ def search(searcher, q, *, limit: int, cache: SegmentCache, segment_key, filter=
             segment_key=segment_key,
             filter=filter,
             mask=mask,
+            exclude=exclude,
         )
     except Unsupported:
         return None
 
 
-def _search(searcher, q, *, limit, cache, segment_key, filter, mask) -> TopK:
+def _search(searcher, q, *, limit, cache, segment_key, filter, mask, exclude=None) -> TopK:
     engine = _Engine(searcher, cache, segment_key)
     reader = searcher.reader()
     leaves = list(reader.leaf_readers()) if not reader.is_atomic() else [(reader, 0)]
@@ -514,6 +519,10 @@ def _search(searcher, q, *, limit, cache, segment_key, filter, mask) -> TopK:
         deleted = seg.live()
         if deleted is not None and len(m.ids):
             m = m.take(~_marks(deleted, seg.doccount)[m.ids])
+        if exclude is not None and len(exclude) and len(m.ids):
+            lo, hi = np.searchsorted(exclude, (offset, offset + seg.doccount))
+            if hi > lo:
+                m = m.take(~_marks(exclude[lo:hi] - offset, seg.doccount)[m.ids])
         if not len(m.ids):
             continue
         ids_parts.append(m.ids + offset)

@@ -171,8 +171,9 @@ class _Worker(SubWriterTask):
         self.first_rev = after_rev if self.first_rev is None else min(self.first_rev, after_rev)
         for paper in self.reader(after_rev, upto_rev):
             self.writer.add_document(**paper_document(paper))
-            own.append(_Own(paper.title_en, paper.title_zh, paper.comments))
-            affiliations.update(dict.fromkeys(affiliation_keys(paper)))
+            if not paper.teams:  # only shared papers teach the lexicon (bot/store/visibility.py)
+                own.append(_Own(paper.title_en, paper.title_zh, paper.comments))
+                affiliations.update(dict.fromkeys(affiliation_keys(paper)))
             written.append((paper.id, paper.seq))
         self.shares.append(_Share(out, own, list(affiliations), written))
 

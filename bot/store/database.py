@@ -6,6 +6,13 @@ transaction (WAL readers never wait for a writer). WAL also lets another process
 `ingest` while `serve` runs) read and write alongside. A third connection, on a thread of
 its own, checkpoints the WAL, so the writer never waits for that (bot/store/wal.py).
 
+Papers are shared: every workspace sees them. A listing a workspace uploads in Slack is
+the exception: each paper it brings that no shared source listed is private to that
+workspace (a `paper_teams` row, team first in its key; a paper with no row is shared).
+Another workspace uploading it too adds its row; a shared source listing it (the seeds, the
+inbox, the CLI, a feed) deletes the rows, and it is shared from then on (bot/store/visibility.py
+says who sees what, with the workspaces that share their uploads).
+
 Every change to a paper takes the next value of one counter: `seq` is the value at which
 the paper was first stored (what digests call new), `rev` the value of its latest change
 (what the index compares against to know it is current).
@@ -62,6 +69,12 @@ CREATE TABLE IF NOT EXISTS paper_feeds (
     first_seen TEXT NOT NULL,
     PRIMARY KEY (paper_id, feed)
 );
+CREATE TABLE IF NOT EXISTS paper_teams (
+    team_id  TEXT NOT NULL DEFAULT '',
+    paper_id TEXT NOT NULL REFERENCES papers (id),
+    PRIMARY KEY (team_id, paper_id)
+);
+CREATE INDEX IF NOT EXISTS paper_teams_paper ON paper_teams (paper_id);
 CREATE TABLE IF NOT EXISTS ingests (
     id        INTEGER PRIMARY KEY,
     path      TEXT NOT NULL,
@@ -315,7 +328,7 @@ class Store:
 
     # -- papers ------------------------------------------------------------------------
 
-    def ingest_listing(self, listing: Listing, *, token: str | None = None) -> IngestReport:
+    def ingest_listing(self, listing: Listing, *, token: str | None = None, team: str | None = None) -> IngestReport:
         """Store every good record of a listing in one transaction; report new/updated/same.
 
         A paper already stored is updated. Listed again by a feed that listed it before,
@@ -323,6 +336,11 @@ class Store:
         field). Listed by another feed, its non-empty fields replace the old ones and the
         feed is added. Nothing changed means no new `rev`. `token`, recorded with the
         ingest, lets `ingested()` tell later whether this transaction committed.
+
+        `team`: the workspace that uploaded it (a Slack upload); its new papers, and those
+        private to other workspaces, become visible to it, and shared papers stay shared.
+        None: a shared source, which makes every paper it lists shared (a paper that was
+        private takes a new `rev`, so the index learns from it now: bot/search/writers.py).
         """
         report = IngestReport(path=listing.path, feed=listing.feed, errors=list(listing.errors))
         now = self._clock()
@@ -336,6 +354,7 @@ class Store:
             ids = [paper.id for _, paper in listing.records]
             stored = self._rows_of(db, ids)
             relisted_ids = self._listed_by(db, ids, listing.feed)
+            private_ids = self._private_of(db, ids)
             new_papers: list[tuple] = []
             new_feeds: list[tuple] = []
             seen: set[str] = set()
@@ -371,7 +390,8 @@ class Store:
                 write_new()
                 feeds_added = self._add_feeds(db, paper.id, paper.feeds, now)
                 merged = _to_row(paper) if relisted else _merge(row, paper)
-                if merged != tuple(row[c] for c in _CONTENT) or feeds_added:
+                made_shared = team is None and paper.id in private_ids
+                if merged != tuple(row[c] for c in _CONTENT) or feeds_added or made_shared:
                     counter += 1
                     db.execute(
                         f"UPDATE papers SET rev = ?, updated_at = ?, {', '.join(f'{c} = ?' for c in _CONTENT)} WHERE id = ?",
@@ -381,6 +401,7 @@ class Store:
                 else:
                     report.unchanged += 1
             write_new()
+            self._set_visibility(db, ids, stored, private_ids, team)
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('counter', ?)", (str(counter),))
             db.execute(
                 "INSERT INTO ingests (path, feed, at, new, updated, unchanged, rejected, token) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -424,6 +445,37 @@ class Store:
         return listed
 
     @staticmethod
+    def _private_of(db: sqlite3.Connection, ids: list[str]) -> set[str]:
+        """Which of these papers are private to some workspace (have a paper_teams row)."""
+        if db.execute("SELECT 1 FROM paper_teams LIMIT 1").fetchone() is None:
+            return set()  # a library with no private uploads (most): one cheap query
+        private: set[str] = set()
+        for start in range(0, len(ids), 500):
+            chunk = list(dict.fromkeys(ids[start : start + 500]))
+            marks = ", ".join("?" for _ in chunk)
+            private.update(
+                row[0] for row in db.execute(f"SELECT DISTINCT paper_id FROM paper_teams WHERE paper_id IN ({marks})", chunk)
+            )
+        return private
+
+    @staticmethod
+    def _set_visibility(
+        db: sqlite3.Connection, ids: list[str], stored: dict[str, sqlite3.Row], private_ids: set[str], team: str | None
+    ) -> None:
+        """A shared listing's papers become shared; an upload's new or private papers become
+        visible to its workspace (shared ones stay shared). In the listing's transaction."""
+        listed = list(dict.fromkeys(ids))
+        if team is None:
+            gone = [pid for pid in listed if pid in private_ids]
+            for start in range(0, len(gone), 500):
+                chunk = gone[start : start + 500]
+                db.execute(f"DELETE FROM paper_teams WHERE paper_id IN ({', '.join('?' for _ in chunk)})", chunk)
+            return
+        mine = [(team, pid) for pid in listed if pid not in stored or pid in private_ids]
+        if mine:
+            db.executemany("INSERT OR IGNORE INTO paper_teams (team_id, paper_id) VALUES (?, ?)", mine)
+
+    @staticmethod
     def _add_feeds(db: sqlite3.Connection, paper_id: str, feeds: list[str], now: str) -> int:
         added = 0
         for feed in feeds:
@@ -456,7 +508,7 @@ class Store:
             rows += self.read(f"SELECT * FROM papers WHERE id IN ({marks})", tuple(chunk))
         feeds = self._feeds_of([r["id"] for r in rows])
         records = self._arxiv_of([r["id"] for r in rows])
-        by_id = {p.id: p for p in _from_rows(rows, feeds, records)}
+        by_id = {p.id: p for p in _from_rows(rows, feeds, records, self._teams_of([r["id"] for r in rows]))}
         return [by_id[i] for i in ids if i in by_id]
 
     def find_ids(self, prefix: str, limit: int = 2) -> list[str]:
@@ -478,6 +530,20 @@ class Store:
             marks = ", ".join("?" for _ in chunk)
             for row in self.read(
                 f"SELECT paper_id, feed FROM paper_feeds WHERE paper_id IN ({marks}) ORDER BY first_seen, feed", tuple(chunk)
+            ):
+                out.setdefault(row[0], []).append(row[1])
+        return out
+
+    def _teams_of(self, ids: list[str]) -> dict[str, list[str]]:
+        """The workspaces each of these papers is private to (shared papers are absent)."""
+        out: dict[str, list[str]] = {}
+        if not ids or not self.read("SELECT 1 FROM paper_teams LIMIT 1"):
+            return out  # a library with no private uploads (most): one cheap query
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            for row in self.read(
+                f"SELECT paper_id, team_id FROM paper_teams WHERE paper_id IN ({marks}) ORDER BY team_id", tuple(chunk)
             ):
                 out.setdefault(row[0], []).append(row[1])
         return out
@@ -567,7 +633,9 @@ class Store:
                     continue
                 removed.extend((row[0], row[1]) for row in rows)
                 top = max(top, *(row[2] for row in rows))
-                for table, column in (("arxiv_records", "paper_id"), ("paper_feeds", "paper_id"), ("papers", "id")):
+                for table, column in (
+                    ("arxiv_records", "paper_id"), ("paper_feeds", "paper_id"), ("paper_teams", "paper_id"), ("papers", "id"),
+                ):  # fmt: skip
                     db.execute(f"DELETE FROM {table} WHERE {column} IN ({marks})", chunk)
             row = db.execute("SELECT value FROM meta WHERE key = 'removed_rev'").fetchone()
             if top > (int(row[0]) if row else 0):
@@ -575,13 +643,19 @@ class Store:
         return removed
 
     def add_feed(self, paper_ids: list[str], feed: str) -> int:
-        """List stored papers under one more feed (an arXiv feed that saw them); new `rev` each."""
+        """List stored papers under one more feed (an arXiv feed that saw them); new `rev` each.
+
+        A feed is a shared source: a paper it lists that was private is shared from now on."""
         added = 0
         now = self._clock()
         with self.transaction() as db:
             counter = self._counter(db)
+            private = self._private_of(db, paper_ids)
             for paper_id in paper_ids:
-                if self._add_feeds(db, paper_id, [feed], now):
+                shared_now = (
+                    paper_id in private and db.execute("DELETE FROM paper_teams WHERE paper_id = ?", (paper_id,)).rowcount
+                )
+                if self._add_feeds(db, paper_id, [feed], now) or shared_now:
                     counter += 1
                     db.execute("UPDATE papers SET rev = ?, updated_at = ? WHERE id = ?", (counter, now, paper_id))
                     added += 1
@@ -614,7 +688,7 @@ class Store:
                 return
             feeds = self._feeds_of([r["id"] for r in rows])
             records = self._arxiv_of([r["id"] for r in rows])
-            yield from _from_rows(rows, feeds, records)
+            yield from _from_rows(rows, feeds, records, self._teams_of([r["id"] for r in rows]))
             last = rows[-1]["rev"]
 
     def rev_ranges(self, *, since_rev: int, size: int) -> list[tuple[int, int]]:
@@ -803,7 +877,9 @@ def read_papers(path: Path | str, after_rev: int, upto_rev: int) -> Iterator[Pap
         store.close()
 
 
-def _from_rows(rows: list[sqlite3.Row], feeds: dict[str, list[str]], records: dict[str, ArxivRecord]) -> list[Paper]:
+def _from_rows(
+    rows: list[sqlite3.Row], feeds: dict[str, list[str]], records: dict[str, ArxivRecord], teams: dict[str, list[str]]
+) -> list[Paper]:
     """Papers from `SELECT * FROM papers` rows, with their feeds and arXiv records by id.
 
     Columns by position, found once per batch: looking each up by name costs more than the
@@ -839,6 +915,7 @@ def _from_rows(rows: list[sqlite3.Row], feeds: dict[str, list[str]], records: di
                 seq=row[seq],
                 rev=row[rev],
                 arxiv=records.get(paper_id),
+                teams=teams.get(paper_id, []),
             )
         )
     return papers

@@ -76,7 +76,7 @@ def answer_action(
         reply.replace = True
         return reply
     if action_id in (Action.SHARE, Action.SHARE_POST):
-        paper = corpus.get(value.id)
+        paper = corpus.get(value.id, team=team_id)
         if paper is None:
             return notice("card.paper_not_found", lang)
         if not shareable or not channel_id:  # an old message in a DM, or Home: no channel to share into
@@ -94,23 +94,25 @@ def answer_action(
     if action_id in (Action.LIKE, Action.DISLIKE, Action.UNVOTE):
         return answer_vote_click(services, team_id, user_id, action_id, value, lang, card_channel_id=card_channel_id)
     saved = library.saved_ids(user_id, team_id=team_id)
-    if action_id in (Action.DETAILS, Action.MORE) and value.id and corpus.get(value.id) is not None:
+    if action_id in (Action.DETAILS, Action.MORE) and value.id and corpus.get(value.id, team=team_id) is not None:
         library.feedback.opened(team_id, user_id, value.id)  # a weak positive for their for-you
     if action_id == Action.DETAILS:
-        return answer_details(corpus, value.id, lang, saved=saved, shareable=shareable)
+        return answer_details(corpus, value.id, lang, saved=saved, shareable=shareable, team_id=team_id)
     if action_id == Action.MORE:
-        return answer_more_like(corpus, value.id, lang, shareable=shareable, saved=saved)
+        return answer_more_like(corpus, value.id, lang, shareable=shareable, saved=saved, team_id=team_id)
     if action_id in (Action.NEXT, Action.PREV):
         if value.mode == "more":
-            reply = answer_more_like(corpus, value.id, lang, page=page, shareable=shareable, saved=saved)
+            reply = answer_more_like(corpus, value.id, lang, page=page, shareable=shareable, saved=saved, team_id=team_id)
         elif value.mode == "saved":
             reply = answer_saved(library, user_id, value.query, lang, page=page, shareable=shareable, team_id=team_id)
         else:
-            reply = answer_search(corpus, value.query, lang, page=page, shareable=shareable, saved=saved)
+            reply = answer_search(corpus, value.query, lang, page=page, shareable=shareable, saved=saved, team_id=team_id)
         reply.replace = True
         return reply
     if action_id in (Action.SEARCH, Action.HOME_EXAMPLE):
-        reply = answer_search(corpus, value.query, lang, shareable=shareable, saved=saved, correct=not value.exact)
+        reply = answer_search(
+            corpus, value.query, lang, shareable=shareable, saved=saved, correct=not value.exact, team_id=team_id
+        )
         reply.replace = action_id == Action.SEARCH
         return reply
     logger.warning("unknown action %r", action_id)

@@ -143,7 +143,10 @@ def answer_settings(services: Services, asked: Asked) -> Reply:
 
 def answer_share_line(services: Services, asked: Asked) -> Reply:
     card_lang = channel_lang(services, asked.share_channel_id, asked.lang, asked.team_id)
-    return answer_share(services.corpus, asked.user_id, asked.share_channel_id, asked.rest, asked.lang, card_lang=card_lang)
+    return answer_share(
+        services.corpus, asked.user_id, asked.share_channel_id, asked.rest, asked.lang, card_lang=card_lang,
+        team_id=asked.team_id,
+    )  # fmt: skip
 
 
 def answer_library(services: Services, asked: Asked) -> Reply:
@@ -160,7 +163,7 @@ def answer_search_line(services: Services, asked: Asked) -> Reply:
     """Any line that is not a command: a search; a first word that reads like a mistyped
     command (`subscibe 9am`) is named, when the search found little."""
     saved = services.library.saved_ids(asked.user_id, team_id=asked.team_id)
-    reply = answer_search(services.corpus, asked.text, asked.lang, shareable=not asked.in_dm, saved=saved)
+    reply = answer_search(services.corpus, asked.text, asked.lang, shareable=not asked.in_dm, saved=saved, team_id=asked.team_id)
     meant = meant_command(asked.word)
     result = reply.result
     if meant and result is not None and (result.mode != "all" or result.suggestion or not result.total):

@@ -20,7 +20,7 @@ def answer_vote_click(
     services: Services, team_id: str, user_id: str, action_id: str, value: ButtonValue, lang: str, *, card_channel_id: str = ""
 ) -> Reply:
     """👍 / 👎 / Undo on a paper: the private note says what was chosen, with Undo."""
-    paper = services.corpus.get(value.id)
+    paper = services.corpus.get(value.id, team=team_id)
     if paper is None:
         return notice("card.paper_not_found", lang)
     feedback = services.library.feedback
@@ -37,7 +37,7 @@ def answer_vote_click(
 def record_open(services: Services, team_id: str, user_id: str, value: ButtonValue) -> bool:
     """A link the person opened (arXiv, PDF, code, from a card or a digest row's menu): a
     weak positive for their for-you, as opening Details is. False for no such paper."""
-    if not value.id or services.corpus.get(value.id) is None:
+    if not value.id or services.corpus.get(value.id, team=team_id) is None:
         return False
     services.library.feedback.opened(team_id, user_id, value.id)
     return True

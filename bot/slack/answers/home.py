@@ -34,6 +34,7 @@ def build_home(
     ready = corpus.is_ready()
     is_admin = services.is_admin(team_id, user_id)  # of this workspace: its feeds, its settings
     paper_count = int(corpus.stats().get("papers", 0)) if ready else corpus.store.state()[0]
+    paper_count -= len(corpus.hidden_from(team_id))  # another workspace's private uploads are not counted here either
     not_ready = None
     if not ready:
         key, fields = not_ready_message(corpus.rebuilding())
@@ -41,7 +42,7 @@ def build_home(
     return render_home(
         user_id,
         lang,
-        newest=corpus.newest(NEWEST_SHOWN),
+        newest=corpus.newest(NEWEST_SHOWN, team=team_id),
         paper_count=paper_count,
         lang_is_set=bool(stored),
         result=result,
@@ -49,7 +50,7 @@ def build_home(
         interests=services.library.feedback.interests(team_id, user_id),
         saved_ids=services.library.saved_ids(user_id, team_id=team_id) if ready else frozenset(),
         saved_section=render_home_saved(services.library, user_id, lang, team_id=team_id) if ready else None,
-        sources=[*render_sources(services.sources.list_sources(), lang), *render_meaning_status(_vectors(services), lang)]
+        sources=[*render_sources(services.sources.list_sources(team_id), lang), *render_meaning_status(_vectors(services), lang)]
         if is_admin
         else None,
         workspace=render_home_settings(

@@ -43,7 +43,10 @@ def answer_library_command(
     if command is Command.SAVED:
         return answer_saved(services.library, user_id, rest, lang, shareable=bool(channel_id), team_id=team_id)
     if command is Command.FORYOU:
-        return answer_foryou(services.library, user_id, lang, shareable=bool(channel_id), team_id=team_id)
+        return answer_foryou(
+            services.library, user_id, lang, shareable=bool(channel_id), team_id=team_id,
+            hidden=services.corpus.hidden_from(team_id),
+        )  # fmt: skip
     if command is Command.TOP:
         if not channel_id:
             return notice("library.top_needs_channel", lang)
@@ -51,19 +54,22 @@ def answer_library_command(
         if asked and asked not in PERIOD_WORDS:  # `top year`: say what top takes
             return notice("library.top_bad_period", lang, value=escape_code(truncate(rest.strip(), 40)))
         period = PERIOD_WORDS.get(asked, "week")
-        return Reply(render_top(services.library, channel_id, period, lang, team_id=team_id), lang=lang)
-    return answer_export(services.library, user_id, rest, lang, clock=services.clock, team_id=team_id)
+        hidden = services.corpus.hidden_from(team_id)
+        return Reply(render_top(services.library, channel_id, period, lang, team_id=team_id, hidden=hidden), lang=lang)
+    return answer_export(
+        services.library, user_id, rest, lang, clock=services.clock, team_id=team_id, hidden=services.corpus.hidden_from(team_id)
+    )
 
 
 # -- save ---------------------------------------------------------------------------------------
 
 
 def answer_save(services: Services, user_id: str, query: str, lang: str, *, team_id: str = "") -> Reply:
-    """`/papers save QUERY|ID`: save the best match and say which paper it was."""
+    """`/papers save QUERY|ID`: save the best match (of the papers `team_id` sees) and say which paper it was."""
     query = query.strip()
     if not query:
         return notice("library.save_usage", lang)
-    paper = services.corpus.resolve(query[:MAX_QUERY_CHARS])
+    paper = services.corpus.resolve(query[:MAX_QUERY_CHARS], team=team_id)
     if paper is None:
         return notice("library.save_not_found", lang, query=escape_code(truncate(query, 200)))
     added = services.library.save(user_id, paper.id, team_id=team_id)
@@ -87,7 +93,7 @@ def answer_save_click(
     person's state, so the clicker gets a private note instead, with an undo button.
     """
     corpus, library = services.corpus, services.library
-    paper = corpus.get(value.id)
+    paper = corpus.get(value.id, team=team_id)
     if paper is None:
         return notice("card.paper_not_found", lang)
     mode, page = value.mode, value.page_or(1)
@@ -100,11 +106,13 @@ def answer_save_click(
     now_saved = library.toggle(user_id, paper.id, channel_id=card_channel_id, team_id=team_id)
     saved = library.saved_ids(user_id, team_id=team_id) if mode in ("search", "more") else set()
     if mode == "search":
-        reply = answer_search(corpus, value.query, lang, page=page, shareable=shareable, saved=saved)
+        reply = answer_search(corpus, value.query, lang, page=page, shareable=shareable, saved=saved, team_id=team_id)
     elif mode == "more":
-        reply = answer_more_like(corpus, value.like_id, lang, page=page, shareable=shareable, saved=saved)
+        reply = answer_more_like(corpus, value.like_id, lang, page=page, shareable=shareable, saved=saved, team_id=team_id)
     elif mode == "details":
-        reply = answer_details(corpus, paper.id, lang, saved={paper.id} if now_saved else set(), shareable=shareable)
+        reply = answer_details(
+            corpus, paper.id, lang, saved={paper.id} if now_saved else set(), shareable=shareable, team_id=team_id
+        )
     elif mode == "saved":
         reply = answer_saved(library, user_id, value.query, lang, page=page, shareable=shareable, team_id=team_id)
     elif mode == "foryou":
@@ -153,10 +161,19 @@ def answer_saved(
     return Reply(render_saved(saved, lang, shareable=shareable), lang=lang)
 
 
-def answer_foryou(library: Library, user_id: str, lang: str, *, shareable: bool = True, team_id: str = "") -> Reply:
-    """`/papers foryou`: the newest papers ranked by the reader's own model, each with its reason."""
+def answer_foryou(
+    library: Library,
+    user_id: str,
+    lang: str,
+    *,
+    shareable: bool = True,
+    team_id: str = "",
+    hidden: frozenset[str] = frozenset(),
+) -> Reply:
+    """`/papers foryou`: the newest papers ranked by the reader's own model, each with its reason
+    (never one of `hidden`, which the reader's workspace may not see)."""
     signals = library.recommender.person_signals(team_id, user_id)
-    picks = library.foryou(user_id, team_id=team_id, limit=FORYOU_SHOWN)
+    picks = library.foryou(user_id, team_id=team_id, limit=FORYOU_SHOWN, hidden=hidden)
     if not picks:
         return notice("library.foryou_none", lang)
     interests = [e.interest for e in signals.examples if e.interest]
@@ -181,13 +198,21 @@ def answer_foryou(library: Library, user_id: str, lang: str, *, shareable: bool 
 
 
 def answer_export(
-    library: Library, user_id: str, rest: str, lang: str, *, clock: Clock = system_clock, team_id: str = ""
+    library: Library,
+    user_id: str,
+    rest: str,
+    lang: str,
+    *,
+    clock: Clock = system_clock,
+    team_id: str = "",
+    hidden: frozenset[str] = frozenset(),
 ) -> Reply:
-    """`/papers export bibtex|ris|csl-json`: the reader's saves as a file, sent by DM."""
+    """`/papers export bibtex|ris|csl-json`: the reader's saves as a file, sent by DM; not a
+    paper in `hidden` (another workspace's upload it stopped sharing since it was saved)."""
     fmt = normalize_format(rest) if rest.strip() else None
     if fmt is None:
         return notice("library.export_usage", lang)
-    papers = library.saved_papers(user_id, team_id=team_id)
+    papers = [p for p in library.saved_papers(user_id, team_id=team_id) if p.id not in hidden]
     if not papers:
         return notice("library.export_empty", lang)
     label = FORMAT_LABELS[fmt]

@@ -35,6 +35,7 @@ def answer_search(
     shareable: bool = True,
     saved: Saved = frozenset(),
     correct: bool = True,
+    team_id: str | None = None,
 ) -> Reply:
     """Search and render one page; a page past the end (a stale Next) shows the last one.
 
@@ -42,21 +43,22 @@ def answer_search(
     (render_past_end) and leads back one page.
 
     `saved`: the reader's saved paper ids, marked on their Save buttons. `correct=False`:
-    the text as typed, no spelling correction ("Search instead for").
+    the text as typed, no spelling correction ("Search instead for"). `team_id`: the
+    reader's workspace (a paper another one uploaded privately is not found; None: every paper).
     """
     query, note = _clip_query(text, lang)
     identifier = read_identifier(query) if page <= 1 else None
     if identifier is not None:
-        found = answer_identifier(corpus, query, identifier, lang, shareable=shareable, saved=saved)
+        found = answer_identifier(corpus, query, identifier, lang, shareable=shareable, saved=saved, team_id=team_id)
         if found is not None:
             return found
-    result = corpus.search(query, page=max(1, page), per_page=PER_PAGE, lang=lang, correct=correct)
+    result = corpus.search(query, page=max(1, page), per_page=PER_PAGE, lang=lang, correct=correct, team=team_id)
     if not result.hits and result.total and result.page > result.pages and not result.estimated:
-        result = corpus.search(query, page=result.pages, per_page=PER_PAGE, lang=lang, correct=correct)
+        result = corpus.search(query, page=result.pages, per_page=PER_PAGE, lang=lang, correct=correct, team=team_id)
     corrected = None
     if not correct and result.page == 1:
         # Searched as typed on purpose: keep the way back to the correction it turned down.
-        fixed = corpus.search(query, per_page=1, lang=lang)
+        fixed = corpus.search(query, per_page=1, lang=lang, team=team_id)
         corrected = fixed.suggestion if fixed.hits else None
     message = render_results(result, lang, shareable=shareable, note=note, saved=saved, corrected=corrected)
     return Reply(message, lang=lang, result=result)
@@ -71,19 +73,26 @@ MISSING = {
 
 
 def answer_identifier(
-    corpus: Corpus, query: str, identifier: Identifier, lang: str, *, shareable: bool = True, saved: Saved = frozenset()
+    corpus: Corpus,
+    query: str,
+    identifier: Identifier,
+    lang: str,
+    *,
+    shareable: bool = True,
+    saved: Saved = frozenset(),
+    team_id: str | None = None,
 ) -> Reply | None:
     """A pasted arXiv URL or id, DOI, paper id or link: that paper, or that it isn't in the
     library (with the papers that mention it, found as the exact text); None for a paper
     id that names no paper, which is searched as a word instead."""
-    paper = corpus.find_identifier(identifier)
+    paper = corpus.find_identifier(identifier, team=team_id)
     if paper is not None:
         result = SearchResult(query=query, hits=[Hit(paper=paper, score=1.0)], total=1, page=1, per_page=PER_PAGE, mode="all")
         return Reply(render_results(result, lang, shareable=shareable, saved=saved), lang=lang, result=result)
     if identifier.kind not in MISSING:
         return None
     missing = t(MISSING[identifier.kind], lang, value=escape_code(identifier.value[:200]))
-    mentions = corpus.search(f'"{identifier.value}"', per_page=PER_PAGE, lang=lang, correct=False, expand=False)
+    mentions = corpus.search(f'"{identifier.value}"', per_page=PER_PAGE, lang=lang, correct=False, expand=False, team=team_id)
     if not mentions.hits or mentions.mode != "all":
         return notice("search.identifier_missing", lang, missing=missing)
     note = t("search.identifier_mentioned", lang, missing=missing)
@@ -91,21 +100,36 @@ def answer_identifier(
 
 
 def answer_more_like(
-    corpus: Corpus, paper_id: str, lang: str, *, page: int = 1, shareable: bool = True, saved: Saved = frozenset()
+    corpus: Corpus,
+    paper_id: str,
+    lang: str,
+    *,
+    page: int = 1,
+    shareable: bool = True,
+    saved: Saved = frozenset(),
+    team_id: str | None = None,
 ) -> Reply:
     """Papers like `paper_id`, one page; a page past the end (a stale Next) shows the last one."""
-    paper = corpus.get(paper_id)
+    paper = corpus.get(paper_id, team=team_id)
     if paper is None:
         return notice("card.paper_not_found", lang)
-    result = corpus.more_like(paper.id, page=max(1, page), per_page=PER_PAGE)
+    result = corpus.more_like(paper.id, page=max(1, page), per_page=PER_PAGE, team=team_id)
     if not result.hits and result.total and result.page > result.pages and not result.estimated:
-        result = corpus.more_like(paper.id, page=result.pages, per_page=PER_PAGE)
+        result = corpus.more_like(paper.id, page=result.pages, per_page=PER_PAGE, team=team_id)
     return Reply(render_results(result, lang, like=paper, shareable=shareable, saved=saved), lang=lang, result=result)
 
 
-def answer_details(corpus: Corpus, paper_id: str, lang: str, *, saved: Saved = frozenset(), shareable: bool = True) -> Reply:
+def answer_details(
+    corpus: Corpus,
+    paper_id: str,
+    lang: str,
+    *,
+    saved: Saved = frozenset(),
+    shareable: bool = True,
+    team_id: str | None = None,
+) -> Reply:
     """The whole card; `shareable=False` where there is no channel to share into (Home, a DM)."""
-    paper = corpus.get(paper_id)
+    paper = corpus.get(paper_id, team=team_id)
     if paper is None:
         return notice("card.paper_not_found", lang)
     return Reply(render_card(paper, lang, full=True, saved=paper.id in saved, shareable=shareable), lang=lang)

@@ -36,14 +36,23 @@ def share_reply(paper: Paper, user_id: str, lang: str, *, card_lang: str | None 
     return Reply(card, lang=lang, visibility="in_channel", share=paper)
 
 
-def answer_share(corpus: Corpus, user_id: str, channel_id: str, query: str, lang: str, *, card_lang: str | None = None) -> Reply:
-    """`/papers share QUERY|ID`: the best match, to be posted in the channel."""
+def answer_share(
+    corpus: Corpus,
+    user_id: str,
+    channel_id: str,
+    query: str,
+    lang: str,
+    *,
+    card_lang: str | None = None,
+    team_id: str | None = None,
+) -> Reply:
+    """`/papers share QUERY|ID`: the best match (of the papers `team_id` sees), to be posted in the channel."""
     query = query.strip()
     if not query:
         return notice("share.usage", lang)
     if not channel_id:
         return notice("share.needs_channel", lang, query=escape_code(query[:200]))
-    paper = corpus.resolve(query[:MAX_QUERY_CHARS])
+    paper = corpus.resolve(query[:MAX_QUERY_CHARS], team=team_id)
     if paper is None:
         return notice("share.not_found", lang, query=escape_code(query[:200]))
     return share_preview(paper, user_id, channel_id, lang, card_lang=card_lang)

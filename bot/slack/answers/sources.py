@@ -46,45 +46,47 @@ def answer_sources_command(services: Services, *, user_id: str, rest: str, lang:
     """Answer `/papers sources [list|add|remove|poll|remove-papers] ...`.
 
     Anyone may see the list (read-only), with who the admins are; only that workspace's
-    admins (`team_id`) change it, and anyone else asking to is told whom to ask.
+    admins (`team_id`) change it, and anyone else asking to is told whom to ask. The
+    workspace's sources alone are listed and managed.
     """
+    team = team_id
     service = services.sources
     word, _, arg = rest.partition(" ")
     action = SOURCES_ACTIONS.get(word.lower(), "list") if word else "list"
     arg = arg.strip()
     if not services.is_admin(team_id, user_id):
         if action == "list":
-            blocks = [*render_sources(service.list_sources(), lang), context(admins_line(services, team_id, lang))]
+            blocks = [*render_sources(service.list_sources(team), lang), context(admins_line(services, team_id, lang))]
             return Reply(Message(text=t("sources.title", lang), blocks=blocks), lang=lang)
         return notice("sources.admins_only", lang, admins=admins_line(services, team_id, lang))
     try:
         if action == "list":
             meaning = services.corpus.meaning
             status = render_meaning_status(meaning.builder.progress() if meaning is not None else None, lang)
-            blocks = [*render_sources(service.list_sources(), lang), *status]
+            blocks = [*render_sources(service.list_sources(team), lang), *status]
             return Reply(Message(text=t("sources.title", lang), blocks=blocks), lang=lang)
         if action == "add":
             if not arg:
                 return notice("sources.usage", lang)
-            source = service.add(arg, added_by=user_id)
+            source = service.add(arg, added_by=user_id, team=team)
             _in_background(f"poll {source.target}", lambda: service.poll(source, force=True))
             minutes = service.interval.total_seconds() // 60
             return notice("sources.added", lang, source=escape_code(source.target), minutes=int(minutes))
         if action == "remove":
             if not arg:
                 return notice("sources.usage", lang)
-            source = service.remove(arg)
+            source = service.remove(arg, team=team)
             return notice("sources.removed", lang, source=escape_code(source.target))
         if action == "remove_papers":
-            return answer_remove_papers(services, arg, lang)
-        sources = service.list_sources()
-        _in_background("poll sources", lambda: service.poll_all(force=True))
+            return answer_remove_papers(services, arg, lang, team_id=team)
+        sources = service.list_sources(team)
+        _in_background("poll sources", lambda: service.poll_all(force=True, team=team))
         return notice("sources.polling", lang, count=len(sources))
     except SourceError as error:
         return Reply(render_notice(error.text(lang)), lang=lang)
 
 
-def answer_remove_papers(services: Services, arg: str, lang: str) -> Reply:
+def answer_remove_papers(services: Services, arg: str, lang: str, *, team_id: str | None = None) -> Reply:
     """`remove-papers SOURCE` says what would go and how to confirm; `... confirm` does it.
 
     Two steps rather than an undo: the papers go with their arXiv records, and a typed
@@ -97,10 +99,10 @@ def answer_remove_papers(services: Services, arg: str, lang: str) -> Reply:
         return notice("sources.usage", lang)
     service = services.sources
     if not confirmed:
-        removal = service.plan_removal(target)
+        removal = service.plan_removal(target, team=team_id)
         text = removal.line(lang, done=False, code=escape_code)
         if removal.count:
             text += "\n" + t("sources.remove_papers_confirm", lang, source=escape_code(removal.target))
         return Reply(render_notice(text), lang=lang)
-    removal = service.remove_papers(target)
+    removal = service.remove_papers(target, team=team_id)
     return Reply(render_notice(removal.line(lang, done=True, code=escape_code)), lang=lang)

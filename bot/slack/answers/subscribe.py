@@ -81,6 +81,7 @@ def answer_digest_command(
     rest: str,
     lang: str,
     confirmed: bool = False,
+    team_id: str | None = None,
 ) -> Reply:
     """Answer `/papers subscribe|subscriptions|unsubscribe|digest ...`; `lang` is the person's
     (the command word counts: `/papers 订阅列表` is Chinese). `confirmed`: the person
@@ -452,7 +453,8 @@ def answer_preview(
     services: Services, *, team_id: str, user_id: str, channel_id: str, channel_name: str, rest: str, lang: str
 ) -> Reply:
     """`/papers digest [en|zh]`: privately, what this place's next digest would hold now,
-    in the reader's language unless they name one."""
+    in the reader's language unless they name one; of the papers `team_id` (the place's
+    workspace) may see."""
     kind, place_id = _place_kind(user_id, channel_id, channel_name)
     sub = services.subscriptions.for_place(team_id, kind, place_id)
     arg = rest.strip()
@@ -464,7 +466,7 @@ def answer_preview(
     notes = [t("digest.preview_ignored", lang, ignored=escape(truncate(arg, 100)))] if arg and not asked else []
     now = services.clock()
     if sub is None:
-        newest = sorted(corpus.newest(SAMPLE_PAPERS), key=lambda p: p.seq)
+        newest = sorted(corpus.newest(SAMPLE_PAPERS, team=team_id), key=lambda p: p.seq)
         sample = Digest(lang=lang, local_date=now.date(), papers=newest)
         notes.append(t("digest.preview_no_subscription", lang))
         message = render_preview(sample, "", sample=True, note="\n".join(notes))
@@ -472,7 +474,7 @@ def answer_preview(
         options = command_button(t("button.digest_options", lang), "subscribe help", lang, 2)
         _add_actions(message, actions(start, options, block_id="next_steps"))
         return Reply(message, lang=lang)
-    digest = services.digests.preview(sub, lang)
+    digest = services.digests.preview(sub, lang, team=team_id)
     when = format_when(next_run(sub, now), lang)
     if not sub.is_active:  # no run is coming: say why, and how to resume it
         notes.append(

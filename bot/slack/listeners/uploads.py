@@ -26,6 +26,7 @@ from bot.slack.client import error_code
 from bot.slack.render.blocks import LIMITS, section, truncate
 from bot.slack.render.mrkdwn import escape, escape_code
 from bot.store.database import is_storage_full
+from bot.store.tenancy import LOCAL
 
 logger = logging.getLogger(__name__)
 
@@ -111,6 +112,10 @@ def handle_listing_upload(
 ) -> None:
     """An admin of workspace `team_id` sent listing files in a DM: ingest each and reply with its report.
 
+    The papers a listing brings are private to the admin's workspace (`team_id`, from
+    Slack's signed envelope), unless a shared source also lists them or the workspace
+    shares its uploads (bot/store/visibility.py).
+
     Anyone else is told, politely, that only admins can add papers. Every failure gets a
     reply saying what failed and that nothing was lost (a listing is stored in one
     transaction, so a failed one leaves the library as it was); a full disk also tells
@@ -163,7 +168,7 @@ def handle_listing_upload(
             )
             continue
         try:
-            report = corpus.ingest_bytes(name, data)
+            report = corpus.ingest_bytes(name, data, team=team_id)
         except Exception as error:
             if is_storage_full(error):
                 logger.error("upload from %s: %s: the storage is full", user_id, name)
