@@ -244,7 +244,13 @@ def _as_dbapi(error: psycopg.Error) -> sqlite3.Error:
     """The DB-API class the rooms catch (they name sqlite3's), with PostgreSQL's message."""
     if isinstance(error, psycopg.IntegrityError):
         return sqlite3.IntegrityError(str(error))
-    if isinstance(error, psycopg.OperationalError | psycopg.errors.AdminShutdown | psycopg.InterfaceError):
+    if isinstance(
+        error,
+        psycopg.OperationalError
+        | psycopg.errors.AdminShutdown
+        | psycopg.InterfaceError
+        | psycopg.errors.IdleInTransactionSessionTimeout,  # (an InternalError) the server ended a stalled session
+    ):
         return sqlite3.OperationalError(f"PostgreSQL: {error}")
     if isinstance(error, psycopg.ProgrammingError):
         return sqlite3.ProgrammingError(str(error))
@@ -395,7 +401,11 @@ class PostgresStore(Store):
     by themselves.
     """
 
-    def __init__(self, url: str, *, clock: Callable[[], str] = utc_now_iso, readonly: bool = False):
+    def __init__(
+        self, url: str, *, clock: Callable[[], str] = utc_now_iso, readonly: bool = False, machine_clock: Clock = system_clock
+    ):
+        """`machine_clock` is this machine's (a test gives one that runs fast): the leases'
+        clock is it plus its offset from the database's (shared_clock)."""
         self.path = url
         self._clock = clock
         self._lock = threading.RLock()  # (Store's: guards nothing here but what a subclass may take)
@@ -408,7 +418,7 @@ class PostgresStore(Store):
         self._guards = threading.local()
         self._writers: dict[str, PgConnection] = {}
         self._reader_pg: PgConnection | None = None
-        self._offset = _ClockOffset(self)
+        self._offset = _ClockOffset(self, machine_clock)
         if not readonly:
             with self.transaction() as db:
                 apply_schema(db, SCHEMA, COLUMNS)
@@ -498,8 +508,9 @@ class _ClockOffset:
 
     REFRESH_S = 10.0
 
-    def __init__(self, store: PostgresStore):
+    def __init__(self, store: PostgresStore, machine_clock: Clock):
         self._store = store
+        self._machine = machine_clock
         self._offset: timedelta | None = None
         self._measured = -float("inf")
         self._lock = threading.Lock()
@@ -507,7 +518,7 @@ class _ClockOffset:
     def now(self) -> datetime:
         if time.monotonic() - self._measured >= self.REFRESH_S:
             self._measure()
-        return system_clock() + (self._offset or timedelta(0))
+        return self._machine() + (self._offset or timedelta(0))
 
     def _measure(self) -> None:
         with self._lock:
@@ -515,9 +526,9 @@ class _ClockOffset:
                 return
             self._measured = time.monotonic()
             try:
-                before = system_clock()
+                before = self._machine()
                 server = self._store.database_time()
-                after = system_clock()
+                after = self._machine()
             except sqlite3.Error as exc:
                 logger.warning("could not read the database's clock (%s); leases keep the last offset", exc)
                 return
