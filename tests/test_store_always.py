@@ -24,13 +24,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from digest_support import FakeClock, ingest, listing_text
+from digest_support import FakeClock, QuietDirectory, RecordingPoster, ingest, listing_text
 
 from bot.clock import system_clock
 from bot.config import Settings
 from bot.corpus import Corpus
 from bot.errors import WorkClaimLost
 from bot.ingest.listing import parse_text
+from bot.services import build_services
 from bot.store.claims import Leases
 from bot.store.database import PAPERS, WRITES, is_store_unavailable, open_store
 from bot.store.postgres import PostgresStore, connection_info
@@ -286,3 +287,19 @@ def test_a_removal_on_one_instance_is_deleted_in_place_on_the_other(postgres_url
     finally:
         first.close()
         second.close()
+
+
+def test_digest_claims_and_heartbeats_use_the_databases_clock_on_postgresql(postgres_url, tmp_path):
+    """Deliveries' heartbeats (written by one instance, judged stale by another) and the digest
+    service's staleness cut-off read one clock: the database's; a test's fake clock is kept."""
+    corpus = instance(tmp_path, postgres_url, "a")
+    try:
+        live = build_services(corpus.settings, corpus, poster=RecordingPoster(), directory=QuietDirectory())
+        database = corpus.store.shared_clock(system_clock)
+        assert live.subscriptions._clock == database and live.digests.clock == database
+        assert live.leases is not None and live.leases._clock == database
+        fake = FakeClock(datetime(2026, 12, 1, 8, 0, tzinfo=UTC))
+        tested = build_services(corpus.settings, corpus, poster=RecordingPoster(), directory=QuietDirectory(), clock=fake)
+        assert tested.subscriptions._clock is fake and tested.digests.clock is fake
+    finally:
+        corpus.close()
