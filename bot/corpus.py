@@ -93,6 +93,10 @@ class Corpus:
         self._ready = False
         self._progress: RebuildProgress | None = None
         self._behind_since: float | None = None  # when this instance first saw the store ahead of its index
+        # The store's rev up to which this process made the index hold every change, removals
+        # included: a removal's rev is a tombstone, not a document, so the index's own rev
+        # (its documents' highest) stays below it (Store.remove_papers).
+        self._followed = 0
 
     @classmethod
     def load(cls, settings: Settings, *, writer_procs: int = 1) -> Corpus:
@@ -172,7 +176,7 @@ class Corpus:
         if not self._ready or self._progress is not None:
             return False
         count, rev = self.store.state()
-        index_count, index_rev = self.index.state()
+        index_count, index_rev = self._index_state()
         if index_rev >= rev and index_count == count:
             self._behind_since = None
             return True
@@ -185,13 +189,15 @@ class Corpus:
     def follow(self) -> str | None:
         """Bring the index in step with a store other instances (or the CLI) also write to.
 
-        One cheap query when nothing changed; otherwise what `ensure_index` does (papers
-        stored elsewhere are indexed, removals rebuild). Run every few seconds (services).
+        One cheap query when nothing changed (the store's count and rev, kept in `meta`);
+        otherwise what `ensure_index` does: papers stored elsewhere are indexed, papers
+        removed elsewhere deleted from the index in place (their tombstones). Run every few
+        seconds (services).
         """
         if not self._ready or self._progress is not None:
             return None
         try:
-            if self.store.state() == self.index.state():
+            if self.store.state() == self._index_state():
                 return None
             return self.ensure_index()
         except IndexBusy as exc:
@@ -203,6 +209,12 @@ class Corpus:
             # PostgreSQL restarting: searches go on from this index; the next follow catches up.
             logger.warning("following the store: it is unavailable (%s); trying again shortly", exc)
             return None
+
+    def _index_state(self) -> tuple[int, int]:
+        """The index's (documents, rev) as the store's state() compares: its rev counts the
+        removals this process deleted from it (`_followed`)."""
+        count, rev = self.index.state()
+        return count, max(rev, self._followed)
 
     def rebuilding(self) -> RebuildProgress | None:
         """The rebuild under way in this process (after an upgrade, or of a damaged index), if any:
@@ -226,42 +238,53 @@ class Corpus:
                 if not self.index.path.exists():
                     return self._rebuild("no index yet; building it from the store", level=logging.INFO)
                 return self._rebuild(f"index unusable ({exc}); rebuilding from the store")
-            if index_rev > rev or (index_rev == rev and index_count != count):
+            known = max(index_rev, self._followed)
+            if index_rev > rev or (known == rev and index_count != count):
                 return self._rebuild(
-                    f"index out of date ({index_count} docs at rev {index_rev}, store has {count} at rev {rev}); rebuilding"
+                    f"index out of date ({index_count} docs at rev {known}, store has {count} at rev {rev}); rebuilding"
                 )
-            if index_rev < rev:
+            if known < rev:
                 changed = self._catch_up(index_rev)
-                index_count, caught_up = self.index.state()
+                index_count, caught_up = self._index_state()
                 count, rev_now = self.store.state()
                 if caught_up < rev_now:  # changed in the store meanwhile (the server, an upload)
-                    changed += self._catch_up(caught_up)
+                    changed += self._catch_up(self.index.state()[1])
                     index_count, _ = self.index.state()
                     count = self.store.state()[0]
                 if index_count != count:
                     return self._rebuild(f"index count {index_count} != store count {count} after catching up; rebuilding")
                 if not changed:
-                    return None  # the revs above the index's were papers removed since (Store.remove_papers)
-                reason = f"index was behind the store (rev {index_rev} < {rev}); indexed {changed} changed papers"
+                    return None
+                reason = f"index was behind the store (rev {known} < {rev}); indexed or removed {changed} changed papers"
                 logger.info(reason)
                 return reason
             return None
 
     def _rebuild(self, reason: str, level: int = logging.WARNING) -> str:
         logger.log(level, reason)
-        progress = self._progress = RebuildProgress(total=self.store.state()[0], started=time.monotonic())
+        total, started_at = self.store.state()
+        progress = self._progress = RebuildProgress(total=total, started=time.monotonic())
+        self._followed = 0  # a new index: what was deleted from the old one says nothing of it
         try:
             count = self.index.rebuild(_counted(self.store.iter_papers(), progress))
         finally:
             self._progress = None
         logger.info("index rebuilt: %d papers", count)
-        # Papers stored while it ran (an upload, the inbox) after its last read: index them now.
-        _, index_rev = self.index.state()
-        if index_rev < self.store.state()[1]:
+        # Papers stored or removed while it ran (an upload, the inbox, another instance) after
+        # its last read: index or delete them now.
+        index_count, index_rev = self.index.state()
+        count, rev = self.store.state()
+        if index_rev < rev:
             try:
-                self._catch_up(index_rev)
+                self._catch_up(index_rev, removed_after=started_at)
+                index_count = self.index.state()[0]
+                count = self.store.state()[0]
             except (IndexBusy, TimeoutError) as exc:
                 logger.warning("%s; the papers stored during the rebuild are indexed at the next scan", exc)
+        if index_count != count and (actual := self.store.recount()) != count:
+            # The count kept in meta had drifted (a store written by hand, or by a version that
+            # did not keep it): counted again, or every check would rebuild once more.
+            logger.warning("the store's kept paper count was %d, counted %d; corrected", count, actual)
         return reason
 
     def reindex(self) -> int:
@@ -284,12 +307,27 @@ class Corpus:
             except (IndexBusy, TimeoutError) as exc:  # (a child process writing a day's segment that hung)
                 logger.warning("%s; the index will catch up from the store later", exc)
 
-    def _catch_up(self, index_rev: int) -> int:
-        """Index the papers changed after `index_rev`; return how many.
+    def _catch_up(self, index_rev: int, *, removed_after: int | None = None) -> int:
+        """Delete the papers removed since (their tombstones), then index the papers changed
+        after `index_rev`; return how many changed.
 
-        A backlog of a batch or more, where worker processes may be forked (the CLI), is
-        written by workers that each read their share from the store (StoredPapers).
+        Removals first: a paper removed and stored again is in the index at the end. The
+        store's rev is read before anything else: every change up to it has committed
+        (PAPERS writers take revs in turn), so once both are done the index holds them all,
+        and `_followed` says so. A backlog of a batch or more, where worker processes may be
+        forked (the CLI), is written by workers that each read their share from the store
+        (StoredPapers).
         """
+        upto = self.store.state()[1]
+        after = max(index_rev, self._followed) if removed_after is None else removed_after
+        removed = self.store.removed_since(after, upto) if upto > after else []
+        if removed:
+            self.index.remove(removed)
+        changed = self._index_changed(index_rev)
+        self._followed = max(self._followed, upto)
+        return changed + len(removed)
+
+    def _index_changed(self, index_rev: int) -> int:
         index = self.index
         backlog = self.store.count_since(index_rev) if index.procs > 1 else 0
         if backlog >= index.batch_size:
@@ -322,14 +360,15 @@ class Corpus:
     def remove_papers(self, paper_ids: list[str]) -> int:
         """Delete papers from the store, then from the index; return how many were stored.
 
-        An index another process is writing (IndexBusy) keeps them until the next check
-        (ensure_index) sees its count above the store's and rebuilds it.
+        The index deletes them as every instance following the store does, from their
+        tombstones (with anything else changed meanwhile); an index another process is
+        writing (IndexBusy) deletes them at its next check (ensure_index, follow).
         """
         removed = self.store.remove_papers(paper_ids)
         if removed:
             with self._sync_lock:
                 try:
-                    self.index.remove(removed)
+                    self._catch_up(self.index.state()[1])  # their tombstones: deleted as any instance deletes them
                 except (IndexBusy, TimeoutError) as exc:
                     logger.warning("%s; the index drops the removed papers at its next check", exc)
         return len(removed)

@@ -17,7 +17,8 @@
     ├── ArxivError                    arXiv gave no usable answer (bot/feeds/arxiv.py)
     ├── ZoneRefusal                   a time-zone word that can't be taken (bot/digests/times.py)
     ├── DeliveryFailed                Slack refused a digest's post (bot/digests/service.py)
-    └── DigestClaimLost               another instance took a digest over from us (same)
+    ├── DigestClaimLost               another instance took a digest over from us (same)
+    └── WorkClaimLost                 our lease on background work ran out (bot/store/claims.py)
 
 The CLI, the console and Slack listeners turn these into one clear line in the user's
 language; none of them needs to import the room that raised one (the CLI catches index
@@ -45,6 +46,7 @@ __all__ = [
     "SourceError",
     "SubscribeError",
     "UserError",
+    "WorkClaimLost",
     "WorkerFailed",
     "WorkspaceError",
     "ZoneRefusal",
@@ -158,3 +160,7 @@ class DeliveryFailed(PaperbotError):
 
 class DigestClaimLost(PaperbotError):
     """Another instance took this digest's claim over (our heartbeat stopped long enough): stop posting."""
+
+
+class WorkClaimLost(PaperbotError):
+    """Our lease on a piece of background work ran out or was taken over: its next write is refused, and it stops."""

@@ -96,9 +96,11 @@ def build_services(
     that reads its fake clock. `on_feed_failing(source)` tells the admins a feed fails.
     """
     library = Library(corpus.store, clock=clock, alternatives=corpus.alternatives)
-    subscriptions = SubscriptionStore(corpus.store, clock=clock)
+    # Claims and their heartbeats compare one clock on every instance: the database's on PostgreSQL.
+    claims_clock = corpus.store.shared_clock(clock)
+    subscriptions = SubscriptionStore(corpus.store, clock=claims_clock)
     digests = DigestService(
-        corpus, subscriptions, poster, clock=clock, stale_after=timedelta(seconds=settings.lease_seconds),
+        corpus, subscriptions, poster, clock=claims_clock, stale_after=timedelta(seconds=settings.lease_seconds),
         order_digest=library.order_digest, on_message=library.record_digest_message,
         # Installs from a link: a workspace that uninstalled paperbot gets no digests until it reinstalls.
         team_paused=Installations(corpus.store).pause_reason if settings.oauth_enabled else None,

@@ -264,6 +264,7 @@ class ReferenceStore(Store):
                 else:
                     report.unchanged += 1
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('counter', ?)", (str(counter),))
+            self._count_papers(db, report.new)  # the count state() reads (issue 24), kept as the store keeps it
             db.execute(
                 "INSERT INTO ingests (path, feed, at, new, updated, unchanged, rejected) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (listing.path, listing.feed, now, report.new, report.updated, report.unchanged, report.rejected),

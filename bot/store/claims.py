@@ -15,6 +15,16 @@ workspace, so each workspace has its own places (`ledger_place`: `rate:T1:users.
 
 Both work on SQLite too (one process, or several on one data folder): the rows and the
 write transactions are the same, and writers take turns on either store.
+
+A lease is compared by one clock for every instance: the database's on PostgreSQL
+(`Store.shared_clock`), so an instance whose clock runs ahead does not take over live work,
+nor one whose clock lags hold a lease past its expiry. Leases take turns in a write domain
+of their own (CLAIMS), so a renewal never waits behind another instance's ingest or digest.
+
+Work whose lease is lost (an instance frozen past its lease, the database away while it ran
+out, another instance took it over) is stopped: each write transaction the work opens checks
+first that the lease is still ours and unexpired, and refuses with WorkClaimLost if not, so
+the work stops at its next write instead of storing alongside the instance that took over.
 """
 
 from __future__ import annotations
@@ -30,7 +40,8 @@ from contextlib import contextmanager
 from datetime import timedelta
 
 from bot.clock import Clock, system_clock, to_iso
-from bot.store.database import Store, apply_schema
+from bot.errors import WorkClaimLost
+from bot.store.database import CLAIMS, Store, apply_schema
 
 logger = logging.getLogger(__name__)
 
@@ -88,7 +99,7 @@ class Leases:
         self.store = store
         self.holder = holder or instance_name()
         self.lease = lease
-        self._clock = clock
+        self._clock = store.shared_clock(clock)
         # Names this instance is running now: the store's row says only "ours", so two jobs here
         # (feed polls and arXiv lookups share one claim) must not both take it and the first to
         # finish release it under the other.
@@ -100,7 +111,7 @@ class Leases:
     def take(self, name: str) -> bool:
         """Claim `name` for `lease`: True if it was free, expired, or already ours."""
         now = self._clock()
-        with self.store.transaction() as db:
+        with self.store.transaction(CLAIMS) as db:
             row = db.execute("SELECT holder, expires_at FROM work_claims WHERE name = ?", (name,)).fetchone()
             if row is None:
                 db.execute(
@@ -121,7 +132,7 @@ class Leases:
     def renew(self, name: str) -> bool:
         """Extend our claim on `name`; False if it is no longer ours (we stalled past the lease)."""
         now = self._clock()
-        with self.store.transaction() as db:
+        with self.store.transaction(CLAIMS) as db:
             return (
                 db.execute(
                     "UPDATE work_claims SET expires_at = ? WHERE name = ? AND holder = ?",
@@ -131,8 +142,16 @@ class Leases:
             )
 
     def release(self, name: str) -> None:
-        with self.store.transaction() as db:
+        with self.store.transaction(CLAIMS) as db:
             db.execute("DELETE FROM work_claims WHERE name = ? AND holder = ?", (name, self.holder))
+
+    def is_held(self, db, name: str) -> bool:
+        """Whether `name` is ours and unexpired, read inside `db`'s transaction."""
+        row = db.execute(
+            "SELECT 1 FROM work_claims WHERE name = ? AND holder = ? AND expires_at > ?",
+            (name, self.holder, to_iso(self._clock())),
+        ).fetchone()
+        return row is not None
 
     def holder_of(self, name: str) -> str | None:
         rows = self.store.read("SELECT holder, expires_at FROM work_claims WHERE name = ?", (name,))
@@ -142,7 +161,9 @@ class Leases:
     def held(self, name: str, *, renew_every_s: float | None = None) -> Iterator[bool]:
         """Claim `name` for the block, renewed on a thread meanwhile; yields whether it was ours to run.
 
-        False too while another block of this instance holds `name`: one runner per name."""
+        False too while another block of this instance holds `name`: one runner per name.
+        While the block runs, each write transaction it opens on this thread first checks
+        that the claim is still ours (see the module's docstring): WorkClaimLost if not."""
         with self._running_lock:
             busy_here = name in self._running
             if not busy_here:
@@ -164,11 +185,16 @@ class Leases:
         def renew_or_say() -> bool:
             if self.renew(name):
                 return True
-            logger.warning("lost the claim on %s (its lease expired); another instance may run it too", name)
+            logger.warning("lost the claim on %s (its lease expired); its work stops at its next write", name)
             return False
 
+        def still_ours(db) -> None:
+            if lost.is_set() or not self.is_held(db, name):
+                lost.set()
+                raise WorkClaimLost(f"the claim on {name} is no longer ours (its lease ran out)")
+
         try:
-            with renewing(renew_or_say, every, f"the claim on {name}"):
+            with renewing(renew_or_say, every, f"the claim on {name}") as lost, self.store.guarded(still_ours):
                 yield True
         finally:
             try:
@@ -187,7 +213,11 @@ class Leases:
             if not ours:
                 logger.debug("%s is running on %s", name, self.holder_of(name))
                 return None
-            return work()
+            try:
+                return work()
+            except WorkClaimLost as exc:
+                logger.warning("%s stopped: %s; the instance holding it now runs it", name, exc)
+                return None
 
 
 def ledger_place(kind: str, name: str, team_id: str = "") -> str:

@@ -32,7 +32,7 @@ from json.encoder import encode_basestring  # how json.dumps(ensure_ascii=False)
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from bot.clock import utc_now_iso
+from bot.clock import Clock, utc_now_iso
 from bot.models import Affiliation, ArxivRecord, IngestReport, Listing, Paper
 from bot.store.wal import Checkpointer
 
@@ -63,6 +63,13 @@ CREATE TABLE IF NOT EXISTS papers (
     urls         TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS papers_rev ON papers (rev);
+CREATE TABLE IF NOT EXISTS paper_tombstones (
+    paper_id   TEXT PRIMARY KEY,
+    seq        INTEGER NOT NULL,
+    rev        INTEGER NOT NULL,  -- the rev the removal took: followers delete in place (Store.removed_since)
+    removed_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS paper_tombstones_rev ON paper_tombstones (rev);
 CREATE TABLE IF NOT EXISTS paper_feeds (
     paper_id   TEXT NOT NULL REFERENCES papers (id),
     feed       TEXT NOT NULL,
@@ -127,6 +134,32 @@ CREATE INDEX IF NOT EXISTS slack_events_seen ON slack_events (seen_at);
 Slack events a workspace's app already acted on. Opened with `tenancy.rekey`, so a store
 from before workspaces gets its team in each key (`open_schema`)."""
 WORKSPACE_TABLES = ("user_prefs", "slack_events")
+WRITES, PAPERS, CLAIMS = "writes", "papers", "claims"
+"""Write domains: which writers take turns with which (Store.transaction).
+
+On SQLite every write transaction takes the file's one write lock, whatever its domain. On
+PostgreSQL each domain has a lock of its own (bot/store/postgres.py), so a writer stalled in
+one (a frozen instance, a long ingest) holds up only that domain's writers:
+
+    PAPERS  every change that takes the papers' counter (ingest, arXiv records, feeds added,
+            removals): revs become visible in the order they were taken, which a following
+            instance relies on (bot/corpus.py), and papers' rows are read and merged by one
+            writer at a time
+    CLAIMS  leases on background work (bot/store/claims.py): a renewal never waits behind
+            an ingest or a digest
+    WRITES  everything else, one writer at a time, as before: the rooms' transactions read
+            and then write (a delivery's claim, the Slack ledger's turns, a save), which is
+            safe only if no other writer of their tables runs between the two
+
+A table belongs to one domain (DOMAIN_TABLES; tables not named are WRITES'), and on
+PostgreSQL writing it from another domain's transaction is refused. `meta` is written from
+several, each its own keys (PAPERS: counter, papers, removed_rev), always by key.
+"""
+DOMAIN_TABLES: dict[str, frozenset[str]] = {
+    PAPERS: frozenset({"papers", "paper_feeds", "paper_teams", "arxiv_records", "ingests", "paper_tombstones"}),
+    CLAIMS: frozenset({"work_claims"}),
+}
+SHARED_TABLES = frozenset({"meta"})
 
 EVENT_MEMORY = timedelta(days=1)  # how long a Slack event id is remembered (Store.claim_event)
 
@@ -250,6 +283,7 @@ class Store:
         self._reader: sqlite3.Connection | None = None
         self._writing: int | None = None  # the thread inside a transaction, if any
         self._checkpointer: Checkpointer | None = None
+        self._guards = threading.local()  # per thread: checks each write transaction runs first (guarded)
         if readonly:
             self._db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False, timeout=30)
             self._db.row_factory = sqlite3.Row
@@ -268,6 +302,7 @@ class Store:
         self._checkpointer = Checkpointer(path, self._db, owner=self)
         with self.transaction() as db:
             open_schema(db)
+        self._count_once()
         # Reads have a connection of their own (see read()): through the writer's, a search
         # waited for a whole file's transaction (0.6-0.75 s for a day's file at 1M papers).
         self._reader = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
@@ -277,6 +312,14 @@ class Store:
     def now(self) -> str:
         """The time by the store's clock, as it records times."""
         return self._clock()
+
+    def shared_clock(self, clock: Clock) -> Clock:
+        """The clock that leases and heartbeats on this store compare by (bot/store/claims.py).
+
+        On SQLite every process shares this machine's clock, so `clock` as it is; on
+        PostgreSQL the database's, instead of each instance's own (bot/store/postgres.py).
+        """
+        return clock
 
     def close(self) -> None:
         if self._checkpointer is not None:
@@ -288,8 +331,12 @@ class Store:
                 self._reader.close()
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """Run a block as one IMMEDIATE transaction: all of it lands, or none of it."""
+    def transaction(self, domain: str = WRITES) -> Iterator[sqlite3.Connection]:
+        """Run a block as one IMMEDIATE transaction: all of it lands, or none of it.
+
+        `domain` says which writers it takes turns with (WRITES, PAPERS, CLAIMS: see
+        WRITES's docstring); SQLite has one write lock for them all.
+        """
         with self._lock:
             if self._checkpointer is not None:
                 self._checkpointer.before_write(self._db)
@@ -297,6 +344,7 @@ class Store:
             self._writing = threading.get_ident()
             try:
                 try:
+                    self.run_guards(self._db)
                     yield self._db
                 except BaseException:
                     # SQLite rolls back by itself after some errors (SQLITE_FULL among them): a
@@ -314,6 +362,24 @@ class Store:
                 self._writing = None
             if self._checkpointer is not None:
                 self._checkpointer.committed()
+
+    @contextmanager
+    def guarded(self, check: Callable[[sqlite3.Connection], None]) -> Iterator[None]:
+        """Run `check(db)` first in every write transaction this thread opens in the block.
+
+        A check that raises refuses the transaction: how work whose lease ran out is stopped
+        at its next write (bot/store/claims.py), not after it wrote twice with another instance.
+        """
+        checks = self._guards.__dict__.setdefault("checks", [])
+        checks.append(check)
+        try:
+            yield
+        finally:
+            checks.remove(check)
+
+    def run_guards(self, db: sqlite3.Connection) -> None:
+        for check in list(self._guards.__dict__.get("checks", ())):
+            check(db)
 
     def read(self, sql: str, args: tuple = ()) -> list[sqlite3.Row]:
         """Run one SELECT. In WAL mode it never waits for a writer: it reads what was last
@@ -344,7 +410,7 @@ class Store:
         """
         report = IngestReport(path=listing.path, feed=listing.feed, errors=list(listing.errors))
         now = self._clock()
-        with self.transaction() as db:
+        with self.transaction(PAPERS) as db:
             counter = self._counter(db)
             # What is stored is read for the whole file up front, and new papers are written
             # in batches (executemany), in the same order as one by one: at 20k papers the
@@ -403,6 +469,7 @@ class Store:
             write_new()
             self._set_visibility(db, ids, stored, private_ids, team)
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('counter', ?)", (str(counter),))
+            self._count_papers(db, report.new)
             db.execute(
                 "INSERT INTO ingests (path, feed, at, new, updated, unchanged, rejected, token) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (listing.path, listing.feed, now, report.new, report.updated, report.unchanged, report.rejected, token),
@@ -418,6 +485,30 @@ class Store:
     def _counter(db: sqlite3.Connection) -> int:
         row = db.execute("SELECT value FROM meta WHERE key = 'counter'").fetchone()
         return int(row[0]) if row else 0
+
+    @staticmethod
+    def _count_papers(db: sqlite3.Connection, delta: int) -> None:
+        """Move the papers' count kept in `meta` (state() reads it) by `delta`, in the same transaction."""
+        if delta:
+            row = db.execute("SELECT value FROM meta WHERE key = 'papers'").fetchone()
+            count = (int(row[0]) if row else 0) + delta
+            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('papers', ?)", (str(count),))
+
+    def _count_once(self) -> None:
+        """Count the papers once into `meta` for a store from before the count was kept there."""
+        if self.read("SELECT 1 FROM meta WHERE key = 'papers'"):
+            return
+        with self.transaction(PAPERS) as db:
+            if db.execute("SELECT 1 FROM meta WHERE key = 'papers'").fetchone() is None:  # another instance was first
+                count = db.execute("SELECT COUNT(*) FROM papers").fetchone()[0]
+                db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('papers', ?)", (str(count),))
+
+    def recount(self) -> int:
+        """Count the papers again into `meta` (the count a rebuilt index found differed); return it."""
+        with self.transaction(PAPERS) as db:
+            count = int(db.execute("SELECT COUNT(*) FROM papers").fetchone()[0])
+            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('papers', ?)", (str(count),))
+        return count
 
     @staticmethod
     def _rows_of(db: sqlite3.Connection, ids: list[str]) -> dict[str, sqlite3.Row]:
@@ -584,7 +675,7 @@ class Store:
         papers changed. A changed record takes the next `rev`, so the index re-reads the paper;
         a paper once found stays found when a later lookup misses it."""
         changed = 0
-        with self.transaction() as db:
+        with self.transaction(PAPERS) as db:
             counter = self._counter(db)
             for paper_id, record in found.items():
                 if db.execute("SELECT 1 FROM papers WHERE id = ?", (paper_id,)).fetchone() is None:
@@ -617,30 +708,45 @@ class Store:
         """Delete these papers, their feeds and arXiv records in one transaction; return the
         (id, seq) of those that were stored, for the index to drop them too.
 
-        The highest rev among them is kept (meta `removed_rev`) and `state()` reports it:
-        the index still counts the removed papers' revs in its segments, and a store
-        whose highest rev went down would look older than its index (a rebuild). Saves,
-        cards and shares of a removed paper stay: nothing shows a paper that is not stored.
+        The removal takes the next rev, and each removed paper leaves a tombstone at it
+        (`removed_since`): an instance following the store deletes them from its index in
+        place, where a count gone down at the same rev made it rebuild the whole index.
+        (meta `removed_rev` is kept too, for an instance of the version before, which
+        compares it.) Saves, cards and shares of a removed paper stay: nothing shows a
+        paper that is not stored.
         """
         removed: list[tuple[str, int]] = []
-        with self.transaction() as db:
-            top = 0
+        now = self._clock()
+        with self.transaction(PAPERS) as db:
             for start in range(0, len(paper_ids), 500):
                 chunk = paper_ids[start : start + 500]
                 marks = ", ".join("?" for _ in chunk)
-                rows = db.execute(f"SELECT id, seq, rev FROM papers WHERE id IN ({marks})", chunk).fetchall()
+                rows = db.execute(f"SELECT id, seq FROM papers WHERE id IN ({marks})", chunk).fetchall()
                 if not rows:
                     continue
                 removed.extend((row[0], row[1]) for row in rows)
-                top = max(top, *(row[2] for row in rows))
                 for table, column in (
                     ("arxiv_records", "paper_id"), ("paper_feeds", "paper_id"), ("paper_teams", "paper_id"), ("papers", "id"),
                 ):  # fmt: skip
                     db.execute(f"DELETE FROM {table} WHERE {column} IN ({marks})", chunk)
-            row = db.execute("SELECT value FROM meta WHERE key = 'removed_rev'").fetchone()
-            if top > (int(row[0]) if row else 0):
-                db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('removed_rev', ?)", (str(top),))
+            if removed:
+                rev = self._counter(db) + 1
+                db.executemany(
+                    "INSERT OR REPLACE INTO paper_tombstones (paper_id, seq, rev, removed_at) VALUES (?, ?, ?, ?)",
+                    [(paper_id, seq, rev, now) for paper_id, seq in removed],
+                )
+                for key in ("counter", "removed_rev"):
+                    db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, str(rev)))
+                self._count_papers(db, -len(removed))
         return removed
+
+    def removed_since(self, rev: int, upto_rev: int | None = None) -> list[tuple[str, int]]:
+        """The (id, seq) of papers removed after `rev` (and at or before `upto_rev`): their tombstones."""
+        upto = -1 if upto_rev is None else upto_rev
+        rows = self.read(
+            "SELECT paper_id, seq FROM paper_tombstones WHERE rev > ? AND (? < 0 OR rev <= ?) ORDER BY rev", (rev, upto, upto)
+        )
+        return [(row[0], row[1]) for row in rows]
 
     def add_feed(self, paper_ids: list[str], feed: str) -> int:
         """List stored papers under one more feed (an arXiv feed that saw them); new `rev` each.
@@ -648,7 +754,7 @@ class Store:
         A feed is a shared source: a paper it lists that was private is shared from now on."""
         added = 0
         now = self._clock()
-        with self.transaction() as db:
+        with self.transaction(PAPERS) as db:
             counter = self._counter(db)
             private = self._private_of(db, paper_ids)
             for paper_id in paper_ids:
@@ -728,15 +834,14 @@ class Store:
     def state(self) -> tuple[int, int]:
         """Return (paper count, latest rev) for comparing with the index.
 
-        One statement, so both come from one snapshot; as subqueries, so SQLite counts
-        the rev index's pages and finds the highest rev in it (together in one scan they
-        cost 60-120 ms at 1M papers, of every CLI command's and server's start; as subqueries, 8 ms).
+        Both kept in `meta` by the transactions that change them (the counter every paper
+        change takes, the count ingests and removals move), read in one statement, so from
+        one snapshot: a follow tick and a /readyz probe cost one indexed read, where
+        COUNT(*) is a scan on PostgreSQL (bench/RESULTS.md, "Following the store").
         """
-        row = self.read(
-            "SELECT (SELECT COUNT(*) FROM papers), (SELECT COALESCE(MAX(rev), 0) FROM papers), "
-            "(SELECT COALESCE(MAX(CAST(value AS INTEGER)), 0) FROM meta WHERE key = 'removed_rev')"
-        )[0]
-        return int(row[0]), max(int(row[1]), int(row[2]))  # a removed paper's rev still counts (remove_papers)
+        rows = self.read("SELECT key, value FROM meta WHERE key IN ('counter', 'papers')")
+        kept = {row[0]: int(row[1]) for row in rows}
+        return kept.get("papers", 0), kept.get("counter", 0)
 
     def last_seq(self) -> int:
         return int(self.read("SELECT COALESCE(MAX(seq), 0) FROM papers")[0][0])

@@ -14,13 +14,28 @@ Why not SQLAlchemy Core: every room's SQL (store, subscriptions, library, feeds)
 rewritten as expressions, and SQLite's hot paths (a bulk ingest's executemany, searches'
 get_many) would go through its compiler and result objects; this layer costs SQLite nothing.
 
-Writes are serialized as SQLite serializes them (BEGIN IMMEDIATE): each write transaction
-takes one transaction-level advisory lock first. The counter every paper change takes
-(`meta` 'counter') is then read and written by one writer at a time across every instance,
-and revs become visible in the order they were taken, which is what an instance following
-the store (bot/corpus.py) relies on. Errors come out as the DB-API classes the rooms catch
-(sqlite3's: IntegrityError, OperationalError, ...), PostgreSQL's own error chained; a
-connection lost (a restart of the server) is opened again at the next call.
+Writers take turns by domain (bot/store/database.py, WRITES): each write transaction first
+takes its domain's transaction-level advisory lock, through a connection of the domain's own.
+The counter every paper change takes (`meta` 'counter') is read and written by one PAPERS
+writer at a time across every instance, so revs become visible in the order they were
+taken, which an instance following the store (bot/corpus.py) relies on. Why not one lock
+for all, nor none beside the counter's: with one, a stalled writer of any kind held every
+instance's writes (an ingest held up lease renewals and digests); with none, the rooms'
+read-then-write transactions (a lease taken, a delivery claimed, a Slack turn) would
+interleave under READ COMMITTED and two instances would both win. A table written from
+another domain's transaction is refused (ProgrammingError), so the split stays true.
+
+A frozen instance (SIGSTOP, a VM paused, a swap storm) can't hold a lock for long: every
+session sets `idle_in_transaction_session_timeout` (the server ends a session idle inside
+a transaction, releasing its locks), `lock_timeout` (a writer waiting longer fails with a
+clear error: the store unavailable, as in an outage), and TCP keepalives both ways (a lost
+machine's connection is noticed). `SESSION_SETTINGS` and `KEEPALIVES` give the defaults; the
+URL's own `options` come after them, so an operator's `-c lock_timeout=...` wins, and its
+other options (a search_path) are kept.
+
+Errors come out as the DB-API classes the rooms catch (sqlite3's: IntegrityError,
+OperationalError, ...), PostgreSQL's own error chained; a connection lost (a restart of the
+server, a session ended for idling) is opened again at the next call.
 """
 
 from __future__ import annotations
@@ -30,21 +45,67 @@ import logging
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime, timedelta
 from typing import Any
 
 import psycopg
 from psycopg.adapt import Loader
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.types.numeric import Int8Dumper
 
-from bot.clock import utc_now_iso
-from bot.store.database import Store, open_schema
+from bot.clock import Clock, system_clock, utc_now_iso
+from bot.store.database import DOMAIN_TABLES, SHARED_TABLES, WRITES, Store, open_schema
 
 logger = logging.getLogger(__name__)
 
-WRITE_LOCK = 0x70617065  # "pape": the advisory lock every write transaction holds (one writer at a time)
+DOMAIN_LOCKS = {WRITES: 0x70617065, "papers": 0x70617066, "claims": 0x70617067}  # "pape", "papf", "papg"
+"""The advisory lock each write domain's transactions hold (bot/store/database.py, WRITES)."""
+WRITE_LOCK = DOMAIN_LOCKS[WRITES]
 CONNECT_TIMEOUT_S = 5
+SESSION_SETTINGS = {
+    # No transaction of ours waits between statements: 10 s idle inside one is an instance
+    # frozen (or lost) while holding its domain's lock; the server ends that session.
+    "idle_in_transaction_session_timeout": "10s",
+    # Longer than the above, so a writer queued behind a frozen one gets the lock once the
+    # server has ended that session; and longer than an ingest of a large file holds it.
+    "lock_timeout": "30s",
+    # The server notices a client machine gone (no RST) within about a minute.
+    "tcp_keepalives_idle": "30",
+    "tcp_keepalives_interval": "10",
+    "tcp_keepalives_count": "3",
+}
+KEEPALIVES = {"keepalives": "1", "keepalives_idle": "30", "keepalives_interval": "10", "keepalives_count": "3"}
+"""The client's side: a server (or the path to it) gone silent fails a call instead of hanging."""
+
+_WRITE = re.compile(r"^\s*(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|UPDATE|DELETE\s+FROM)\s+(\w+)", re.IGNORECASE)
+_OWNER = {table: domain for domain, tables in DOMAIN_TABLES.items() for table in tables}
+
+
+def connection_info(url: str) -> str:
+    """`url` with the session settings and keepalives added: the URL's own options after
+    ours (a later `-c` wins, so the URL's override), anything else it says kept as it is."""
+    params = conninfo_to_dict(url)
+    ours = " ".join(f"-c {name}={value}" for name, value in SESSION_SETTINGS.items())
+    params["options"] = f"{ours} {params['options']}" if params.get("options") else ours
+    for name, value in KEEPALIVES.items():
+        params.setdefault(name, value)
+    params.setdefault("connect_timeout", str(CONNECT_TIMEOUT_S))
+    return make_conninfo("", **params)
+
+
+def check_domain(sql: str, domain: str) -> None:
+    """Refuse a write to a table another domain owns (bot/store/database.py, WRITES)."""
+    found = _WRITE.match(sql)
+    if found is None:
+        return
+    table = found[1].lower()
+    owner = _OWNER.get(table, WRITES)
+    if owner != domain and table not in SHARED_TABLES:
+        raise ValueError(f"{table} is written in {owner} transactions only (this one is {domain}): {sql[:80]}")
+
 
 _TOKENS = re.compile(r"'(?:[^']|'')*'|\?|%|\browid\b|[^'?%r]+|r", re.IGNORECASE)
 _INSERT_OR = re.compile(r"^\s*INSERT\s+OR\s+(IGNORE|REPLACE)\s+INTO\s+(\w+)\s*\(([^)]*)\)", re.IGNORECASE)
@@ -183,7 +244,13 @@ def _as_dbapi(error: psycopg.Error) -> sqlite3.Error:
     """The DB-API class the rooms catch (they name sqlite3's), with PostgreSQL's message."""
     if isinstance(error, psycopg.IntegrityError):
         return sqlite3.IntegrityError(str(error))
-    if isinstance(error, psycopg.OperationalError | psycopg.errors.AdminShutdown | psycopg.InterfaceError):
+    if isinstance(
+        error,
+        psycopg.OperationalError
+        | psycopg.errors.AdminShutdown
+        | psycopg.InterfaceError
+        | psycopg.errors.IdleInTransactionSessionTimeout,  # (an InternalError) the server ended a stalled session
+    ):
         return sqlite3.OperationalError(f"PostgreSQL: {error}")
     if isinstance(error, psycopg.ProgrammingError):
         return sqlite3.ProgrammingError(str(error))
@@ -228,12 +295,13 @@ class PgConnection:
 
     dialect = "postgresql"
 
-    def __init__(self, url: str, *, autocommit: bool):
+    def __init__(self, url: str, *, autocommit: bool, domain: str = WRITES):
         with dbapi_errors():
-            self.raw = psycopg.connect(url, autocommit=autocommit, connect_timeout=CONNECT_TIMEOUT_S, row_factory=_rows)
+            self.raw = psycopg.connect(connection_info(url), autocommit=autocommit, row_factory=_rows)
         self.raw.adapters.register_loader("numeric", _Numeric)
         self.raw.adapters.register_dumper(bool, _BoolAsInt)
         self.in_transaction = False
+        self.domain = domain
 
     @property
     def usable(self) -> bool:
@@ -260,6 +328,8 @@ class PgConnection:
         return info
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> PgCursor:
+        if self.in_transaction:
+            _checked(sql, self.domain)
         with dbapi_errors():
             text, returning = _translate_cached(sql, self)
             if self.in_transaction and text.lstrip()[:6].upper() == "INSERT" and "ON CONFLICT" not in text:
@@ -270,6 +340,8 @@ class PgConnection:
             return PgCursor(self.raw.execute(text, list(args)), returning)
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        if self.in_transaction:
+            _checked(sql, self.domain)
         with dbapi_errors():
             text, _ = _translate_cached(sql, self)
             with self.raw.cursor() as cursor:
@@ -287,6 +359,17 @@ class PgConnection:
 
 _tables: dict[str, TableInfo] = {}  # every database this process opens holds the same schema
 _translated: dict[str, tuple[str, str | None]] = {}
+_domain_checked: set[tuple[str, str]] = set()
+
+
+def _checked(sql: str, domain: str) -> None:
+    """check_domain, once per statement's text and domain."""
+    if (sql, domain) not in _domain_checked:
+        try:
+            check_domain(sql, domain)
+        except ValueError as exc:
+            raise sqlite3.ProgrammingError(str(exc)) from None
+        _domain_checked.add((sql, domain))
 
 
 def forget_tables(names: list[str]) -> None:
@@ -310,33 +393,44 @@ def _translate_cached(sql: str, connection: PgConnection) -> tuple[str, str | No
 class PostgresStore(Store):
     """The same store on a PostgreSQL database that every instance shares (PAPERBOT_DATABASE_URL).
 
-    One connection writes, behind the store's lock, each write transaction first taking the
-    advisory lock that makes writers take turns across instances, as SQLite's BEGIN IMMEDIATE
-    does across processes (bot/store/postgres.py says why). Another reads, in autocommit: each
-    read sees what was last committed. A connection found broken (the server restarted) is
-    opened again; a read is tried once more on the new one, so searches come back by themselves.
+    One connection per write domain writes, behind a lock of its own, each write transaction
+    first taking its domain's advisory lock (writers take turns across instances within a
+    domain: bot/store/postgres.py says why). Another reads, in autocommit: each read sees
+    what was last committed. A connection found broken (the server restarted, a session
+    ended) is opened again; a read is tried once more on the new one, so searches come back
+    by themselves.
     """
 
-    def __init__(self, url: str, *, clock: Callable[[], str] = utc_now_iso, readonly: bool = False):
+    def __init__(
+        self, url: str, *, clock: Callable[[], str] = utc_now_iso, readonly: bool = False, machine_clock: Clock = system_clock
+    ):
+        """`machine_clock` is this machine's (a test gives one that runs fast): the leases'
+        clock is it plus its offset from the database's (shared_clock)."""
         self.path = url
         self._clock = clock
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # (Store's: guards nothing here but what a subclass may take)
+        self._locks = {domain: threading.RLock() for domain in DOMAIN_LOCKS}
         self._read_lock = threading.Lock()
         self._writing = None
+        self._in_transaction: dict[int, PgConnection] = {}  # thread -> the connection of its transaction
         self._checkpointer = None
         self._reader = None
-        self._writer_pg: PgConnection | None = None
+        self._guards = threading.local()
+        self._writers: dict[str, PgConnection] = {}
         self._reader_pg: PgConnection | None = None
+        self._offset = _ClockOffset(self, machine_clock)
         if not readonly:
             with self.transaction() as db:
                 open_schema(db)
+            self._count_once()
         else:
             self._reading()
 
-    def _connection(self) -> PgConnection:
-        if self._writer_pg is None or not self._writer_pg.usable:
-            self._writer_pg = PgConnection(str(self.path), autocommit=True)
-        return self._writer_pg
+    def _connection(self, domain: str = WRITES) -> PgConnection:
+        writer = self._writers.get(domain)
+        if writer is None or not writer.usable:
+            writer = self._writers[domain] = PgConnection(str(self.path), autocommit=True, domain=domain)
+        return writer
 
     def _reading(self) -> PgConnection:
         if self._reader_pg is None or not self._reader_pg.usable:
@@ -344,35 +438,40 @@ class PostgresStore(Store):
         return self._reader_pg
 
     def close(self) -> None:
-        with self._lock:
-            if self._writer_pg is not None:
-                self._writer_pg.close()
+        for domain, lock in self._locks.items():
+            with lock:
+                writer = self._writers.pop(domain, None)
+                if writer is not None:
+                    writer.close()
         with self._read_lock:
             if self._reader_pg is not None:
                 self._reader_pg.close()
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """Run a block as one transaction, writers taking turns: all of it lands, or none of it."""
-        with self._lock:
-            db = self._connection()
-            self._writing = threading.get_ident()
+    def transaction(self, domain: str = WRITES) -> Iterator[sqlite3.Connection]:
+        """Run a block as one transaction, the domain's writers taking turns: all of it lands, or none of it."""
+        lock_id = DOMAIN_LOCKS[domain]
+        thread = threading.get_ident()
+        with self._locks[domain]:
+            db = self._connection(domain)
+            self._in_transaction[thread] = db
             try:
                 with dbapi_errors(), db.raw.transaction():
                     db.in_transaction = True
                     try:
-                        db.raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                        db.raw.execute("SELECT pg_advisory_xact_lock(%s)", (lock_id,))
+                        self.run_guards(db)  # type: ignore[arg-type]
                         yield db  # type: ignore[misc]
                     finally:
                         db.in_transaction = False
             finally:
-                self._writing = None
+                self._in_transaction.pop(thread, None)
 
     def read(self, sql: str, args: tuple = ()) -> list:
         """Run one SELECT on what was last committed (inside a transaction: through it)."""
-        if self._writing == threading.get_ident():
-            with self._lock:
-                return self._connection().execute(sql, args).fetchall()
+        inside = self._in_transaction.get(threading.get_ident())
+        if inside is not None:
+            return inside.execute(sql, args).fetchall()
         with self._read_lock:
             try:
                 return self._reading().execute(sql, args).fetchall()
@@ -385,3 +484,55 @@ class PostgresStore(Store):
     def rev_ranges(self, *, since_rev: int, size: int) -> list[tuple[int, int]]:
         revs = [row[0] for row in self.read("SELECT rev FROM papers WHERE rev > ? ORDER BY rev", (since_rev,))]
         return [(since_rev if i == 0 else revs[i - 1], revs[min(i + size, len(revs)) - 1]) for i in range(0, len(revs), size)]
+
+    def shared_clock(self, clock: Clock) -> Clock:
+        """The database's clock for the system's: every instance then compares leases and
+        heartbeats by one clock, not each by its own. A test's clock is kept as it is."""
+        return self._offset.now if clock is system_clock else clock
+
+    def database_time(self) -> datetime:
+        """The database server's clock, now (one round trip)."""
+        row = self.read("SELECT clock_timestamp()")[0]
+        return row[0]
+
+
+class _ClockOffset:
+    """The database's clock as this machine's plus an offset, measured at most every REFRESH_S.
+
+    A lease's clock is read often (each claim, renewal and digest step) and must answer
+    during an outage too: asking the server every time would cost a round trip, and a
+    connect timeout when it is away. The offset is measured from a round trip's midpoint
+    (error at most half the round trip); while the server can't be asked, the last
+    offset holds.
+    """
+
+    REFRESH_S = 10.0
+
+    def __init__(self, store: PostgresStore, machine_clock: Clock):
+        self._store = store
+        self._machine = machine_clock
+        self._offset: timedelta | None = None
+        self._measured = -float("inf")
+        self._lock = threading.Lock()
+
+    def now(self) -> datetime:
+        if time.monotonic() - self._measured >= self.REFRESH_S:
+            self._measure()
+        return self._machine() + (self._offset or timedelta(0))
+
+    def _measure(self) -> None:
+        with self._lock:
+            if time.monotonic() - self._measured < self.REFRESH_S:
+                return
+            self._measured = time.monotonic()
+            try:
+                before = self._machine()
+                server = self._store.database_time()
+                after = self._machine()
+            except sqlite3.Error as exc:
+                logger.warning("could not read the database's clock (%s); leases keep the last offset", exc)
+                return
+            offset = server - (before + (after - before) / 2)
+            if self._offset is not None and abs(offset - self._offset) > timedelta(seconds=1):
+                logger.warning("this machine's clock and the database's moved apart by %s", offset - self._offset)
+            self._offset = offset

@@ -81,7 +81,6 @@ def answer_digest_command(
     rest: str,
     lang: str,
     confirmed: bool = False,
-    team_id: str | None = None,
 ) -> Reply:
     """Answer `/papers subscribe|subscriptions|unsubscribe|digest ...`; `lang` is the person's
     (the command word counts: `/papers 订阅列表` is Chinese). `confirmed`: the person

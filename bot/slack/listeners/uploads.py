@@ -26,7 +26,6 @@ from bot.slack.client import error_code
 from bot.slack.render.blocks import LIMITS, section, truncate
 from bot.slack.render.mrkdwn import escape, escape_code
 from bot.store.database import is_storage_full
-from bot.store.tenancy import LOCAL
 
 logger = logging.getLogger(__name__)
 

@@ -1,0 +1,305 @@
+"""Always on, what a data review of issue 24 left open: the store on PostgreSQL robust to a
+frozen instance, leases by one clock, the state a follow tick reads kept in `meta`, removals
+followed in place.
+
+- write domains: a transaction frozen mid-way (SIGSTOP on a real process) holds only its
+  domain's writers, the server ends its session after `idle_in_transaction_session_timeout`
+  and the writers queued behind it go on; with that timeout off, a queued writer fails with a
+  clear error within `lock_timeout`; the session settings are merged with the URL's options;
+- leases compare the database's clock, not each machine's, and work whose lease was lost is
+  refused its next write (WorkClaimLost);
+- state() reads the count and the counter from `meta` (backfilled once for an older store);
+- a removal leaves tombstones at a new rev, and another instance deletes them in place.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from digest_support import FakeClock, QuietDirectory, RecordingPoster, ingest, listing_text
+
+from bot.clock import system_clock
+from bot.config import Settings
+from bot.corpus import Corpus
+from bot.errors import WorkClaimLost
+from bot.ingest.listing import parse_text
+from bot.services import build_services
+from bot.store.claims import Leases
+from bot.store.database import PAPERS, WRITES, is_store_unavailable, open_store
+from bot.store.postgres import PostgresStore, connection_info
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def with_options(url: str, *settings: str) -> str:
+    """`url` (the tests' URLs carry `options=-csearch_path=...`) with more `-c name=value` options."""
+    return url + "".join(f"%20-c{setting.replace('=', '%3D')}" for setting in settings)
+
+
+def instance(tmp_path: Path, location: str, name: str) -> Corpus:
+    url = location if location.startswith("postgresql://") else ""
+    settings = Settings(data_dir=tmp_path / name, seeds_dir=tmp_path / "no-seeds", database_url=url, follow_interval_seconds=1)
+    return Corpus.open(settings)
+
+
+# -- session settings ------------------------------------------------------------------------
+
+
+def test_connection_info_adds_timeouts_and_keepalives_and_keeps_the_urls_options():
+    info = connection_info("postgresql://u:pw@db:5432/paperbot?options=-csearch_path%3Dt_1%20-clock_timeout%3D2s&sslmode=require")
+    assert "sslmode=require" in info and "password=pw" in info and "keepalives=1" in info and "connect_timeout=5" in info
+    options = info.split("options='", 1)[1].split("'", 1)[0]
+    # ours first, the URL's after: a later -c wins, so the URL's lock_timeout (2s) overrides ours
+    assert options.index("-c lock_timeout=30s") < options.index("-csearch_path=t_1") < options.index("-clock_timeout=2s")
+    assert "-c idle_in_transaction_session_timeout=10s" in options and "-c tcp_keepalives_idle=30" in options
+    assert "options='-c idle_in_transaction_session_timeout" in connection_info("postgresql://db/paperbot")
+
+
+def test_every_connection_has_the_timeouts_and_the_urls_own_options(postgres_url):
+    store = open_store(with_options(postgres_url, "lock_timeout=7s"))
+    try:
+        with store.transaction(PAPERS) as db:  # a writer's connection
+            shown = {name: db.execute(f"SHOW {name}").fetchone()[0] for name in ("lock_timeout", "search_path")}
+        assert shown == {"lock_timeout": "7s", "search_path": postgres_url.rsplit("%3D", 1)[1]}  # the URL's win, and are kept
+        read = {name: store.read(f"SHOW {name}")[0][0] for name in ("idle_in_transaction_session_timeout", "tcp_keepalives_idle")}
+        assert read == {"idle_in_transaction_session_timeout": "10s", "tcp_keepalives_idle": "30"}
+    finally:
+        store.close()
+
+
+def test_a_table_is_written_only_in_its_own_domain(postgres_url):
+    """The split is safe only while it holds: papers' tables change only under the counter's lock."""
+    store = open_store(postgres_url)
+    try:
+        with pytest.raises(sqlite3.ProgrammingError, match="papers transactions only"), store.transaction(WRITES) as db:
+            db.execute("DELETE FROM papers WHERE id = ?", ("x",))
+        with pytest.raises(sqlite3.ProgrammingError, match="writes transactions only"), store.transaction(PAPERS) as db:
+            db.execute("INSERT OR REPLACE INTO user_prefs (user_id, lang) VALUES (?, ?)", ("U1", "zh"))
+        store.set_user_lang("U1", "zh")  # and the store goes on
+        assert store.get_user_lang("U1") == "zh"
+    finally:
+        store.close()
+
+
+# -- a frozen instance -----------------------------------------------------------------------
+
+FROZEN = """
+import sys, time
+from bot.store.database import open_store
+store = open_store(sys.argv[1])
+try:
+    with store.transaction(sys.argv[2]) as db:
+        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('frozen', 'written')")
+        print("holding", flush=True)
+        time.sleep(float(sys.argv[3]))
+    print("committed", flush=True)
+except Exception as exc:
+    print(f"failed: {type(exc).__name__}: {exc}", flush=True)
+    sys.exit(1)
+"""
+
+
+def hold_frozen(url: str, domain: str, sleep_s: float = 3.0) -> subprocess.Popen:
+    """A real process inside a write transaction of `domain`, stopped (SIGSTOP) while it holds the lock."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", FROZEN, url, domain, str(sleep_s)], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "holding"
+    os.kill(proc.pid, signal.SIGSTOP)
+    return proc
+
+
+def thaw(proc: subprocess.Popen) -> str:
+    os.kill(proc.pid, signal.SIGCONT)
+    out, _ = proc.communicate(timeout=60)
+    return out.strip()
+
+
+def test_a_frozen_transaction_holds_only_its_domain_and_the_server_ends_it(postgres_url):
+    """SIGSTOP a process holding the papers' lock: other writes go on at once; an ingest waits
+    until the server ends the frozen session (idle in a transaction, 2 s here), then lands;
+    the frozen process, woken, finds its transaction gone and nothing of it stored."""
+    store = open_store(postgres_url)
+    frozen = hold_frozen(with_options(postgres_url, "idle_in_transaction_session_timeout=2s"), PAPERS)
+    try:
+        started = time.monotonic()
+        store.set_user_lang("U1", "zh")  # WRITES: not behind the frozen PAPERS writer
+        leases = Leases(store, lease=timedelta(seconds=30))
+        assert leases.take("job")  # CLAIMS: nor a lease
+        other_domains_s = time.monotonic() - started
+        report = store.ingest_listing(parse_text(listing_text("Feed A", 0, 5), "a.txt"))
+        ingest_s = time.monotonic() - started
+        assert other_domains_s < 1.0, other_domains_s
+        assert report.new == 5 and store.state() == (5, 5)
+        assert 0.5 < ingest_s < 8, ingest_s  # waited for the server to end the frozen session, no longer
+    finally:
+        said = thaw(frozen)
+        store.close()
+    assert said.startswith("failed: OperationalError") and frozen.returncode == 1
+    check = open_store(postgres_url)
+    assert check.read("SELECT value FROM meta WHERE key = 'frozen'") == []  # none of it landed
+    check.close()
+
+
+def test_a_writer_behind_a_frozen_one_fails_clearly_within_the_lock_timeout(postgres_url):
+    """With the server's idle timeout off for the frozen session, a writer queued behind it is not
+    held for ever: `lock_timeout` (1 s here) fails it as the store unavailable; once the frozen
+    process goes on, writes go on."""
+    store = open_store(with_options(postgres_url, "lock_timeout=1s"))  # (opening writes the schema: before the freeze)
+    frozen = hold_frozen(with_options(postgres_url, "idle_in_transaction_session_timeout=0"), WRITES, sleep_s=1.0)
+    try:
+        started = time.monotonic()
+        with pytest.raises(sqlite3.OperationalError, match="lock timeout") as failed:
+            store.set_user_lang("U1", "zh")
+        waited = time.monotonic() - started
+        assert 0.8 < waited < 5, waited and is_store_unavailable(failed.value)
+        assert store.ingest_listing(parse_text(listing_text("Feed A", 0, 2), "a.txt")).new == 2  # PAPERS meanwhile
+    finally:
+        said = thaw(frozen)
+    try:
+        assert said == "committed"
+        store.set_user_lang("U1", "zh")
+        assert store.get_user_lang("U1") == "zh"
+    finally:
+        store.close()
+
+
+# -- leases ------------------------------------------------------------------------------------
+
+
+def test_leases_compare_the_databases_clock_not_the_machines(postgres_url):
+    """An instance whose machine clock runs 10 minutes fast neither sees a live lease as
+    expired nor writes expiries 10 minutes late: both read the database's clock."""
+    fast = PostgresStore(postgres_url, machine_clock=lambda: system_clock() + timedelta(minutes=10))
+    right = open_store(postgres_url)
+    try:
+        database = fast.database_time()
+        lease_clock = fast.shared_clock(system_clock)
+        assert abs(lease_clock() - database) < timedelta(seconds=2)
+        assert fast.shared_clock(FakeClock(datetime(2026, 1, 1, tzinfo=UTC))) is not lease_clock  # a test's clock is kept
+        ours, theirs = Leases(right, lease=timedelta(minutes=2)), Leases(fast, lease=timedelta(minutes=2))
+        assert ours.take("arxiv") and not theirs.take("arxiv")  # by its own clock the lease ran out 8 minutes ago
+        expires = right.read("SELECT expires_at FROM work_claims WHERE name = 'arxiv'")[0][0]
+        assert abs(datetime.fromisoformat(expires) - (database + timedelta(minutes=2))) < timedelta(seconds=5)
+    finally:
+        fast.close()
+        right.close()
+
+
+def test_work_whose_lease_was_lost_is_refused_its_next_write(database_location):
+    """A lease that ran out while its work went on (the instance frozen, its renewals late):
+    another instance takes the work over, and the first one's next write is refused, so it
+    stops instead of storing beside the new holder."""
+    store = open_store(database_location)
+    clock = FakeClock(datetime(2026, 12, 1, 8, 0, tzinfo=UTC))
+    first = Leases(store, holder="first", lease=timedelta(minutes=2), clock=clock)
+    other = open_store(database_location)  # another instance's store
+    second = Leases(other, holder="second", lease=timedelta(minutes=2), clock=clock)
+    written: list[str] = []
+
+    def work() -> str:
+        store.ingest_listing(parse_text(listing_text("Feed A", 0, 2), "a.txt"))  # while the lease holds
+        written.append("first file")
+        clock.advance(minutes=3)  # frozen past the lease
+        assert second.take("inbox")
+        store.ingest_listing(parse_text(listing_text("Feed B", 10, 2), "b.txt"))
+        written.append("second file")
+        return "done"
+
+    try:
+        assert first.run("inbox", work) is None  # stopped, not done
+        assert written == ["first file"] and store.state() == (2, 2)  # the second file was refused whole
+        assert first.holder_of("inbox") == "second"  # and the claim stays the new holder's
+        with first.held("other") as ours, pytest.raises(WorkClaimLost):
+            assert ours
+            clock.advance(minutes=3)  # ran out, nobody took it: still not ours to write under
+            store.set_user_lang("U1", "zh")
+        store.set_user_lang("U1", "en")  # outside the work, writes are as ever
+    finally:
+        store.close()
+        other.close()
+
+
+# -- state() and removals --------------------------------------------------------------------
+
+
+def test_state_is_the_count_and_counter_kept_in_meta_and_an_older_store_is_counted_once(database_location, tmp_path):
+    store = open_store(database_location)
+    store.ingest_listing(parse_text(listing_text("Feed A", 0, 6), "a.txt"))
+    removed = store.remove_papers([p.id for p in store.newest(2)] + ["missing"])
+    counted = store.read("SELECT COUNT(*), MAX(rev) FROM papers")[0]
+    assert len(removed) == 2 and store.state() == (4, 7) and tuple(counted) == (4, 4)  # the removal took rev 7
+    with store.transaction(PAPERS) as db:
+        db.execute("DELETE FROM meta WHERE key = 'papers'")  # as a store written before the count was kept
+    store.close()
+    store = open_store(database_location)
+    assert store.state() == (4, 7)
+    store.close()
+
+
+def test_a_removal_keeps_the_instance_that_made_it_ready_and_its_index_in_step(database_location, tmp_path, caplog):
+    corpus = instance(tmp_path, database_location, "a")
+    try:
+        ingest(corpus, tmp_path, "a.txt", listing_text("Feed A", 0, 4, topic="Quantum Widgets"))
+        assert corpus.remove_papers([p.id for p in corpus.store.newest(2)]) == 2
+        assert corpus.search("quantum widgets").total == 2
+        assert corpus.is_caught_up(grace_s=0) and corpus.follow() is None and corpus.ensure_index() is None
+        assert "rebuild" not in caplog.text
+    finally:
+        corpus.close()
+    reopened = instance(tmp_path, database_location, "a")  # a restart: the removal's rev is above the index's
+    try:
+        assert reopened.is_caught_up(grace_s=0) and reopened.search("quantum widgets").total == 2
+        assert "rebuild" not in caplog.text
+    finally:
+        reopened.close()
+
+
+def test_a_removal_on_one_instance_is_deleted_in_place_on_the_other(postgres_url, tmp_path, caplog):
+    """No rebuild on the follower (it was one, and 503 for its length): the tombstones' rev tells it
+    what to delete; a paper removed and then stored again is back on both."""
+    first, second = instance(tmp_path, postgres_url, "a"), instance(tmp_path, postgres_url, "b")
+    try:
+        ingest(first, tmp_path, "a.txt", listing_text("Feed A", 0, 4, topic="Quantum Widgets"))
+        assert second.follow() is not None and second.search("quantum widgets").total == 4
+        gone = first.store.newest(1)[0]
+        assert first.remove_papers([gone.id]) == 1
+        assert first.search("quantum widgets").total == 3 and first.is_caught_up(grace_s=0)
+        assert not second.is_caught_up(grace_s=0)
+        caplog.clear()
+        assert "removed 1" in (second.follow() or "")
+        assert "rebuild" not in caplog.text
+        assert second.search("quantum widgets").total == 3 and second.is_caught_up(grace_s=0) and second.follow() is None
+        ingest(first, tmp_path, "a.txt", listing_text("Feed A", 0, 4, topic="Quantum Widgets"))  # stored again
+        first.remove_papers([first.store.newest(2)[1].id])  # and another removed after
+        assert second.follow() is not None and "rebuild" not in caplog.text
+        assert second.search("quantum widgets").total == first.search("quantum widgets").total == 3
+        assert gone.id in {h.paper.id for h in second.search("quantum widgets").hits}
+        assert second.is_caught_up(grace_s=0) and first.is_caught_up(grace_s=0)
+    finally:
+        first.close()
+        second.close()
+
+
+def test_digest_claims_and_heartbeats_use_the_databases_clock_on_postgresql(postgres_url, tmp_path):
+    """Deliveries' heartbeats (written by one instance, judged stale by another) and the digest
+    service's staleness cut-off read one clock: the database's; a test's fake clock is kept."""
+    corpus = instance(tmp_path, postgres_url, "a")
+    try:
+        live = build_services(corpus.settings, corpus, poster=RecordingPoster(), directory=QuietDirectory())
+        database = corpus.store.shared_clock(system_clock)
+        assert live.subscriptions._clock == database and live.digests.clock == database
+        assert live.leases is not None and live.leases._clock == database
+        fake = FakeClock(datetime(2026, 12, 1, 8, 0, tzinfo=UTC))
+        tested = build_services(corpus.settings, corpus, poster=RecordingPoster(), directory=QuietDirectory(), clock=fake)
+        assert tested.subscriptions._clock is fake and tested.digests.clock is fake
+    finally:
+        corpus.close()
