@@ -135,11 +135,15 @@ def measure_lag(loader: Corpus, instances: list[Instance], folder: Path, samples
             "max_s": round(max(every), 2)}  # fmt: skip
 
 
-def measure_rate(instances: list[Instance], fake: FakeSlack, rates: list[int], step_s: float) -> list[dict]:
-    """Open-loop: requests start at the offered rate (a thread per connection pair), latency from the planned start."""
+def measure_rate(instances: list[Instance], fake: FakeSlack, rates: list[int], step_s: float, sample_s: float = 0) -> list[dict]:
+    """Open-loop: requests start at the offered rate (a thread per connection pair), latency from the planned start.
+
+    With `sample_s`, each step also reports p95 and both instances' RSS every `sample_s` seconds
+    (a sustained run: is it flat?)."""
     steps = []
     for rate in rates:
         latencies: list[float] = []
+        stamped: list[tuple[float, float]] = []  # (planned start, latency)
         lock = threading.Lock()
         workers = max(2, min(16, rate // 5))
         interval = workers / rate  # each worker's own spacing
@@ -147,7 +151,14 @@ def measure_rate(instances: list[Instance], fake: FakeSlack, rates: list[int], s
         stop_at = begin + step_s
 
         def work(
-            k: int, latencies=latencies, lock=lock, interval=interval, begin=begin, stop_at=stop_at, workers=workers
+            k: int,
+            latencies=latencies,
+            stamped=stamped,
+            lock=lock,
+            interval=interval,
+            begin=begin,
+            stop_at=stop_at,
+            workers=workers,
         ) -> None:
             senders = [SlackSender(f"http://127.0.0.1:{i.port}", fake) for i in instances]
             planned = begin + k * interval / workers
@@ -161,6 +172,7 @@ def measure_rate(instances: list[Instance], fake: FakeSlack, rates: list[int], s
                 took = time.monotonic() - planned  # includes waiting behind a slow answer (no coordinated omission)
                 with lock:
                     latencies.append(took if code == 200 else float("inf"))
+                    stamped.append((planned, latencies[-1]))
                 n += 1
                 planned += interval
             for sender in senders:
@@ -168,8 +180,12 @@ def measure_rate(instances: list[Instance], fake: FakeSlack, rates: list[int], s
 
         threads = [threading.Thread(target=work, args=(k,)) for k in range(workers)]
         rss_before = [round(i.rss_mb()) for i in instances]
+        rss_samples: list[list[int]] = []
         for thread in threads:
             thread.start()
+        while sample_s and any(t.is_alive() for t in threads):
+            threads[0].join(timeout=sample_s)
+            rss_samples.append([round(i.rss_mb()) for i in instances])
         for thread in threads:
             thread.join()
         done = len(latencies) / step_s
@@ -178,6 +194,12 @@ def measure_rate(instances: list[Instance], fake: FakeSlack, rates: list[int], s
             "p95_ms": round(pct(latencies, 0.95) * 1000, 1), "rss_mb_before": rss_before,
             "rss_mb_after": [round(i.rss_mb()) for i in instances],
         })  # fmt: skip
+        if sample_s:
+            windows: dict[int, list[float]] = defaultdict(list)
+            for planned, took in stamped:
+                windows[int((planned - begin) // sample_s)].append(took)
+            steps[-1]["p95_ms_per_window"] = [round(pct(windows[w], 0.95) * 1000, 1) for w in sorted(windows)]
+            steps[-1]["rss_mb_per_window"] = rss_samples
         print(json.dumps(steps[-1]), flush=True)
         if pct(latencies, 0.95) > 0.3:
             break
@@ -241,6 +263,10 @@ def main() -> None:
     parser.add_argument("--rates", default="20,40,80,120,160,200")
     parser.add_argument("--step-seconds", type=float, default=15)
     parser.add_argument("--fanout", type=int, default=500)
+    parser.add_argument(
+        "--sustain", default="0", help="after the steps, one long run at this rate ('auto': the highest step with p95 <= 100 ms)"
+    )
+    parser.add_argument("--sustain-seconds", type=float, default=600)
     # Papers in each fan-out digest: 12 fit one message since the compact rows (issue 28); 30
     # make a head and replies, each reply waiting for its channel's next slot.
     parser.add_argument("--fanout-papers", type=int, default=30)
@@ -274,6 +300,13 @@ def main() -> None:
                 code, answer = instance.sender.command(query)
                 assert code == 200 and len(answer.get("blocks") or []) >= 4, (instance.name, query, answer)
         results["rate"] = measure_rate(instances, fake, [int(r) for r in args.rates.split(",")], args.step_seconds)
+        sustain = (
+            int(args.sustain)
+            if args.sustain != "auto"
+            else max((s["offered_per_s"] for s in results["rate"] if s["p95_ms"] <= 100), default=0)
+        )
+        if sustain:
+            results["sustained"] = measure_rate(instances, fake, [sustain], args.sustain_seconds, sample_s=60)
         for instance in instances:
             instance.stop()
         if args.fanout:
