@@ -79,6 +79,31 @@ class RebuildProgress:
         return (self.total - self.done) * elapsed / self.done
 
 
+def copy_vectors_snapshot(source: Path, target: Path) -> None:
+    """The vectors beside a snapshot's index (`<data>/vectors` next to `<data>/index`) come too.
+
+    Without them a new instance re-embeds every paper itself (about 130 papers/s on two
+    cores: 13 minutes of both cores at 100k, while it serves). Vectors are keyed by the text
+    they came from, so a copy taken while another builder writes is at worst a little
+    behind: the builder recomputes what is missing or stale. `CURRENT` is copied last, so it
+    never names a base file that is not there yet; half-written `.tmp` files are left behind.
+    """
+    if not source.is_dir() or target.exists():
+        return
+    staging = target.with_name(target.name + ".copying")
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        shutil.copytree(source, staging, ignore=shutil.ignore_patterns("*.tmp", "CURRENT"))
+        if (source / "CURRENT").is_file():
+            shutil.copy2(source / "CURRENT", staging / "CURRENT")
+    except OSError as exc:  # shutil.Error too: a file compacted away mid-copy; the builder embeds instead
+        logger.warning("vectors not copied from the snapshot %s (%s); they are computed here instead", source, exc)
+        shutil.rmtree(staging, ignore_errors=True)
+        return
+    staging.rename(target)
+    logger.info("vectors copied from the snapshot %s", source)
+
+
 class Corpus:
     """Papers you can ingest, search and read, backed by SQLite and a Whoosh index."""
 
@@ -112,6 +137,7 @@ class Corpus:
             # instead of rebuilding from the whole store (ensure_index checks it like any index).
             shutil.copytree(snapshot, settings.index_dir)
             logger.info("index copied from the snapshot %s", snapshot)
+            copy_vectors_snapshot(snapshot.parent / "vectors", settings.vectors_dir)
         try:
             store = open_store(settings.database_location)
         except sqlite3.OperationalError as exc:  # the folder is writable, the database file is not; or no PostgreSQL

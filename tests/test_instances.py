@@ -89,6 +89,23 @@ def test_a_new_instance_starts_from_an_index_snapshot(postgres_url, tmp_path):
     second.close()
 
 
+def test_the_vectors_beside_a_snapshot_come_with_it_so_nothing_is_embedded_again(postgres_url, tmp_path):
+    first = instance(tmp_path, postgres_url, "a")
+    ingest(first, tmp_path, "a.txt", listing_text("Feed A", 0, 4, topic="Quantum Widgets"))
+    assert first.meaning is not None and first.meaning.builder.run() == 4
+    first.close()
+    (tmp_path / "a" / "vectors" / "chunk-1-1.npz.99.tmp").write_bytes(b"half a file")  # a write in flight
+    settings = Settings(
+        data_dir=tmp_path / "b", seeds_dir=tmp_path / "no-seeds", database_url=postgres_url,
+        index_snapshot_dir=tmp_path / "a" / "index",
+    )  # fmt: skip
+    second = Corpus.load(settings)
+    assert second.meaning is not None and second.meaning.builder.progress(count=True).missing == 0
+    assert not list(settings.vectors_dir.glob("*.tmp"))
+    assert not second.meaning.builder.pending()  # every paper already has its vector
+    second.close()
+
+
 def test_readyz_is_503_while_the_index_is_behind_and_healthz_stays_200():
     app = App(token=BOT_TOKEN, signing_secret="s" * 32, token_verification_enabled=False)
     caught_up = [False]
