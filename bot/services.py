@@ -31,7 +31,7 @@ from bot.feeds.arxiv import Enricher, build_enricher
 from bot.feeds.inbox import scan_inbox, scan_inbox_and_check_index
 from bot.feeds.sources import Source, SourceService
 from bot.library.readinglist import Library
-from bot.store.claims import Leases
+from bot.store.claims import ARXIV_PLACE, Leases, Ledger, shared_turns
 from bot.store.installs import Installations
 from bot.store.workspaces import Workspaces
 
@@ -111,6 +111,8 @@ def build_services(
     leases = (
         Leases(corpus.store, lease=timedelta(seconds=settings.lease_seconds), clock=clock) if settings.shared_database else None
     )
+    # arXiv's one request per PAPERBOT_ARXIV_INTERVAL_SECONDS, from whichever instance holds its claim now.
+    arxiv_turn = shared_turns(Ledger(corpus.store), ARXIV_PLACE) if settings.shared_database else None
     jobs = DigestScheduler(
         scheduler or background_scheduler(),
         digests,
@@ -128,8 +130,15 @@ def build_services(
         library=library,
         subscriptions=subscriptions,
         digests=digests,
-        sources=SourceService(settings, corpus, clock=clock, on_failing=on_feed_failing, kept_by_people=library.kept_by_people),
-        enricher=build_enricher(settings, corpus, clock=clock) if settings.arxiv_enabled else None,
+        sources=SourceService(
+            settings,
+            corpus,
+            clock=clock,
+            on_failing=on_feed_failing,
+            kept_by_people=library.kept_by_people,
+            arxiv_turn=arxiv_turn,
+        ),  # fmt: skip
+        enricher=build_enricher(settings, corpus, clock=clock, shared_turn=arxiv_turn) if settings.arxiv_enabled else None,
         directory=directory,
         scheduler=jobs,
         clock=clock,

@@ -19,20 +19,25 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from digest_support import FakeClock, QuietDirectory, RecordingPoster, ingest, listing_text
+from fake_arxiv import FakeArxiv
 
-from bot.clock import system_clock
-from bot.config import Settings
+from bot.clock import Clock, system_clock
+from bot.config import ALL_NETWORKS, Settings
 from bot.corpus import Corpus
 from bot.errors import WorkClaimLost
+from bot.feeds.arxiv import ArxivClient
+from bot.feeds.sources import SourceService
 from bot.ingest.listing import parse_text
+from bot.search.index import PaperIndex
 from bot.services import build_services
-from bot.store.claims import Leases
+from bot.store.claims import ARXIV_PLACE, Leases, Ledger, shared_turns
 from bot.store.database import PAPERS, WRITES, is_store_unavailable, open_store
 from bot.store.postgres import PostgresStore, connection_info
 
@@ -226,6 +231,92 @@ def test_work_whose_lease_was_lost_is_refused_its_next_write(database_location):
     finally:
         store.close()
         other.close()
+
+
+def skewed_instance(tmp_path: Path, url: str, name: str, skew: timedelta) -> tuple[Corpus, Clock]:
+    """An instance on PostgreSQL whose machine's clock is `skew` off (its store's and its services')."""
+    clock: Clock = lambda: system_clock() + skew  # noqa: E731
+    settings = Settings(data_dir=tmp_path / name, seeds_dir=tmp_path / "no-seeds", database_url=url)
+    corpus = Corpus(settings, PostgresStore(url, machine_clock=clock), PaperIndex(settings.index_dir))
+    corpus.ensure_index()
+    return corpus, clock
+
+
+def feed_service(corpus: Corpus, clock: Clock, fake: FakeArxiv, lease: timedelta) -> SourceService:
+    settings = Settings(data_dir=corpus.settings.data_dir, arxiv_api_url=fake.api_url, feeds_allow_private=ALL_NETWORKS)
+    client = ArxivClient(fake.api_url, interval=0.0, retries=0, timeout=5)
+    return SourceService(settings, corpus, clock=clock, arxiv_client=client, timeout=5, poll_lease=lease)
+
+
+def test_a_feed_polls_lease_is_by_the_databases_clock_across_instances_whose_clocks_differ(postgres_url, tmp_path):
+    """Two instances, one clock 5 minutes fast, the other 5 minutes slow: a poll held by an instance
+    that died is taken over once its lease (2 s) has passed on the database's clock, by either
+    (by its own clock the fast one would take it at once, the slow one only after 10 minutes);
+    and a poll under way is never run a second time."""
+    fake = FakeArxiv()
+    fast, fast_clock = skewed_instance(tmp_path, postgres_url, "fast", timedelta(minutes=5))
+    slow, slow_clock = skewed_instance(tmp_path, postgres_url, "slow", timedelta(minutes=-5))
+    try:
+        fake.pages["/feed.txt"] = (listing_text("Feed A", 0, 2), "")
+        feeds = {"fast": feed_service(fast, fast_clock, fake, timedelta(seconds=2)),
+                 "slow": feed_service(slow, slow_clock, fake, timedelta(seconds=2))}  # fmt: skip
+        source = feeds["slow"].add(fake.url + "/feed.txt", added_by="U1")
+
+        def taken_over(dead: str, other: str) -> float:
+            """`dead` takes the poll's lease and dies; how long until `other` polls instead."""
+            assert feeds[dead].sources.lease(source.id, feeds[dead].lease_clock(), timedelta(seconds=2))
+            died = time.monotonic()
+            assert feeds[other].poll(source).skipped == "busy"  # by the fast one's own clock, long expired
+            while (result := feeds[other].poll(source)).skipped == "busy":
+                assert time.monotonic() - died < 5, "the lease was not taken over"  # the slow one's: 10 minutes
+                time.sleep(0.1)
+            assert result.error == "" and result.skipped == ""
+            return time.monotonic() - died
+
+        fetches = lambda: len([r for r in fake.requests if r.path == "/feed.txt"])  # noqa: E731
+        assert 0.9 < taken_over("slow", "fast") < 3.5 and fetches() == 1
+        assert 0.9 < taken_over("fast", "slow") < 3.5 and fetches() == 2
+
+        fake.delay["/feed.txt"] = 0.6
+        running = threading.Thread(target=feeds["fast"].poll, args=(source,))
+        running.start()
+        time.sleep(0.2)
+        assert feeds["slow"].poll(source).skipped == "busy"  # the fast one is polling it
+        running.join()
+        assert fetches() == 3
+        assert slow.store.state()[0] == 2
+    finally:
+        fake.stop()
+        fast.close()
+        slow.close()
+
+
+def test_arxivs_spacing_holds_across_instances_whose_clocks_differ(postgres_url, tmp_path):
+    """arXiv's turns are taken in the ledger on the database's clock: an instance 5 minutes fast and
+    one 5 minutes slow, asking in turn (as the claim moves between them), stay the interval
+    apart, neither waiting minutes for the other's clock."""
+    fake = FakeArxiv()
+    clients = []
+    stores = []
+    try:
+        for skew in (timedelta(minutes=5), timedelta(minutes=-5)):
+            store = PostgresStore(postgres_url, machine_clock=lambda skew=skew: system_clock() + skew)
+            stores.append(store)
+            turn = shared_turns(Ledger(store), ARXIV_PLACE)
+            clients.append(ArxivClient(fake.api_url, interval=0.4, retries=0, timeout=5, shared_turn=turn))
+        fast_ledger, slow_ledger = Ledger(stores[0]), Ledger(stores[1])
+        assert fast_ledger.reserve("api:test", 3.0) == 0.0
+        assert 2.0 < slow_ledger.reserve("api:test", 3.0) <= 3.0  # the fast one's turn, 3 s from now by one clock
+        started = time.monotonic()
+        for client in clients + clients:
+            client.query(search_query="cat:cs.CL")
+        arrivals = [r.at for r in fake.api_requests()]
+        assert len(arrivals) == 4 and time.monotonic() - started < 5
+        assert min(b - a for a, b in zip(arrivals, arrivals[1:], strict=False)) > 0.35, arrivals
+    finally:
+        fake.stop()
+        for store in stores:
+            store.close()
 
 
 # -- state() and removals --------------------------------------------------------------------
