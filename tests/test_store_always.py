@@ -21,6 +21,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -28,15 +29,16 @@ import pytest
 from digest_support import FakeClock, QuietDirectory, RecordingPoster, ingest, listing_text
 from fake_arxiv import FakeArxiv
 
-from bot.clock import Clock, system_clock
+from bot.clock import Clock, system_clock, to_iso
 from bot.config import ALL_NETWORKS, Settings
 from bot.corpus import Corpus
+from bot.digests.scheduler import ManualScheduler
 from bot.errors import WorkClaimLost
 from bot.feeds.arxiv import ArxivClient
 from bot.feeds.sources import SourceService
 from bot.ingest.listing import parse_text
 from bot.search.index import PaperIndex
-from bot.services import build_services
+from bot.services import PRUNE_CLAIM, PRUNE_JOB, build_services, start_services, stop_services
 from bot.store.claims import ARXIV_PLACE, Leases, Ledger, shared_turns
 from bot.store.database import PAPERS, WRITES, is_store_unavailable, open_store
 from bot.store.postgres import PostgresStore, connection_info
@@ -378,6 +380,102 @@ def test_a_removal_on_one_instance_is_deleted_in_place_on_the_other(postgres_url
     finally:
         first.close()
         second.close()
+
+
+# -- tombstones pruned ----------------------------------------------------------------------
+
+
+def test_prune_removes_old_tombstones_only_and_keeps_those_above_the_newest_paper(database_location):
+    now = ["2026-11-01T08:00:00+00:00"]
+    store = open_store(database_location, clock=lambda: now[0])
+    try:
+        store.ingest_listing(parse_text(listing_text("Feed A", 0, 6), "a.txt"))
+        old = [p.id for p in store.newest(6)[3:5]]
+        store.remove_papers(old)  # rev 7, on Nov 1
+        old_rev = store.state()[1]
+        now[0] = "2026-11-20T08:00:00+00:00"
+        recent = store.newest(1)[0].id
+        store.remove_papers([recent])  # rev 8, on Nov 20
+        store.ingest_listing(parse_text(listing_text("Feed B", 20, 1), "b.txt"))  # rev 9: the newest paper
+        assert store.pruned_rev() == 0
+        assert store.prune_tombstones("2026-11-13T08:00:00+00:00") == 2
+        assert {i for i, _ in store.removed_since(0)} == {recent} and store.pruned_rev() == old_rev
+        assert store.prune_tombstones("2026-11-13T08:00:00+00:00") == 0 and store.pruned_rev() == old_rev
+        now[0] = "2026-11-01T08:00:00+00:00"
+        newest = store.newest(1)[0].id
+        store.remove_papers([newest])  # the newest paper now one of Feed A's, below both tombstones left
+        assert store.prune_tombstones("2026-11-30T08:00:00+00:00") == 0  # old enough, but kept
+        assert {i for i, _ in store.removed_since(0)} == {recent, newest} and store.pruned_rev() == old_rev
+    finally:
+        store.close()
+
+
+def test_a_follower_behind_the_pruned_tombstones_rebuilds_and_an_up_to_date_one_does_not(postgres_url, tmp_path, caplog):
+    """b missed a removal whose tombstone was pruned since: it is not ready (no grace) until it has
+    rebuilt, then holds exactly the store's papers, the removed one not found. c, up to date when
+    the prune ran, follows the next change in place, restarted too."""
+    first, behind, current = (instance(tmp_path, postgres_url, name) for name in ("a", "b", "c"))
+    try:
+        ingest(first, tmp_path, "a.txt", listing_text("Feed A", 0, 5, topic="Quantum Widgets"))
+        assert behind.follow() is not None and behind.search("quantum widgets").total == 5
+        gone = first.store.newest(1)[0]
+        first.remove_papers([gone.id])
+        ingest(first, tmp_path, "b.txt", listing_text("Feed B", 10, 2, topic="Quantum Widgets"))
+        assert current.follow() is not None and current.search("quantum widgets").total == 6
+        pruned = first.store.prune_tombstones(to_iso(system_clock() + timedelta(days=1)))
+        assert pruned == 1 and first.store.removed_since(0) == []
+        assert not behind.is_caught_up()  # with the default grace: it must rebuild first
+        assert current.is_caught_up(grace_s=0) and first.is_caught_up(grace_s=0)
+        caplog.clear()
+        assert "rebuilding" in (behind.follow() or "")
+        stored = {p.id for p in first.store.iter_papers()}
+        assert {h.paper.id for h in behind.search("quantum widgets", per_page=50).hits} == stored and len(stored) == 6
+        assert gone.id not in stored and behind.is_caught_up(grace_s=0) and behind.follow() is None
+        first.remove_papers([first.store.newest(1)[0].id])  # a later removal: followed in place
+        caplog.clear()
+        assert "removed 1" in (current.follow() or "") and "rebuild" not in caplog.text
+        current.close()
+        current = instance(tmp_path, postgres_url, "c")  # restarted: its index's rev is its newest paper's
+        assert current.is_caught_up(grace_s=0) and "rebuild" not in caplog.text
+        assert {h.paper.id for h in current.search("quantum widgets", per_page=50).hits} == {
+            p.id for p in first.store.iter_papers()
+        }
+    finally:
+        first.close()
+        behind.close()
+        current.close()
+
+
+def test_the_prune_job_runs_on_the_instance_that_claims_it_with_the_retention_setting(postgres_url, tmp_path):
+    """The scheduled prune is claimed like other work: while another instance holds its claim it
+    does nothing here; then it prunes what is older than PAPERBOT_TOMBSTONE_RETENTION_DAYS."""
+    first, other = instance(tmp_path, postgres_url, "a"), instance(tmp_path, postgres_url, "b")
+    clock = FakeClock(system_clock())
+    started = []
+    try:
+        ingest(first, tmp_path, "a.txt", listing_text("Feed A", 0, 3))
+        first.remove_papers([first.store.newest(1)[0].id])
+        ingest(first, tmp_path, "b.txt", listing_text("Feed B", 10, 1))
+        for corpus in (first, other):
+            settings = replace(corpus.settings, arxiv_enabled=False, tombstone_retention_days=2)
+            services = build_services(settings, corpus, poster=RecordingPoster(), directory=QuietDirectory(),
+                                      clock=clock, scheduler=ManualScheduler(clock))  # fmt: skip
+            start_services(services, background=True)
+            started.append(services)
+        prune = [dict((job_id, job) for job_id, job, _ in s.scheduler.background_jobs)[PRUNE_JOB] for s in started]
+        clock.advance(days=1)
+        assert prune[0]() == 0 and len(first.store.removed_since(0)) == 1  # kept 2 days
+        clock.advance(days=2)
+        assert started[1].leases is not None
+        with started[1].leases.held(PRUNE_CLAIM) as ours:
+            assert ours and prune[0]() is None  # the other instance is pruning
+        assert len(first.store.removed_since(0)) == 1
+        assert prune[0]() == 1 and first.store.removed_since(0) == [] and first.store.pruned_rev() == 4
+    finally:
+        for services in started:
+            stop_services(services)
+        first.close()
+        other.close()
 
 
 def test_digest_claims_and_heartbeats_use_the_databases_clock_on_postgresql(postgres_url, tmp_path):
