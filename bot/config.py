@@ -123,6 +123,9 @@ class Settings:
     database_url: str = field(default="", repr=False)
     follow_interval_seconds: float = 2.0
     lease_seconds: int = 120
+    # Removals leave tombstones that followers delete from their index; kept this long, then
+    # pruned (an index older than that is rebuilt from the store rather than caught up).
+    tombstone_retention_days: int = 7
     index_snapshot_dir: Path | None = None  # an index folder to start from instead of rebuilding
 
     @property
@@ -243,6 +246,7 @@ class Settings:
             database_url=database_url,
             follow_interval_seconds=float(_int(env, "PAPERBOT_FOLLOW_INTERVAL_SECONDS", 2, minimum=1)),
             lease_seconds=_int(env, "PAPERBOT_LEASE_SECONDS", 120, minimum=1),
+            tombstone_retention_days=_int(env, "PAPERBOT_TOMBSTONE_RETENTION_DAYS", 7, minimum=1),
             index_snapshot_dir=Path(snapshot) if snapshot else None,
         )
 

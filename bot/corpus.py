@@ -63,6 +63,15 @@ def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
     return files
 
 
+class TombstonesPruned(Exception):
+    """The index is older than tombstones the store has pruned (Store.prune_tombstones): the
+    removals it missed can't be read any more, so it is rebuilt rather than caught up. Raised
+    before anything is indexed, so the index's rev never moves past a removal it missed."""
+
+    def __init__(self, index_rev: int, horizon: int):
+        super().__init__(f"the index (rev {index_rev}) is older than the tombstones pruned up to rev {horizon}")
+
+
 @dataclass
 class RebuildProgress:
     """How far a rebuild of the index from the store has got (see Corpus.rebuilding)."""
@@ -206,6 +215,8 @@ class Corpus:
         if index_rev >= rev and index_count == count:
             self._behind_since = None
             return True
+        if index_rev < self.store.pruned_rev():  # it must be rebuilt: no grace (ensure_index)
+            return False
         now = time.monotonic()
         if self._behind_since is None:
             self._behind_since = now
@@ -270,11 +281,14 @@ class Corpus:
                     f"index out of date ({index_count} docs at rev {known}, store has {count} at rev {rev}); rebuilding"
                 )
             if known < rev:
-                changed = self._catch_up(index_rev)
-                index_count, caught_up = self._index_state()
-                count, rev_now = self.store.state()
-                if caught_up < rev_now:  # changed in the store meanwhile (the server, an upload)
-                    changed += self._catch_up(self.index.state()[1])
+                try:
+                    changed = self._catch_up(index_rev)
+                    index_count, caught_up = self._index_state()
+                    count, rev_now = self.store.state()
+                    if caught_up < rev_now:  # changed in the store meanwhile (the server, an upload)
+                        changed += self._catch_up(self.index.state()[1])
+                except TombstonesPruned as behind:
+                    return self._rebuild(f"{behind}; rebuilding from the store")
                     index_count, _ = self.index.state()
                     count = self.store.state()[0]
                 if index_count != count:
@@ -330,7 +344,7 @@ class Corpus:
             _, index_rev = self.index.state()
             try:
                 self._catch_up(index_rev)
-            except (IndexBusy, TimeoutError) as exc:  # (a child process writing a day's segment that hung)
+            except (IndexBusy, TimeoutError, TombstonesPruned) as exc:  # (a child process writing a day's segment that hung)
                 logger.warning("%s; the index will catch up from the store later", exc)
 
     def _catch_up(self, index_rev: int, *, removed_after: int | None = None) -> int:
@@ -347,6 +361,9 @@ class Corpus:
         upto = self.store.state()[1]
         after = max(index_rev, self._followed) if removed_after is None else removed_after
         removed = self.store.removed_since(after, upto) if upto > after else []
+        # Read after the tombstones: a prune between the two would otherwise go unseen.
+        if removed_after is None and upto > after and after < (horizon := self.store.pruned_rev()):
+            raise TombstonesPruned(after, horizon)
         if removed:
             self.index.remove(removed)
         changed = self._index_changed(index_rev)
@@ -395,7 +412,7 @@ class Corpus:
             with self._sync_lock:
                 try:
                     self._catch_up(self.index.state()[1])  # their tombstones: deleted as any instance deletes them
-                except (IndexBusy, TimeoutError) as exc:
+                except (IndexBusy, TimeoutError, TombstonesPruned) as exc:
                     logger.warning("%s; the index drops the removed papers at its next check", exc)
         return len(removed)
 

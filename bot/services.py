@@ -19,7 +19,7 @@ from datetime import timedelta
 
 from apscheduler.schedulers.base import BaseScheduler
 
-from bot.clock import Clock, system_clock
+from bot.clock import Clock, system_clock, to_iso
 from bot.config import Settings
 from bot.corpus import Corpus
 from bot.digests.places import Directory, Poster
@@ -31,7 +31,7 @@ from bot.feeds.arxiv import Enricher, build_enricher
 from bot.feeds.inbox import scan_inbox, scan_inbox_and_check_index
 from bot.feeds.sources import Source, SourceService
 from bot.library.readinglist import Library
-from bot.store.claims import Leases
+from bot.store.claims import ARXIV_PLACE, Leases, Ledger, shared_turns
 from bot.store.installs import Installations
 from bot.store.workspaces import Workspaces
 
@@ -48,6 +48,8 @@ FOLLOW_JOB = "follow-store"
 # every instance, not per process.
 ARXIV_CLAIM = "arxiv"
 INBOX_CLAIM = "inbox-scan"
+PRUNE_JOB = PRUNE_CLAIM = "prune-tombstones"
+PRUNE_INTERVAL = timedelta(hours=6)  # tombstones are kept for days: a few prunes a day keep the table small
 
 
 @dataclass
@@ -111,6 +113,8 @@ def build_services(
     leases = (
         Leases(corpus.store, lease=timedelta(seconds=settings.lease_seconds), clock=clock) if settings.shared_database else None
     )
+    # arXiv's one request per PAPERBOT_ARXIV_INTERVAL_SECONDS, from whichever instance holds its claim now.
+    arxiv_turn = shared_turns(Ledger(corpus.store), ARXIV_PLACE) if settings.shared_database else None
     jobs = DigestScheduler(
         scheduler or background_scheduler(),
         digests,
@@ -128,8 +132,15 @@ def build_services(
         library=library,
         subscriptions=subscriptions,
         digests=digests,
-        sources=SourceService(settings, corpus, clock=clock, on_failing=on_feed_failing, kept_by_people=library.kept_by_people),
-        enricher=build_enricher(settings, corpus, clock=clock) if settings.arxiv_enabled else None,
+        sources=SourceService(
+            settings,
+            corpus,
+            clock=clock,
+            on_failing=on_feed_failing,
+            kept_by_people=library.kept_by_people,
+            arxiv_turn=arxiv_turn,
+        ),  # fmt: skip
+        enricher=build_enricher(settings, corpus, clock=clock, shared_turn=arxiv_turn) if settings.arxiv_enabled else None,
         directory=directory,
         scheduler=jobs,
         clock=clock,
@@ -145,6 +156,14 @@ def claimed_inbox_scan(corpus: Corpus, inbox, leases: Leases, *, clock: Clock = 
         corpus.ensure_index()
     except IndexBusy as exc:
         logger.warning("%s; trying again at the next scan", exc)
+
+
+def prune_tombstones(corpus: Corpus, retention: timedelta, *, clock: Clock = system_clock) -> int:
+    """Delete tombstones older than `retention` (PAPERBOT_TOMBSTONE_RETENTION_DAYS); return how many."""
+    pruned = corpus.store.prune_tombstones(to_iso(corpus.store.shared_clock(clock)() - retention))
+    if pruned:
+        logger.info("pruned %d tombstones of removals older than %s", pruned, retention)
+    return pruned
 
 
 def claimed(leases: Leases | None, name: str, work: Callable[[], object]) -> Callable[[], object]:
@@ -176,6 +195,9 @@ def start_services(services: Services, *, background: bool = False) -> None:
         meaning = services.corpus.meaning
         if meaning is not None:  # vectors for search by meaning, never in a request or an ingest
             services.scheduler.add_background_job(VECTORS_JOB, meaning.builder.run_background, VECTORS_INTERVAL)
+        retention = timedelta(days=services.settings.tombstone_retention_days)
+        prune = claimed(leases, PRUNE_CLAIM, lambda: prune_tombstones(services.corpus, retention, clock=services.clock))
+        services.scheduler.add_background_job(PRUNE_JOB, prune, PRUNE_INTERVAL)
         if services.settings.shared_database:  # papers stored through other instances become searchable here
             follow = timedelta(seconds=services.settings.follow_interval_seconds)
             services.scheduler.add_background_job(FOLLOW_JOB, services.corpus.follow, follow)

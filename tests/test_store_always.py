@@ -19,20 +19,27 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from digest_support import FakeClock, QuietDirectory, RecordingPoster, ingest, listing_text
+from fake_arxiv import FakeArxiv
 
-from bot.clock import system_clock
-from bot.config import Settings
+from bot.clock import Clock, system_clock, to_iso
+from bot.config import ALL_NETWORKS, Settings
 from bot.corpus import Corpus
+from bot.digests.scheduler import ManualScheduler
 from bot.errors import WorkClaimLost
+from bot.feeds.arxiv import ArxivClient
+from bot.feeds.sources import SourceService
 from bot.ingest.listing import parse_text
-from bot.services import build_services
-from bot.store.claims import Leases
+from bot.search.index import PaperIndex
+from bot.services import PRUNE_CLAIM, PRUNE_JOB, build_services, start_services, stop_services
+from bot.store.claims import ARXIV_PLACE, Leases, Ledger, shared_turns
 from bot.store.database import PAPERS, WRITES, is_store_unavailable, open_store
 from bot.store.postgres import PostgresStore, connection_info
 
@@ -228,6 +235,92 @@ def test_work_whose_lease_was_lost_is_refused_its_next_write(database_location):
         other.close()
 
 
+def skewed_instance(tmp_path: Path, url: str, name: str, skew: timedelta) -> tuple[Corpus, Clock]:
+    """An instance on PostgreSQL whose machine's clock is `skew` off (its store's and its services')."""
+    clock: Clock = lambda: system_clock() + skew  # noqa: E731
+    settings = Settings(data_dir=tmp_path / name, seeds_dir=tmp_path / "no-seeds", database_url=url)
+    corpus = Corpus(settings, PostgresStore(url, machine_clock=clock), PaperIndex(settings.index_dir))
+    corpus.ensure_index()
+    return corpus, clock
+
+
+def feed_service(corpus: Corpus, clock: Clock, fake: FakeArxiv, lease: timedelta) -> SourceService:
+    settings = Settings(data_dir=corpus.settings.data_dir, arxiv_api_url=fake.api_url, feeds_allow_private=ALL_NETWORKS)
+    client = ArxivClient(fake.api_url, interval=0.0, retries=0, timeout=5)
+    return SourceService(settings, corpus, clock=clock, arxiv_client=client, timeout=5, poll_lease=lease)
+
+
+def test_a_feed_polls_lease_is_by_the_databases_clock_across_instances_whose_clocks_differ(postgres_url, tmp_path):
+    """Two instances, one clock 5 minutes fast, the other 5 minutes slow: a poll held by an instance
+    that died is taken over once its lease (2 s) has passed on the database's clock, by either
+    (by its own clock the fast one would take it at once, the slow one only after 10 minutes);
+    and a poll under way is never run a second time."""
+    fake = FakeArxiv()
+    fast, fast_clock = skewed_instance(tmp_path, postgres_url, "fast", timedelta(minutes=5))
+    slow, slow_clock = skewed_instance(tmp_path, postgres_url, "slow", timedelta(minutes=-5))
+    try:
+        fake.pages["/feed.txt"] = (listing_text("Feed A", 0, 2), "")
+        feeds = {"fast": feed_service(fast, fast_clock, fake, timedelta(seconds=2)),
+                 "slow": feed_service(slow, slow_clock, fake, timedelta(seconds=2))}  # fmt: skip
+        source = feeds["slow"].add(fake.url + "/feed.txt", added_by="U1")
+
+        def taken_over(dead: str, other: str) -> float:
+            """`dead` takes the poll's lease and dies; how long until `other` polls instead."""
+            assert feeds[dead].sources.lease(source.id, feeds[dead].lease_clock(), timedelta(seconds=2))
+            died = time.monotonic()
+            assert feeds[other].poll(source).skipped == "busy"  # by the fast one's own clock, long expired
+            while (result := feeds[other].poll(source)).skipped == "busy":
+                assert time.monotonic() - died < 5, "the lease was not taken over"  # the slow one's: 10 minutes
+                time.sleep(0.1)
+            assert result.error == "" and result.skipped == ""
+            return time.monotonic() - died
+
+        fetches = lambda: len([r for r in fake.requests if r.path == "/feed.txt"])  # noqa: E731
+        assert 0.9 < taken_over("slow", "fast") < 3.5 and fetches() == 1
+        assert 0.9 < taken_over("fast", "slow") < 3.5 and fetches() == 2
+
+        fake.delay["/feed.txt"] = 0.6
+        running = threading.Thread(target=feeds["fast"].poll, args=(source,))
+        running.start()
+        time.sleep(0.2)
+        assert feeds["slow"].poll(source).skipped == "busy"  # the fast one is polling it
+        running.join()
+        assert fetches() == 3
+        assert slow.store.state()[0] == 2
+    finally:
+        fake.stop()
+        fast.close()
+        slow.close()
+
+
+def test_arxivs_spacing_holds_across_instances_whose_clocks_differ(postgres_url, tmp_path):
+    """arXiv's turns are taken in the ledger on the database's clock: an instance 5 minutes fast and
+    one 5 minutes slow, asking in turn (as the claim moves between them), stay the interval
+    apart, neither waiting minutes for the other's clock."""
+    fake = FakeArxiv()
+    clients = []
+    stores = []
+    try:
+        for skew in (timedelta(minutes=5), timedelta(minutes=-5)):
+            store = PostgresStore(postgres_url, machine_clock=lambda skew=skew: system_clock() + skew)
+            stores.append(store)
+            turn = shared_turns(Ledger(store), ARXIV_PLACE)
+            clients.append(ArxivClient(fake.api_url, interval=0.4, retries=0, timeout=5, shared_turn=turn))
+        fast_ledger, slow_ledger = Ledger(stores[0]), Ledger(stores[1])
+        assert fast_ledger.reserve("api:test", 3.0) == 0.0
+        assert 2.0 < slow_ledger.reserve("api:test", 3.0) <= 3.0  # the fast one's turn, 3 s from now by one clock
+        started = time.monotonic()
+        for client in clients + clients:
+            client.query(search_query="cat:cs.CL")
+        arrivals = [r.at for r in fake.api_requests()]
+        assert len(arrivals) == 4 and time.monotonic() - started < 5
+        assert min(b - a for a, b in zip(arrivals, arrivals[1:], strict=False)) > 0.35, arrivals
+    finally:
+        fake.stop()
+        for store in stores:
+            store.close()
+
+
 # -- state() and removals --------------------------------------------------------------------
 
 
@@ -287,6 +380,102 @@ def test_a_removal_on_one_instance_is_deleted_in_place_on_the_other(postgres_url
     finally:
         first.close()
         second.close()
+
+
+# -- tombstones pruned ----------------------------------------------------------------------
+
+
+def test_prune_removes_old_tombstones_only_and_keeps_those_above_the_newest_paper(database_location):
+    now = ["2026-11-01T08:00:00+00:00"]
+    store = open_store(database_location, clock=lambda: now[0])
+    try:
+        store.ingest_listing(parse_text(listing_text("Feed A", 0, 6), "a.txt"))
+        old = [p.id for p in store.newest(6)[3:5]]
+        store.remove_papers(old)  # rev 7, on Nov 1
+        old_rev = store.state()[1]
+        now[0] = "2026-11-20T08:00:00+00:00"
+        recent = store.newest(1)[0].id
+        store.remove_papers([recent])  # rev 8, on Nov 20
+        store.ingest_listing(parse_text(listing_text("Feed B", 20, 1), "b.txt"))  # rev 9: the newest paper
+        assert store.pruned_rev() == 0
+        assert store.prune_tombstones("2026-11-13T08:00:00+00:00") == 2
+        assert {i for i, _ in store.removed_since(0)} == {recent} and store.pruned_rev() == old_rev
+        assert store.prune_tombstones("2026-11-13T08:00:00+00:00") == 0 and store.pruned_rev() == old_rev
+        now[0] = "2026-11-01T08:00:00+00:00"
+        newest = store.newest(1)[0].id
+        store.remove_papers([newest])  # the newest paper now one of Feed A's, below both tombstones left
+        assert store.prune_tombstones("2026-11-30T08:00:00+00:00") == 0  # old enough, but kept
+        assert {i for i, _ in store.removed_since(0)} == {recent, newest} and store.pruned_rev() == old_rev
+    finally:
+        store.close()
+
+
+def test_a_follower_behind_the_pruned_tombstones_rebuilds_and_an_up_to_date_one_does_not(postgres_url, tmp_path, caplog):
+    """b missed a removal whose tombstone was pruned since: it is not ready (no grace) until it has
+    rebuilt, then holds exactly the store's papers, the removed one not found. c, up to date when
+    the prune ran, follows the next change in place, restarted too."""
+    first, behind, current = (instance(tmp_path, postgres_url, name) for name in ("a", "b", "c"))
+    try:
+        ingest(first, tmp_path, "a.txt", listing_text("Feed A", 0, 5, topic="Quantum Widgets"))
+        assert behind.follow() is not None and behind.search("quantum widgets").total == 5
+        gone = first.store.newest(1)[0]
+        first.remove_papers([gone.id])
+        ingest(first, tmp_path, "b.txt", listing_text("Feed B", 10, 2, topic="Quantum Widgets"))
+        assert current.follow() is not None and current.search("quantum widgets").total == 6
+        pruned = first.store.prune_tombstones(to_iso(system_clock() + timedelta(days=1)))
+        assert pruned == 1 and first.store.removed_since(0) == []
+        assert not behind.is_caught_up()  # with the default grace: it must rebuild first
+        assert current.is_caught_up(grace_s=0) and first.is_caught_up(grace_s=0)
+        caplog.clear()
+        assert "rebuilding" in (behind.follow() or "")
+        stored = {p.id for p in first.store.iter_papers()}
+        assert {h.paper.id for h in behind.search("quantum widgets", per_page=50).hits} == stored and len(stored) == 6
+        assert gone.id not in stored and behind.is_caught_up(grace_s=0) and behind.follow() is None
+        first.remove_papers([first.store.newest(1)[0].id])  # a later removal: followed in place
+        caplog.clear()
+        assert "removed 1" in (current.follow() or "") and "rebuild" not in caplog.text
+        current.close()
+        current = instance(tmp_path, postgres_url, "c")  # restarted: its index's rev is its newest paper's
+        assert current.is_caught_up(grace_s=0) and "rebuild" not in caplog.text
+        assert {h.paper.id for h in current.search("quantum widgets", per_page=50).hits} == {
+            p.id for p in first.store.iter_papers()
+        }
+    finally:
+        first.close()
+        behind.close()
+        current.close()
+
+
+def test_the_prune_job_runs_on_the_instance_that_claims_it_with_the_retention_setting(postgres_url, tmp_path):
+    """The scheduled prune is claimed like other work: while another instance holds its claim it
+    does nothing here; then it prunes what is older than PAPERBOT_TOMBSTONE_RETENTION_DAYS."""
+    first, other = instance(tmp_path, postgres_url, "a"), instance(tmp_path, postgres_url, "b")
+    clock = FakeClock(system_clock())
+    started = []
+    try:
+        ingest(first, tmp_path, "a.txt", listing_text("Feed A", 0, 3))
+        first.remove_papers([first.store.newest(1)[0].id])
+        ingest(first, tmp_path, "b.txt", listing_text("Feed B", 10, 1))
+        for corpus in (first, other):
+            settings = replace(corpus.settings, arxiv_enabled=False, tombstone_retention_days=2)
+            services = build_services(settings, corpus, poster=RecordingPoster(), directory=QuietDirectory(),
+                                      clock=clock, scheduler=ManualScheduler(clock))  # fmt: skip
+            start_services(services, background=True)
+            started.append(services)
+        prune = [dict((job_id, job) for job_id, job, _ in s.scheduler.background_jobs)[PRUNE_JOB] for s in started]
+        clock.advance(days=1)
+        assert prune[0]() == 0 and len(first.store.removed_since(0)) == 1  # kept 2 days
+        clock.advance(days=2)
+        assert started[1].leases is not None
+        with started[1].leases.held(PRUNE_CLAIM) as ours:
+            assert ours and prune[0]() is None  # the other instance is pruning
+        assert len(first.store.removed_since(0)) == 1
+        assert prune[0]() == 1 and first.store.removed_since(0) == [] and first.store.pruned_rev() == 4
+    finally:
+        for services in started:
+            stop_services(services)
+        first.close()
+        other.close()
 
 
 def test_digest_claims_and_heartbeats_use_the_databases_clock_on_postgresql(postgres_url, tmp_path):

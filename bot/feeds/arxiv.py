@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sqlite3
 import threading
 import time
 import unicodedata
@@ -182,19 +183,43 @@ def _clipped(text: str, limit: int) -> str:
 
 
 class RateLimiter:
-    """At most one request every `interval` seconds, across threads."""
+    """At most one request every `interval` seconds, across threads, and with `shared` across
+    instances.
+
+    `shared(interval)` takes the next turn in a ledger every instance shares and returns how
+    long to wait for it (bot/store/claims.py's `shared_turns`, on the database's clock): the
+    feed polls and arXiv lookups move between instances as their claim does, and a new holder
+    must not ask arXiv within `interval` of the last holder's request. When the ledger can't
+    be reached (the database away), this process's own spacing holds meanwhile.
+    """
 
     def __init__(
-        self, interval: float, *, monotonic: Callable[[], float] = time.monotonic, sleep: Callable[[float], object] = time.sleep
+        self,
+        interval: float,
+        *,
+        monotonic: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], object] = time.sleep,
+        shared: Callable[[float], float] | None = None,
     ):
         self.interval = interval
         self._monotonic = monotonic
         self._sleep = sleep
+        self._shared = shared
         self._lock = threading.Lock()
         self._last: float | None = None
 
     def wait(self) -> None:
         with self._lock:
+            if self._shared is not None and self.interval > 0:
+                try:
+                    delay = self._shared(self.interval)
+                except sqlite3.Error as exc:
+                    logger.warning("could not take arXiv's turn in the shared ledger (%s); spacing this instance's requests", exc)
+                else:
+                    if delay > 0:
+                        self._sleep(delay)
+                    self._last = self._monotonic()
+                    return
             if self._last is not None:
                 delay = self._last + self.interval - self._monotonic()
                 if delay > 0:
@@ -219,7 +244,9 @@ class ArxivClient:
         max_wait: float = 120.0,
         timeout: float = 30.0,
         sleep: Callable[[float], None] | None = None,
+        shared_turn: Callable[[float], float] | None = None,
     ):
+        """`shared_turn`: arXiv's turns in a ledger every instance shares (see RateLimiter)."""
         self.api_url = api_url
         self.stopping = threading.Event()
         # Waits end early on stop(), so shutting `serve` down never waits out a backoff.
@@ -229,7 +256,7 @@ class ArxivClient:
         self.max_wait = max_wait
         self.timeout = timeout
         self._sleep = wait
-        self.limiter = RateLimiter(interval, sleep=wait)
+        self.limiter = RateLimiter(interval, sleep=wait, shared=shared_turn)
         self.requests = 0
 
     def stop(self) -> None:
@@ -413,7 +440,10 @@ class Enricher:
         return report
 
 
-def build_enricher(settings: Settings, corpus: Corpus, *, clock: Clock | None = None) -> Enricher:
-    """The enricher `serve` and `enrich` use, from settings (PAPERBOT_ARXIV_*)."""
-    client = ArxivClient(settings.arxiv_api_url, interval=settings.arxiv_interval_seconds, backoff=settings.arxiv_backoff_seconds)
+def build_enricher(
+    settings: Settings, corpus: Corpus, *, clock: Clock | None = None, shared_turn: Callable[[float], float] | None = None
+) -> Enricher:
+    """The enricher `serve` and `enrich` use, from settings (PAPERBOT_ARXIV_*); `shared_turn`: see RateLimiter."""
+    client = ArxivClient(settings.arxiv_api_url, interval=settings.arxiv_interval_seconds,
+                         backoff=settings.arxiv_backoff_seconds, shared_turn=shared_turn)  # fmt: skip
     return Enricher(corpus, client, recheck_days=settings.arxiv_recheck_days, clock=clock or system_clock)

@@ -12,8 +12,9 @@ papers become English-only papers (with their arXiv record) and merge with paper
 already stored by arXiv id, else by title and authors, so a paper seen in both is one
 paper. Either way new papers take the next `seq`, so digests pick them up like any other.
 
-Each poll is one lease in the database (`polling_until`), so neither two scheduler threads
-nor a CLI `sources poll` beside `serve` ever poll one source at once. A failed poll keeps
+Each poll is one lease in the database (`polling_until`, by the database's clock), so neither
+two scheduler threads, nor two instances whose clocks differ, nor a CLI `sources poll` beside
+`serve` ever poll one source at once. A failed poll keeps
 its reason (an i18n key under `sources.error_`), changes nothing stored, and waits longer
 before the next try (doubling up to MAX_BACKOFF, or the server's Retry-After); the first
 failure of a run of failures is reported once through `on_failing` (admins' DMs).
@@ -345,13 +346,16 @@ class SourceStore:
                 db.execute("DELETE FROM sources WHERE id = ?", (source_id,))
             return True
 
-    def lease(self, source_id: int, now: datetime) -> bool:
-        """Take the right to poll this source; False when another poll holds it."""
+    def lease(self, source_id: int, now: datetime, lease: timedelta = LEASE) -> bool:
+        """Take the right to poll this source for `lease`; False when another poll holds it.
+
+        `now` is the database's clock (SourceService.lease_clock): the expiry is written by
+        one instance and compared by another."""
         with self.store.transaction() as db:
             return bool(
                 db.execute(
                     "UPDATE sources SET polling_until = ? WHERE id = ? AND polling_until <= ?",
-                    (to_iso(now + LEASE), source_id, to_iso(now)),
+                    (to_iso(now + lease), source_id, to_iso(now)),
                 ).rowcount
             )
 
@@ -407,14 +411,22 @@ class SourceService:
         kept_by_people: Callable[[list[str]], set[str]] | None = None,
         timeout: float = LISTING_TIMEOUT,
         max_bytes: int = LISTING_MAX_BYTES,
+        poll_lease: timedelta = LEASE,
+        arxiv_turn: Callable[[float], float] | None = None,
     ):
+        """`arxiv_turn`: arXiv's turns shared by every instance (bot/feeds/arxiv.py's RateLimiter)."""
         self.settings = settings
         self.corpus = corpus
         self.sources = SourceStore(corpus.store)
         self.clock = clock
+        # A poll's lease and a failed feed's backoff are written by one instance and read by
+        # another: both by the database's clock on PostgreSQL, not by each instance's own.
+        self.lease_clock = corpus.store.shared_clock(clock)
+        self.poll_lease = poll_lease
         self.arxiv = arxiv_client or ArxivClient(
-            settings.arxiv_api_url, interval=settings.arxiv_interval_seconds, backoff=settings.arxiv_backoff_seconds, retries=1
-        )
+            settings.arxiv_api_url, interval=settings.arxiv_interval_seconds, backoff=settings.arxiv_backoff_seconds, retries=1,
+            shared_turn=arxiv_turn,
+        )  # fmt: skip
         self.on_failing = on_failing
         # Which papers someone saved or shared (the library's; bot/services.py wires it): never removed.
         self.kept_by_people = kept_by_people or (lambda ids: set())
@@ -582,10 +594,10 @@ class SourceService:
         return results
 
     def poll(self, source: Source, *, force: bool = False) -> PollResult:
-        now = self.clock()
+        now = self.lease_clock()
         if not force and source.retry_at and source.retry_at > to_iso(now):
             return PollResult(source, skipped="waiting")
-        if not self.sources.lease(source.id, now):
+        if not self.sources.lease(source.id, now, self.poll_lease):
             return PollResult(source, skipped="busy")
         held_back = 0
         try:

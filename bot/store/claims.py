@@ -16,8 +16,8 @@ workspace, so each workspace has its own places (`ledger_place`: `rate:T1:users.
 Both work on SQLite too (one process, or several on one data folder): the rows and the
 write transactions are the same, and writers take turns on either store.
 
-A lease is compared by one clock for every instance: the database's on PostgreSQL
-(`Store.shared_clock`), so an instance whose clock runs ahead does not take over live work,
+A lease, and a ledger's slot, is compared by one clock for every instance: the database's on
+PostgreSQL (`Store.shared_clock`), so an instance whose clock runs ahead does not take over live work,
 nor one whose clock lags hold a lease past its expiry. Leases take turns in a write domain
 of their own (CLAIMS), so a renewal never waits behind another instance's ingest or digest.
 
@@ -228,8 +228,14 @@ def ledger_place(kind: str, name: str, team_id: str = "") -> str:
 class Ledger:
     """When each Slack place may next be posted to, across every instance (see the module's docstring)."""
 
-    def __init__(self, store: Store, *, now: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep):
+    def __init__(self, store: Store, *, now: Callable[[], float] | None = None, sleep: Callable[[float], None] = time.sleep):
+        """`now` (seconds since the epoch) is the database's clock unless a test gives one: a
+        slot written by an instance whose clock runs ahead would hold the others back by as
+        much, and one whose clock lags would post into another's slot."""
         self.store = store
+        if now is None:
+            database = store.shared_clock(system_clock)
+            now = lambda: database().timestamp()  # noqa: E731
         self._now = now
         self._sleep = sleep
         with store.transaction() as db:
@@ -301,3 +307,13 @@ class Ledger:
     @staticmethod
     def _set(db, place: str, next_at: float) -> None:
         db.execute("INSERT OR REPLACE INTO slack_ledger (place, next_at) VALUES (?, ?)", (place, next_at))
+
+
+ARXIV_PLACE = "api:arxiv"
+"""The ledger's row for arXiv's API: one request every PAPERBOT_ARXIV_INTERVAL_SECONDS from any instance."""
+
+
+def shared_turns(ledger: Ledger, place: str) -> Callable[[float], float]:
+    """Turns at `place` taken in the ledger: `turn(spacing_s)` takes the next and returns how long
+    to wait for it (bot/feeds/arxiv.py's RateLimiter, so arXiv's spacing holds across instances)."""
+    return lambda spacing_s: ledger.reserve(place, spacing_s)

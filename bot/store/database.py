@@ -740,6 +740,36 @@ class Store:
                 self._count_papers(db, -len(removed))
         return removed
 
+    def prune_tombstones(self, before: str) -> int:
+        """Delete the tombstones of removals made before `before` (a stored timestamp); return how many.
+
+        A follower whose index is older than a pruned tombstone can't learn of that removal
+        any more: `pruned_rev` (meta `tombstones_pruned_rev`, the highest rev pruned) tells it
+        to rebuild from the store instead (Corpus.ensure_index). Tombstones above the newest
+        paper's rev are kept whatever their age: an index holding every paper has that rev
+        (its documents' highest), so a restarted up-to-date instance, which no longer knows
+        it followed the removals after its last paper, never finds itself behind the horizon.
+        """
+        with self.transaction(PAPERS) as db:
+            newest = int(db.execute("SELECT COALESCE(MAX(rev), 0) FROM papers").fetchone()[0])
+            row = db.execute(
+                "SELECT COUNT(*), COALESCE(MAX(rev), 0) FROM paper_tombstones WHERE removed_at < ? AND rev < ?",
+                (before, newest),
+            ).fetchone()
+            count, horizon = int(row[0]), int(row[1])
+            if not count:
+                return 0
+            db.execute("DELETE FROM paper_tombstones WHERE removed_at < ? AND rev < ?", (before, newest))
+            kept = db.execute("SELECT value FROM meta WHERE key = 'tombstones_pruned_rev'").fetchone()
+            if kept is None or int(kept[0]) < horizon:
+                db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('tombstones_pruned_rev', ?)", (str(horizon),))
+        return count
+
+    def pruned_rev(self) -> int:
+        """The highest rev whose tombstones were pruned (0: none): an index behind it must be rebuilt."""
+        rows = self.read("SELECT value FROM meta WHERE key = 'tombstones_pruned_rev'")
+        return int(rows[0][0]) if rows else 0
+
     def removed_since(self, rev: int, upto_rev: int | None = None) -> list[tuple[str, int]]:
         """The (id, seq) of papers removed after `rev` (and at or before `upto_rev`): their tombstones."""
         upto = -1 if upto_rev is None else upto_rev

@@ -486,9 +486,11 @@ class PostgresStore(Store):
         return [(since_rev if i == 0 else revs[i - 1], revs[min(i + size, len(revs)) - 1]) for i in range(0, len(revs), size)]
 
     def shared_clock(self, clock: Clock) -> Clock:
-        """The database's clock for the system's: every instance then compares leases and
-        heartbeats by one clock, not each by its own. A test's clock is kept as it is."""
-        return self._offset.now if clock is system_clock else clock
+        """The database's clock for the machine's: every instance then compares leases and
+        heartbeats by one clock, not each by its own. The machine's clock is the system's or
+        the one this store was opened with (a test's clock that runs fast or slow); any other
+        clock (a test's fake clock, which the test moves by hand) is kept as it is."""
+        return self._offset.now if clock is system_clock or clock is self._offset.machine else clock
 
     def database_time(self) -> datetime:
         """The database server's clock, now (one round trip)."""
@@ -510,7 +512,7 @@ class _ClockOffset:
 
     def __init__(self, store: PostgresStore, machine_clock: Clock):
         self._store = store
-        self._machine = machine_clock
+        self.machine = machine_clock
         self._offset: timedelta | None = None
         self._measured = -float("inf")
         self._lock = threading.Lock()
@@ -518,7 +520,7 @@ class _ClockOffset:
     def now(self) -> datetime:
         if time.monotonic() - self._measured >= self.REFRESH_S:
             self._measure()
-        return self._machine() + (self._offset or timedelta(0))
+        return self.machine() + (self._offset or timedelta(0))
 
     def _measure(self) -> None:
         with self._lock:
@@ -526,9 +528,9 @@ class _ClockOffset:
                 return
             self._measured = time.monotonic()
             try:
-                before = self._machine()
+                before = self.machine()
                 server = self._store.database_time()
-                after = self._machine()
+                after = self.machine()
             except sqlite3.Error as exc:
                 logger.warning("could not read the database's clock (%s); leases keep the last offset", exc)
                 return
