@@ -664,15 +664,17 @@ class Corpus:
             return []
         hidden = self.visibility.hidden(team)
         if not filter_text.strip():
-            if not hidden:
+            if not hidden and (self.meaning is None or not self.meaning.duplicates.count()):
                 return self.store.papers_between(after_seq, upto, limit)
             shown = [p for p in self.store.papers_between(after_seq, upto) if p.id not in hidden]
-            return shown[:limit] if limit is not None else shown
-        found = self.index.score_new(filter_text, after_seq=after_seq, upto_seq=upto, hidden=hidden)
-        papers = sorted(
-            (p for p in self.store.get_many([paper_id for paper_id, _ in found]) if p.seq <= upto), key=lambda p: p.seq
-        )
-        return papers[:limit] if limit is not None else papers
+        else:
+            found = self.index.score_new(filter_text, after_seq=after_seq, upto_seq=upto, hidden=hidden)
+            shown = sorted(
+                (p for p in self.store.get_many([paper_id for paper_id, _ in found]) if p.seq <= upto), key=lambda p: p.seq
+            )
+        # A paper and its duplicate once; a duplicate of a paper an earlier digest had, not at all.
+        shown = self.shown_once(shown, team=team, after_seq=after_seq)
+        return shown[:limit] if limit is not None else shown
 
     def alternatives(self, text: str) -> tuple[str, ...]:
         """What else a search for `text` looks for: the lexicon's translations and aliases
@@ -782,6 +784,41 @@ class Corpus:
             out.append(merged(paper, self.store.get_many(members)) if members else paper)
         return out
 
+    def canonical_id(self, paper_id: str) -> str:
+        """The id a paper is shown under: its canonical paper's when it is a duplicate, else its own."""
+        if self.meaning is None or not self.meaning.duplicates.count():
+            return paper_id
+        return self.meaning.duplicates.canonical(paper_id)
+
+    def shown_once(self, papers: list[Paper], *, team: str | None = EVERYONE, after_seq: int | None = None) -> list[Paper]:
+        """`papers` as a list a person sees them: each duplicate as its canonical paper, with
+        everything from both (bot/semantic/dupes.py), once, at the first place either had.
+
+        Every list a person is shown passes through here (saved, for you, Home, popular, a
+        digest's papers, exports); searches and More like this do the same on their hits
+        (`_canonical_hits`). `after_seq` (a digest's): a canonical paper stored at or before
+        it was in an earlier digest, so its duplicate, new now, is not new. `team`: the
+        asking workspace; a canonical paper it may not see leaves the duplicate as it is.
+        """
+        if self.meaning is None or not papers or not self.meaning.duplicates.count():
+            return list(papers)
+        hidden = self.visibility.hidden(team)
+        shown_ids: list[str] = []
+        for paper in papers:
+            canonical = self.meaning.duplicates.canonical(paper.id)
+            shown_ids.append(paper.id if canonical in hidden else canonical)
+        found = {p.id: p for p in self._papers(list(dict.fromkeys(shown_ids)), hidden)}
+        out, seen = [], set()
+        for paper, shown_id in zip(papers, shown_ids, strict=True):
+            if shown_id in seen:
+                continue
+            seen.add(shown_id)
+            shown = found.get(shown_id, paper)
+            if after_seq is not None and shown.id != paper.id and shown.seq <= after_seq:
+                continue
+            out.append(shown)
+        return out
+
     def resolve(self, query_or_id: str, *, team: str | None = EVERYONE) -> Paper | None:
         """Return the paper with this id, else the best search match, else None (as `team` sees them)."""
         paper = self.get(query_or_id, team=team)
@@ -819,9 +856,11 @@ class Corpus:
     def newest(self, limit: int = 5, *, team: str | None = EVERYONE) -> list[Paper]:
         """The papers stored last, newest first, of those `team` may see."""
         hidden = self.visibility.hidden(team)
-        if not hidden:
+        duplicates = self.meaning.duplicates.count() if self.meaning is not None else 0
+        if not hidden and not duplicates:
             return self.store.newest(limit)
-        return [p for p in self.store.newest(limit + len(hidden)) if p.id not in hidden][:limit]
+        newest = [p for p in self.store.newest(limit + len(hidden) + min(duplicates, limit)) if p.id not in hidden]
+        return self.shown_once(newest, team=team)[:limit]
 
     def visible(self, papers: list[Paper], *, team: str | None = EVERYONE) -> list[Paper]:
         """`papers` without those `team` may not see (a pool a caller gathered by other means:

@@ -43,6 +43,7 @@ from bot.store.database import Store
 from bot.store.feedback import FeedbackStore
 
 if TYPE_CHECKING:
+    from bot.corpus import Corpus
     from bot.library.recommend import Recommended, Recommender
 
 SCHEMA = """
@@ -143,10 +144,20 @@ class Ordering:
 class Library:
     """Saves, votes and rankings, in the corpus's SQLite file."""
 
-    def __init__(self, store: Store, *, clock: Clock = system_clock, alternatives: Callable[[str], Sequence[str]] | None = None):
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Clock = system_clock,
+        alternatives: Callable[[str], Sequence[str]] | None = None,
+        corpus: Corpus | None = None,
+    ):
         self.store = store
         self.clock = clock
         self.alternatives = alternatives  # Corpus.alternatives: interests match as a search would
+        # The corpus over the same store, for its duplicates (each shown once, as its canonical
+        # paper: Corpus.shown_once) and its vectors by meaning (the for-you's likenesses).
+        self.corpus = corpus
         self.terms = TermCache()
         self.feedback = FeedbackStore(store)  # 👍 / 👎, opens, interests (issue 27)
         self._recommender: Recommender | None = None
@@ -174,10 +185,26 @@ class Library:
                 self.feedback,
                 HashedTerms(self.terms),
                 saved_papers=self.saved_papers,
-                get_many=self.store.get_many,
+                get_many=lambda ids: self._shown(self.store.get_many(ids), None),
                 alternatives=self.alternatives,
+                dense=self._dense,
+                canonical=self._canonical,
             )
         return self._recommender
+
+    def _shown(self, papers: list[Paper], team_id: str | None) -> list[Paper]:
+        """Papers as a person sees them: a duplicate as its canonical paper, once (Corpus.shown_once)."""
+        if self.corpus is None:
+            return papers
+        return self.corpus.shown_once(papers, team=self._team(team_id))
+
+    def _canonical(self, paper_id: str) -> str:
+        return paper_id if self.corpus is None else self.corpus.canonical_id(paper_id)
+
+    def _dense(self):
+        """The papers' vectors by meaning (bot/semantic/), None with PAPERBOT_SEMANTIC=off or none yet."""
+        meaning = self.corpus.meaning if self.corpus is not None else None
+        return meaning if meaning is not None and meaning.has_vectors() else None
 
     # -- saves ------------------------------------------------------------------------------
 
@@ -195,15 +222,25 @@ class Library:
             )
 
     def unsave(self, user_id: str, paper_id: str, *, team_id: str | None = None) -> bool:
-        """Remove a save; return False when there was none."""
+        """Remove a save (of the paper under any of its ids: a duplicate's too); return False when there was none."""
+        ids = self._same_paper(paper_id)
+        marks = ", ".join("?" for _ in ids)
         with self.store.transaction() as db:
             team = self.store.team_or_home(team_id, db)
             return (
                 db.execute(
-                    "DELETE FROM saves WHERE team_id = ? AND user_id = ? AND paper_id = ?", (team, user_id, paper_id)
+                    f"DELETE FROM saves WHERE team_id = ? AND user_id = ? AND paper_id IN ({marks})", (team, user_id, *ids)
                 ).rowcount
                 > 0
             )
+
+    def _same_paper(self, paper_id: str) -> list[str]:
+        """`paper_id`, its canonical paper's and its duplicates' ids (bot/semantic/dupes.py)."""
+        meaning = self.corpus.meaning if self.corpus is not None else None
+        if meaning is None or not meaning.duplicates.count():
+            return [paper_id]
+        canonical = meaning.duplicates.canonical(paper_id)
+        return list(dict.fromkeys([paper_id, canonical, *meaning.duplicates.members(canonical)]))
 
     def toggle(self, user_id: str, paper_id: str, *, channel_id: str = "", team_id: str | None = None) -> bool:
         """Save the paper, or unsave it when it is saved; return whether it is saved now."""
@@ -214,27 +251,32 @@ class Library:
         return True
 
     def is_saved(self, user_id: str, paper_id: str, *, team_id: str | None = None) -> bool:
+        ids = self._same_paper(paper_id)
+        marks = ", ".join("?" for _ in ids)
         return bool(
             self.store.read(
-                "SELECT 1 FROM saves WHERE team_id = ? AND user_id = ? AND paper_id = ?", (self._team(team_id), user_id, paper_id)
+                f"SELECT 1 FROM saves WHERE team_id = ? AND user_id = ? AND paper_id IN ({marks})",
+                (self._team(team_id), user_id, *ids),
             )
         )
 
     def saved_ids(self, user_id: str, *, team_id: str | None = None) -> set[str]:
         rows = self.store.read("SELECT paper_id FROM saves WHERE team_id = ? AND user_id = ?", (self._team(team_id), user_id))
-        return {r[0] for r in rows}
+        ids = {r[0] for r in rows}
+        return ids | {self._canonical(pid) for pid in ids}  # a save of a duplicate is a save of its paper
 
     def saved_count(self, user_id: str, *, team_id: str | None = None) -> int:
-        rows = self.store.read("SELECT COUNT(*) FROM saves WHERE team_id = ? AND user_id = ?", (self._team(team_id), user_id))
-        return int(rows[0][0])
+        rows = self.store.read("SELECT paper_id FROM saves WHERE team_id = ? AND user_id = ?", (self._team(team_id), user_id))
+        return len({self._canonical(r[0]) for r in rows})  # a paper saved under both its ids counts once
 
     def saved_papers(self, user_id: str, limit: int | None = None, *, team_id: str | None = None) -> list[Paper]:
         """The person's saved papers, newest save first."""
         rows = self.store.read(
             "SELECT paper_id FROM saves WHERE team_id = ? AND user_id = ? ORDER BY saved_at DESC, position DESC LIMIT ?",
-            (self._team(team_id), user_id, -1 if limit is None else limit),
+            # Twice as many: a paper saved under its own id and its duplicate's is one.
+            (self._team(team_id), user_id, -1 if limit is None else 2 * limit if self.corpus is not None else limit),
         )
-        return self.store.get_many([r[0] for r in rows])
+        return self._shown(self.store.get_many([r[0] for r in rows]), team_id)[:limit]
 
     def saved(
         self, user_id: str, query: str = "", *, page: int = 1, per_page: int = SAVED_PER_PAGE, team_id: str | None = None
@@ -365,7 +407,8 @@ class Library:
     def votes(self, channel_id: str, since: str = "", *, team_id: str | None = None) -> dict[str, tuple[float, int]]:
         """Per paper: (votes, people) from reactions on the channel's cards since `since`.
 
-        A person counts once per paper: the largest share of a vote they gave it.
+        A person counts once per paper: the largest share of a vote they gave it (on its
+        cards or its duplicate's, counted for the canonical paper).
         """
         rows = self.store.read(
             "SELECT c.paper_id, r.user_id, MAX(1.0 / c.papers) FROM reactions r"
@@ -373,8 +416,12 @@ class Library:
             " WHERE r.team_id = ? AND r.channel_id = ? AND r.present = 1 AND r.at >= ? GROUP BY c.paper_id, r.user_id",
             (self._team(team_id), channel_id, since),
         )
+        largest: dict[tuple[str, str], float] = {}
+        for paper_id, user, share in rows:
+            key = (self._canonical(paper_id), user)
+            largest[key] = max(largest.get(key, 0.0), share)
         out: dict[str, tuple[float, int]] = {}
-        for paper_id, _user, share in rows:
+        for (paper_id, _user), share in largest.items():
             votes, people = out.get(paper_id, (0.0, 0))
             out[paper_id] = (votes + share, people + 1)
         return out
@@ -402,11 +449,20 @@ class Library:
         for paper_id, (votes, people) in self.votes(channel_id, since, team_id=team).items():
             entry(paper_id).votes, entry(paper_id).voters = votes, people
         papers = {p.id: p for p in self.store.get_many(list(found))}
-        ranked = []
+        ranked: list[Popular] = []
+        by_paper: dict[str, Popular] = {}
         for paper_id, item in found.items():
-            if paper_id in papers:  # the stand-in becomes the stored paper
-                item.paper = papers[paper_id]
-                ranked.append(item)
+            if paper_id not in papers:
+                continue
+            shown = self._shown([papers[paper_id]], team)[0]  # a duplicate's shares and votes count for its paper
+            if shown.id in by_paper:
+                into = by_paper[shown.id]
+                into.shares, into.saves = into.shares + item.shares, into.saves + item.saves
+                into.votes, into.voters = into.votes + item.votes, into.voters + item.voters
+                continue
+            item.paper = shown  # the stand-in becomes the stored paper
+            by_paper[shown.id] = item
+            ranked.append(item)
         ranked.sort(key=lambda p: (-p.score, -p.voters, -p.shares, p.paper.seq))
         return ranked[:limit]
 
@@ -425,8 +481,13 @@ class Library:
             weights[paper_id] += count
         for paper_id, (votes, _people) in self.votes(channel_id, team_id=team).items():
             weights[paper_id] += votes
+        if self.corpus is not None:  # a duplicate's shares, saves and votes count for its paper
+            merged_weights: defaultdict[str, float] = defaultdict(float)
+            for paper_id, weight in weights.items():
+                merged_weights[self._canonical(paper_id)] += weight
+            weights = merged_weights
         ids = sorted(weights, key=weights.__getitem__, reverse=True)[:PROFILE_MAX]  # Counter.most_common's order
-        return self.store.get_many(ids), {pid: float(w) for pid, w in weights.items()}
+        return self._shown(self.store.get_many(ids), team), {pid: float(w) for pid, w in weights.items()}
 
     # -- ordering -------------------------------------------------------------------------------
 
@@ -444,7 +505,9 @@ class Library:
         `hidden`: papers the person's workspace may not see (Corpus.hidden_from), never in the pool."""
         signals = self.recommender.person_signals(self._team(team_id), user_id)
         skip = signals.excluded | hidden if hidden else signals.excluded
-        newest = [p for p in self.store.newest(pool + len(skip)) if p.id not in skip][:pool]
+        newest = [p for p in self.store.newest(pool + len(skip)) if p.id not in skip]
+        # A duplicate and its paper once, as the canonical paper (which may itself be saved or 👎'd).
+        newest = [p for p in self._shown(newest, team_id) if p.id not in skip][:pool]
         return self.recommender.rank(newest, signals)[:limit]
 
     def order_papers(self, papers: list[Paper], *, order: str, kind: str, place_id: str, team_id: str | None = None) -> Ordering:
@@ -468,14 +531,14 @@ class Library:
         votes: dict[str, int] = {}
         if kind == "user":
             signals = self.recommender.person_signals(team_id, place_id)
-            disliked = self.feedback.disliked(team_id, place_id)
+            disliked = {self._canonical(pid) for pid in self.feedback.disliked(team_id, place_id)}
             papers = [p for p in papers if p.id not in disliked]  # never again, in their digest too
             why, own = "saved", Reason("own")
         else:
             profile, weights = self.channel_profile(place_id, team_id=team_id)
             signals = self.recommender.channel_signals(team_id, place_id, profile, weights)
             disliked = set(signals.excluded)
-            votes = {pid: v.up for pid, v in self.feedback.place_votes(team_id, place_id).items() if v.up > v.down}
+            votes = {pid: v.up for pid, v in self.recommender.place_votes(team_id, place_id).items() if v.up > v.down}
             why, own = "channel", Reason("channel_own")
         if not signals.has_any:  # nothing saved, rated or valued yet: exactly today's digest
             return Ordering(list(papers), "new")

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from bot.semantic.builder import VectorBuilder
@@ -18,6 +21,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+TEXT_CACHE = 2_000  # embedded short texts (interests) kept: each costs ~5 ms to embed again
+
 
 class Meaning:
     """Search by meaning over one store: query vectors, neighbours, and the background builder."""
@@ -27,12 +32,38 @@ class Meaning:
         self.vectors = VectorStore(path)
         self.duplicates = Duplicates(store)
         self.builder = VectorBuilder(store, self.vectors, self.encoder, duplicates=self.duplicates)
+        self._texts: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._texts_lock = threading.Lock()
 
     def has_vectors(self) -> bool:
         return len(self.vectors) > 0
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.encoder.encode([text])[0]
+
+    def paper_vectors(self, paper_ids: Iterable[str]) -> dict[str, np.ndarray]:
+        """The vectors of those papers that have one (the for-you's dense columns)."""
+        return self.vectors.vectors(paper_ids)
+
+    def embed_texts(self, texts: list[str]) -> np.ndarray:
+        """Short texts (a person's interests) embedded as a query is, remembered: a for-you
+        asks for the same few every time."""
+        if not texts:
+            return self.encoder.encode([])
+        with self._texts_lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._texts))
+        if missing:
+            rows = self.encoder.encode(missing)
+            with self._texts_lock:
+                for text, row in zip(missing, rows, strict=True):
+                    self._texts[text] = row
+                while len(self._texts) > TEXT_CACHE:
+                    self._texts.popitem(last=False)
+        import numpy as np  # Deferred: as in model.py
+
+        with self._texts_lock:
+            found = [self._texts.get(t) for t in texts]
+        return np.vstack([row if row is not None else self.encoder.encode([t])[0] for row, t in zip(found, texts, strict=True)])
 
     def warm(self) -> None:
         """Load the weights and read the vectors before the first search (serve's start)."""

@@ -215,6 +215,22 @@ class VectorStore:
                 return None
             return np.asarray(self._base_vecs[row], dtype=np.float32) * self._base_scales[row]
 
+    def vectors(self, paper_ids: Iterable[str]) -> dict[str, np.ndarray]:
+        """{paper id: its vector} for those of `paper_ids` that have one (one look at the folder)."""
+        self.refresh()
+        np = _np()
+        found: dict = {}
+        with self._lock:
+            for pid in paper_ids:
+                row = self._tail_row.get(pid)
+                if row is not None:
+                    found[pid] = self._tail_vecs[row]
+                    continue
+                row = self._base_row.get(pid)
+                if row is not None and self._base_vecs is not None and self._base_scales is not None:
+                    found[pid] = np.asarray(self._base_vecs[row], dtype=np.float32) * self._base_scales[row]
+        return found
+
     def nearest(self, query: np.ndarray, k: int, *, exclude: Iterable[str] = ()) -> list[tuple[str, float]]:
         """The `k` papers whose vectors are nearest `query` by cosine, best first: [(id, cosine)]."""
         self.refresh()
