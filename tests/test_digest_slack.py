@@ -266,6 +266,27 @@ def test_digests_hold_the_language_they_were_asked_for(w, slack):
         assert len(menus) == 6 and all(m["type"] == "overflow" and m["action_id"] == "paper_menu" for m in menus)
 
 
+def test_a_dm_digest_opens_the_dm_once_then_posts_to_it_and_reopens_one_slack_forgot(w, slack):
+    """conversations.open is tier 3 (50 a minute for every instance): 500 DM digests at 09:00
+    would take ten minutes if each asked it every morning. The DM's id comes from the last digest."""
+    slack.command("subscribe 09:00", user_id="U9", channel_id="D900")
+    ingest(w.corpus, w.tmp, "dm1.txt", listing_text("ICML", 9100, 2))
+    run_at(w, 2026, 12, 1, 9, 0)
+    assert [c.args["channel"] for c in posts(w.fake)] == ["DU9"] and len(w.fake.calls_to("conversations.open")) == 1
+    ingest(w.corpus, w.tmp, "dm2.txt", listing_text("ICML", 9200, 2))
+    run_at(w, 2026, 12, 2, 9, 0)
+    assert [c.args["channel"] for c in posts(w.fake)] == ["DU9", "DU9"]
+    assert len(w.fake.calls_to("conversations.open")) == 1  # the second morning asked nobody
+    ingest(w.corpus, w.tmp, "dm3.txt", listing_text("ICML", 9300, 2))
+    w.fake.fail("chat.postMessage", "channel_not_found")  # the remembered DM is gone
+    run_at(w, 2026, 12, 3, 9, 0)
+    assert len(w.fake.calls_to("conversations.open")) == 2  # opened afresh, once
+    (sub,) = w.services.subscriptions.all()
+    assert sub.status == "active"
+    assert len(posts(w.fake)) == 4  # the refused post, then the same message to the reopened DM
+    assert sorted(digest_paper_ids(posts(w.fake)[3:])) == sorted(p.id for p in w.corpus.newest(2))
+
+
 def test_a_channel_without_the_bot_pauses_the_digest_and_tells_its_creator(w, slack):
     slack.command("subscribe", user_id="U8", channel_id="C800")
     ingest(w.corpus, w.tmp, "pause.txt", listing_text("ICML", 4000, 2))

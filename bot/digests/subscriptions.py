@@ -573,6 +573,19 @@ class SubscriptionStore:
         )
         return {paper_id for row in rows for paper_id in json.loads(row[0])}
 
+    def last_channel(self, sub: Subscription) -> str:
+        """The channel the subscription's last posted digest went to ('' if none): a DM's D… id.
+
+        Slack keeps a person's DM with the app under one id, so a DM digest needs
+        conversations.open (tier 3: 50 a minute, shared by every instance) only the first time.
+        """
+        rows = self._rows(
+            "SELECT channel_id FROM deliveries WHERE team_id = ? AND subscription_id = ? AND channel_id != ''"
+            " ORDER BY local_date DESC LIMIT 1",
+            (sub.team_id, sub.id),
+        )
+        return str(rows[0][0]) if rows else ""
+
     def delivery(self, sub_id: int, local_date: date | str) -> Delivery | None:
         day = local_date if isinstance(local_date, str) else local_date.isoformat()
         rows = self._rows("SELECT * FROM deliveries WHERE subscription_id = ? AND local_date = ?", (sub_id, day))

@@ -90,12 +90,14 @@ def slack_services(
             return
         tell_admins_failing(client, corpus, services.admins_of(home), source)
 
+    poster = SlackDigestPoster(background)
     services = build_services(
         settings, corpus, clock=clock, scheduler=scheduler,
-        poster=SlackDigestPoster(background),
+        poster=poster,
         directory=SlackDirectory(lookups, clock=clock),
         on_feed_failing=on_feed_failing,
     )  # fmt: skip
+    poster.known_channel = services.subscriptions.last_channel  # DMs opened once, not every morning
     return services
 
 

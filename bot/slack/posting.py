@@ -13,7 +13,9 @@ with `not_installed`, and its lookups answer "unknown".
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import Any
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
@@ -53,6 +55,9 @@ class SlackDigestPoster:
 
     def __init__(self, clients: WebClient | WorkspaceClients | OneClient):
         self.clients = _clients(clients)
+        # A DM digest's channel from its earlier digests (SubscriptionStore.last_channel), set
+        # once the store is built: without it every DM digest asks conversations.open first.
+        self.known_channel: Callable[[Subscription], str] | None = None
 
     def client_for(self, sub: Subscription) -> WebClient:
         """The client of the subscription's workspace; DeliveryFailed when it has no installation."""
@@ -61,9 +66,12 @@ class SlackDigestPoster:
             raise DeliveryFailed("not_installed")
         return client
 
-    def channel_for(self, sub: Subscription, client: WebClient | None = None) -> str:
+    def channel_for(self, sub: Subscription, client: WebClient | None = None, *, remembered: bool = True) -> str:
         if sub.kind == "channel":
             return sub.place_id
+        known = self.known_channel(sub) if remembered and self.known_channel is not None else ""
+        if known:
+            return known
         client = client or self.client_for(sub)
         return client.conversations_open(users=sub.place_id)["channel"]["id"]
 
@@ -71,17 +79,30 @@ class SlackDigestPoster:
         client = self.client_for(sub)
         try:
             channel_id = self.channel_for(sub, client)
+            remembered = sub.kind != "channel" and self.known_channel is not None and channel_id == self.known_channel(sub)
+
+            def post(**message) -> Any:
+                nonlocal channel_id, remembered
+                try:
+                    return client.chat_postMessage(channel=channel_id, **message)
+                except SlackApiError as error:
+                    if not remembered or error_code(error) != "channel_not_found":
+                        raise
+                    remembered = False  # a DM Slack no longer knows by that id: open it afresh, once
+                    channel_id = self.channel_for(sub, client, remembered=False)
+                    return client.chat_postMessage(channel=channel_id, **message)
+
             if not digest.papers:
                 note = render_empty(digest)
-                response = client.chat_postMessage(channel=channel_id, text=note.text, blocks=note.blocks)
+                response = post(text=note.text, blocks=note.blocks)
                 on_posted([], response.get("channel") or channel_id, response["ts"])
                 return
             for message in render_digest(digest):
                 problems = check_blocks(message.blocks)
                 if problems:  # a renderer bug: log it, Slack will say the rest
                     logger.warning("digest message breaks Block Kit limits: %s", "; ".join(problems[:3]))
-                response = client.chat_postMessage(
-                    channel=channel_id, text=message.text, blocks=message.blocks, unfurl_links=False, unfurl_media=False,
+                response = post(
+                    text=message.text, blocks=message.blocks, unfurl_links=False, unfurl_media=False,
                     thread_ts=thread_ts or None,  # None is left out of the request
                 )  # fmt: skip
                 thread_ts = thread_ts or response["ts"]
