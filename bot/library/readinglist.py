@@ -13,7 +13,14 @@ read each other's rows, even for the same user id (Enterprise Grid):
     reactions  the latest state of each (message, person, emoji), newest event wins
 
 A person's saves are private: every read of `saves` is keyed by the (team, user) Slack
-signed for, never by a button's value. Channels only ever see counts. Every method takes
+signed for, never by a button's value. Channels only ever see counts.
+
+What a workspace may see (bot/store/visibility.py) is applied here, once, for every
+caller: a save, a share or a vote of a paper the workspace can't see (another
+workspace's upload it saved while that workspace shared its uploads, and stopped) is
+kept, but no list, count, ranking or popular line shows it: `/papers saved`, App Home,
+export, top, a digest's popular line and the for-you pool read as the workspace sees the
+library. Shared again, it is back where it was. Every method takes
 `team_id`; None (a caller from before workspaces: a script, a test) means the home
 workspace (`Store.team_or_home`); Slack's listeners always name it.
 
@@ -41,6 +48,7 @@ from bot.search.analysis import analyze
 from bot.store import tenancy
 from bot.store.database import Store
 from bot.store.feedback import FeedbackStore
+from bot.store.visibility import Visibility
 
 if TYPE_CHECKING:
     from bot.library.recommend import Recommended, Recommender
@@ -143,8 +151,16 @@ class Ordering:
 class Library:
     """Saves, votes and rankings, in the corpus's SQLite file."""
 
-    def __init__(self, store: Store, *, clock: Clock = system_clock, alternatives: Callable[[str], Sequence[str]] | None = None):
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Clock = system_clock,
+        alternatives: Callable[[str], Sequence[str]] | None = None,
+        visibility: Visibility | None = None,
+    ):
         self.store = store
+        self.visibility = visibility or Visibility(store)  # the corpus's: which papers a workspace may not see
         self.clock = clock
         self.alternatives = alternatives  # Corpus.alternatives: interests match as a search would
         self.terms = TermCache()
@@ -225,16 +241,24 @@ class Library:
         return {r[0] for r in rows}
 
     def saved_count(self, user_id: str, *, team_id: str | None = None) -> int:
-        rows = self.store.read("SELECT COUNT(*) FROM saves WHERE team_id = ? AND user_id = ?", (self._team(team_id), user_id))
+        """How many saved papers the person's workspace may see (as `saved_papers` lists them)."""
+        team = self._team(team_id)
+        hidden = self.visibility.hidden(team)
+        if hidden:
+            return len(self.saved_ids(user_id, team_id=team) - hidden)
+        rows = self.store.read("SELECT COUNT(*) FROM saves WHERE team_id = ? AND user_id = ?", (team, user_id))
         return int(rows[0][0])
 
     def saved_papers(self, user_id: str, limit: int | None = None, *, team_id: str | None = None) -> list[Paper]:
-        """The person's saved papers, newest save first."""
+        """The person's saved papers their workspace may see, newest save first."""
+        team = self._team(team_id)
+        hidden = self.visibility.hidden(team)
         rows = self.store.read(
             "SELECT paper_id FROM saves WHERE team_id = ? AND user_id = ? ORDER BY saved_at DESC, position DESC LIMIT ?",
-            (self._team(team_id), user_id, -1 if limit is None else limit),
+            (team, user_id, -1 if limit is None else limit + len(hidden)),
         )
-        return self.store.get_many([r[0] for r in rows])
+        ids = [r[0] for r in rows if r[0] not in hidden]
+        return self.store.get_many(ids if limit is None else ids[:limit])
 
     def saved(
         self, user_id: str, query: str = "", *, page: int = 1, per_page: int = SAVED_PER_PAGE, team_id: str | None = None
@@ -380,7 +404,8 @@ class Library:
         return out
 
     def top(self, channel_id: str, period: str = "week", *, limit: int = 10, team_id: str | None = None) -> list[Popular]:
-        """The channel's most shared, saved-from and reacted papers of the period, best first."""
+        """The channel's most shared, saved-from and reacted papers of the period, best first
+        (of those the channel's workspace may see)."""
         team = self._team(team_id)
         since = to_iso(self.clock() - PERIODS[period])
         found: dict[str, Popular] = {}
@@ -401,7 +426,8 @@ class Library:
             entry(paper_id).saves = int(count)
         for paper_id, (votes, people) in self.votes(channel_id, since, team_id=team).items():
             entry(paper_id).votes, entry(paper_id).voters = votes, people
-        papers = {p.id: p for p in self.store.get_many(list(found))}
+        hidden = self.visibility.hidden(team)
+        papers = {p.id: p for p in self.store.get_many([pid for pid in found if pid not in hidden])}
         ranked = []
         for paper_id, item in found.items():
             if paper_id in papers:  # the stand-in becomes the stored paper
@@ -411,7 +437,8 @@ class Library:
         return ranked[:limit]
 
     def channel_profile(self, channel_id: str, *, team_id: str | None = None) -> tuple[list[Paper], dict[str, float]]:
-        """Papers the channel shared, saved from its cards or reacted to, with their weight."""
+        """Papers the channel shared, saved from its cards or reacted to, with their weight
+        (of those the channel's workspace may see)."""
         team = self._team(team_id)
         weights: defaultdict[str, float] = defaultdict(float)
         for paper_id, count in self.store.read(
@@ -425,6 +452,9 @@ class Library:
             weights[paper_id] += count
         for paper_id, (votes, _people) in self.votes(channel_id, team_id=team).items():
             weights[paper_id] += votes
+        hidden = self.visibility.hidden(team)
+        for paper_id in hidden & weights.keys():
+            del weights[paper_id]
         ids = sorted(weights, key=weights.__getitem__, reverse=True)[:PROFILE_MAX]  # Counter.most_common's order
         return self.store.get_many(ids), {pid: float(w) for pid, w in weights.items()}
 
@@ -437,12 +467,12 @@ class Library:
         team_id: str | None = None,
         limit: int = 5,
         pool: int = FORYOU_POOL,
-        hidden: frozenset[str] = frozenset(),
     ) -> list[Recommended]:
-        """The newest papers the person hasn't saved or 👎'd, ranked by their model, each with a reason.
-
-        `hidden`: papers the person's workspace may not see (Corpus.hidden_from), never in the pool."""
-        signals = self.recommender.person_signals(self._team(team_id), user_id)
+        """The newest papers the person hasn't saved or 👎'd, ranked by their model, each with a
+        reason; never one their workspace may not see."""
+        team = self._team(team_id)
+        signals = self.recommender.person_signals(team, user_id)
+        hidden = self.visibility.hidden(team)
         skip = signals.excluded | hidden if hidden else signals.excluded
         newest = [p for p in self.store.newest(pool + len(skip)) if p.id not in skip][:pool]
         return self.recommender.rank(newest, signals)[:limit]
