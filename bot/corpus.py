@@ -123,6 +123,7 @@ class Corpus:
         # Search by meaning (bot/semantic/): None with PAPERBOT_SEMANTIC=off, the search of before
         self.meaning = meaning
         self.visibility = Visibility(store)  # which papers each workspace may not see
+        index.private_ids = self.visibility.private  # their words correct no other workspace's typos
         self._sync_lock = threading.Lock()
         self._ready = False
         self._progress: RebuildProgress | None = None

@@ -39,6 +39,9 @@ class FakeSlack:
         self.calls: list[Call] = []
         self.socket_url: str | None = None  # what apps.connections.open returns
         self.users: dict[str, dict] = {}  # user id -> fields users.info adds (tz, locale)
+        # bot token -> user id -> fields users.info adds when asked with that token (one user
+        # id may be two people in two workspaces); over `users`
+        self.users_by_token: dict[str, dict[str, dict]] = {}
         self.channels: dict[str, dict] = {}  # channel id -> fields conversations.info adds (is_member)
         self.codes: dict[str, dict] = {}  # OAuth code -> what oauth.v2.access answers (used once)
         self.refreshes: dict[str, dict] = {}  # refresh token -> what oauth.v2.access answers for it
@@ -119,6 +122,7 @@ class FakeSlack:
             self._delays.clear()
             self.socket_url = None
             self.users.clear()
+            self.users_by_token.clear()
             self.channels.clear()
             self.codes.clear()
             self.refreshes.clear()
@@ -209,7 +213,13 @@ class FakeSlack:
         if method == "users.info":
             return {
                 "ok": True,
-                "user": {"id": args.get("user"), "locale": "en-US", "name": "someone", **self.users.get(args.get("user"), {})},
+                "user": {
+                    "id": args.get("user"),
+                    "locale": "en-US",
+                    "name": "someone",
+                    **self.users.get(args.get("user"), {}),
+                    **self.users_by_token.get(token, {}).get(args.get("user"), {}),
+                },  # fmt: skip
             }
         if method == "conversations.info":
             channel = {

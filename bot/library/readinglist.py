@@ -13,7 +13,14 @@ read each other's rows, even for the same user id (Enterprise Grid):
     reactions  the latest state of each (message, person, emoji), newest event wins
 
 A person's saves are private: every read of `saves` is keyed by the (team, user) Slack
-signed for, never by a button's value. Channels only ever see counts. Every method takes
+signed for, never by a button's value. Channels only ever see counts.
+
+What a workspace may see (bot/store/visibility.py) is applied here, once, for every
+caller: a save, a share or a vote of a paper the workspace can't see (another
+workspace's upload it saved while that workspace shared its uploads, and stopped) is
+kept, but no list, count, ranking or popular line shows it: `/papers saved`, App Home,
+export, top, a digest's popular line and the for-you pool read as the workspace sees the
+library. Shared again, it is back where it was. Every method takes
 `team_id`; None (a caller from before workspaces: a script, a test) means the home
 workspace (`Store.team_or_home`); Slack's listeners always name it.
 
@@ -41,6 +48,7 @@ from bot.search.analysis import analyze
 from bot.store import tenancy
 from bot.store.database import Store
 from bot.store.feedback import FeedbackStore
+from bot.store.visibility import Visibility
 
 if TYPE_CHECKING:
     from bot.corpus import Corpus
@@ -151,8 +159,10 @@ class Library:
         clock: Clock = system_clock,
         alternatives: Callable[[str], Sequence[str]] | None = None,
         corpus: Corpus | None = None,
+        visibility: Visibility | None = None,
     ):
         self.store = store
+        self.visibility = visibility or Visibility(store)  # the corpus's: which papers a workspace may not see
         self.clock = clock
         self.alternatives = alternatives  # Corpus.alternatives: interests match as a search would
         # The corpus over the same store, for its duplicates (each shown once, as its canonical
@@ -266,17 +276,24 @@ class Library:
         return ids | {self._canonical(pid) for pid in ids}  # a save of a duplicate is a save of its paper
 
     def saved_count(self, user_id: str, *, team_id: str | None = None) -> int:
-        rows = self.store.read("SELECT paper_id FROM saves WHERE team_id = ? AND user_id = ?", (self._team(team_id), user_id))
-        return len({self._canonical(r[0]) for r in rows})  # a paper saved under both its ids counts once
+        """How many saved papers the person's workspace may see (as `saved_papers` lists them)."""
+        team = self._team(team_id)
+        hidden = self.visibility.hidden(team)
+        rows = self.store.read("SELECT paper_id FROM saves WHERE team_id = ? AND user_id = ?", (team, user_id))
+        # A paper saved under both its ids counts once.
+        return len({self._canonical(r[0]) for r in rows if r[0] not in hidden})
 
     def saved_papers(self, user_id: str, limit: int | None = None, *, team_id: str | None = None) -> list[Paper]:
-        """The person's saved papers, newest save first."""
+        """The person's saved papers their workspace may see, newest save first."""
+        team = self._team(team_id)
+        hidden = self.visibility.hidden(team)
         rows = self.store.read(
             "SELECT paper_id FROM saves WHERE team_id = ? AND user_id = ? ORDER BY saved_at DESC, position DESC LIMIT ?",
             # Twice as many: a paper saved under its own id and its duplicate's is one.
-            (self._team(team_id), user_id, -1 if limit is None else 2 * limit if self.corpus is not None else limit),
+            (team, user_id, -1 if limit is None else (2 * limit if self.corpus is not None else limit) + len(hidden)),
         )
-        return self._shown(self.store.get_many([r[0] for r in rows]), team_id)[:limit]
+        ids = [r[0] for r in rows if r[0] not in hidden]
+        return self._shown(self.store.get_many(ids), team)[:limit]
 
     def saved(
         self, user_id: str, query: str = "", *, page: int = 1, per_page: int = SAVED_PER_PAGE, team_id: str | None = None
@@ -427,7 +444,8 @@ class Library:
         return out
 
     def top(self, channel_id: str, period: str = "week", *, limit: int = 10, team_id: str | None = None) -> list[Popular]:
-        """The channel's most shared, saved-from and reacted papers of the period, best first."""
+        """The channel's most shared, saved-from and reacted papers of the period, best first
+        (of those the channel's workspace may see)."""
         team = self._team(team_id)
         since = to_iso(self.clock() - PERIODS[period])
         found: dict[str, Popular] = {}
@@ -448,7 +466,8 @@ class Library:
             entry(paper_id).saves = int(count)
         for paper_id, (votes, people) in self.votes(channel_id, since, team_id=team).items():
             entry(paper_id).votes, entry(paper_id).voters = votes, people
-        papers = {p.id: p for p in self.store.get_many(list(found))}
+        hidden = self.visibility.hidden(team)
+        papers = {p.id: p for p in self.store.get_many([pid for pid in found if pid not in hidden])}
         ranked: list[Popular] = []
         by_paper: dict[str, Popular] = {}
         for paper_id, item in found.items():
@@ -467,7 +486,8 @@ class Library:
         return ranked[:limit]
 
     def channel_profile(self, channel_id: str, *, team_id: str | None = None) -> tuple[list[Paper], dict[str, float]]:
-        """Papers the channel shared, saved from its cards or reacted to, with their weight."""
+        """Papers the channel shared, saved from its cards or reacted to, with their weight
+        (of those the channel's workspace may see)."""
         team = self._team(team_id)
         weights: defaultdict[str, float] = defaultdict(float)
         for paper_id, count in self.store.read(
@@ -481,6 +501,9 @@ class Library:
             weights[paper_id] += count
         for paper_id, (votes, _people) in self.votes(channel_id, team_id=team).items():
             weights[paper_id] += votes
+        hidden = self.visibility.hidden(team)
+        for paper_id in hidden & weights.keys():
+            del weights[paper_id]
         if self.corpus is not None:  # a duplicate's shares, saves and votes count for its paper
             merged_weights: defaultdict[str, float] = defaultdict(float)
             for paper_id, weight in weights.items():
@@ -498,12 +521,12 @@ class Library:
         team_id: str | None = None,
         limit: int = 5,
         pool: int = FORYOU_POOL,
-        hidden: frozenset[str] = frozenset(),
     ) -> list[Recommended]:
-        """The newest papers the person hasn't saved or 👎'd, ranked by their model, each with a reason.
-
-        `hidden`: papers the person's workspace may not see (Corpus.hidden_from), never in the pool."""
-        signals = self.recommender.person_signals(self._team(team_id), user_id)
+        """The newest papers the person hasn't saved or 👎'd, ranked by their model, each with a
+        reason; never one their workspace may not see."""
+        team = self._team(team_id)
+        signals = self.recommender.person_signals(team, user_id)
+        hidden = self.visibility.hidden(team)
         skip = signals.excluded | hidden if hidden else signals.excluded
         newest = [p for p in self.store.newest(pool + len(skip)) if p.id not in skip]
         # A duplicate and its paper once, as the canonical paper (which may itself be saved or 👎'd).

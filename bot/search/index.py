@@ -147,7 +147,10 @@ class PaperIndex:
         self._lexicon: Lexicon | None = None
         self._alternatives: dict[tuple, tuple[str, ...]] = {}  # (text, lexicon, state) -> alternatives()
         self._hidden: dict[tuple, object] = {}  # (segments, hidden ids) -> their document numbers (_hidden_docnums)
-        self._spelling = Spelling(self._pool)  # the typo vocabularies (bot/search/spelling.py)
+        # The ids of papers private to a workspace, which teach no typo correction (the corpus
+        # sets it: Visibility.private); none by default.
+        self.private_ids: Callable[[], frozenset[str]] = frozenset
+        self._spelling = Spelling(self._pool, lambda: self.private_ids())  # the typo vocabularies (bot/search/spelling.py)
         # Per-segment lengths and columns for bot/search/topk.py, made at the first search:
         # bot/search/topk.py imports numpy (~0.1 s of a CLI command's start; a digest never needs it).
         self._segments: SegmentCache | None = None  # bot/search/topk.py's, made at the first search

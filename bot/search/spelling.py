@@ -15,6 +15,12 @@ index has, but sounds like one that is (toneless, with the near-homophones z/zh,
 s/sh, n/ng folded), is replaced by the most common such word.
 
 `Spelling` keeps both vocabularies for one index, read segment by segment as it grows.
+
+Both come from shared papers only (bot/store/visibility.py), as the lexicon does: the
+vocabulary is every workspace's, and a word only a private upload holds would show another
+workspace it exists. English: a private upload's `spell` field is empty (schema.py).
+Chinese words are read from the `text` field, which every paper fills (its own workspace
+searches it), so the private papers' documents are counted out (`_han_doc_counts`).
 """
 
 from __future__ import annotations
@@ -50,20 +56,27 @@ def sound(text: str) -> str:
 
 
 class PinyinVocabulary:
-    """The index's Chinese words (two characters or more) by how they sound."""
+    """The index's Chinese words (two characters or more) by how they sound.
 
-    def __init__(self, by_sound: dict[str, list[tuple[int, str]]]):
+    `private_only`: the words only private uploads have, which no correction may use or
+    take for known (a word typed as it is in another workspace's upload is still a typo here).
+    """
+
+    def __init__(self, by_sound: dict[str, list[tuple[int, str]]], private_only: frozenset[str] = frozenset()):
         self.by_sound = by_sound
+        self.private_only = private_only
 
     @classmethod
-    def from_words(cls, words: Iterable[str], frequency: Callable[[str], int]) -> PinyinVocabulary:
+    def from_words(
+        cls, words: Iterable[str], frequency: Callable[[str], int], private_only: frozenset[str] = frozenset()
+    ) -> PinyinVocabulary:
         by_sound: dict[str, list[tuple[int, str]]] = {}
         for word in words:
-            if 2 <= len(word) <= MAX_WINDOW and _HAN_RUN.fullmatch(word):
+            if 2 <= len(word) <= MAX_WINDOW and _HAN_RUN.fullmatch(word) and word not in private_only:
                 by_sound.setdefault(sound(word), []).append((frequency(word), word))
         for candidates in by_sound.values():
             candidates.sort(reverse=True)
-        return cls(by_sound)
+        return cls(by_sound, private_only)
 
     def closest(self, text: str) -> str | None:
         """Return the most common indexed word that sounds like `text` and differs from it
@@ -155,16 +168,18 @@ class Spelling:
     directory the index reads) keys the English words: another directory starts them over.
     """
 
-    def __init__(self, pool: SearcherPool):
+    def __init__(self, pool: SearcherPool, private_ids: Callable[[], frozenset[str]] = frozenset):
         self._pool = pool
+        self._private_ids = private_ids  # the ids of papers private to a workspace (Visibility.private)
         self._english_epoch = -1
         self.english: dict[tuple[str, int], list[str]] = {}  # see english_vocabulary()
         self._english_words: set[str] = set()
         self._english_segments: set[str | None] = set()
         self._pinyin_key: tuple | None = None
         self.pinyin: PinyinVocabulary | None = None  # see pinyin_vocabulary()
-        # segment id -> {Chinese word: documents} of the last vocabulary read from the live index
-        self.han_counts: dict[str | None, dict[str, int]] = {}
+        # segment id -> (its private documents, {Chinese word: shared documents}) of the last
+        # vocabulary read from the live index
+        self.han_counts: dict[str | None, tuple[tuple[int, ...], dict[str, int]]] = {}
 
     def suggest(self, reader, text: str, lexicon: Lexicon | None, live_segments: Callable[[], set[str]]) -> str | None:
         """Return `text` with English and Chinese typos corrected from the words `reader`
@@ -173,12 +188,19 @@ class Spelling:
         english = self.suggest_english(reader, text, lexicon)
         fixed = english or text
         if any("\u3400" <= c <= "\u9fff" for c in fixed):
+            private_only: frozenset[str] = frozenset()
+            if self._private_ids():  # which words only private papers have: the vocabulary knows
+                private_only = self.pinyin_vocabulary(reader, live_segments).private_only
+
+            def is_known(word: str) -> bool:
+                return (TEXT_FIELD, word) in reader and word not in private_only
+
             chinese = correct_chinese(
                 fixed,
-                lambda w: (TEXT_FIELD, w) in reader,
+                is_known,
                 lambda: self.pinyin_vocabulary(reader, live_segments),
                 DICTIONARY.words_sounding,
-                lambda w: all((TEXT_FIELD, t) in reader for t in analyze(w)),
+                lambda w: all(is_known(t) for t in analyze(w)),
             )
             if chinese:
                 return chinese
@@ -190,28 +212,35 @@ class Spelling:
         Each segment's Chinese words and their document counts are read once (segments
         never change once written): rebuilding it all after a commit asked every segment
         for every word's count, 1.25 s at 1M papers, in the first typo search after a
-        day's file. The counts summed are MultiReader.doc_frequency's.
+        day's file. The counts summed are MultiReader.doc_frequency's, less the private
+        papers' documents (a word only they have is `private_only`), so which papers are
+        private is part of the key: an upload, or a shared listing of its papers, changes it.
         """
         leaves = [leaf for leaf, _ in reader.leaf_readers()] if not reader.is_atomic() else [reader]
+        private = self._private_ids()
         # By the segments read (unique names, never rewritten), not (epoch, generation): a
         # reader lent before a rebuild swapped in another folder could file its folder's
         # words under the new epoch when it asked after the swap.
-        key = tuple(segment_id(leaf) for leaf in leaves)
+        key = (tuple(segment_id(leaf) for leaf in leaves), private)
         with self._pool.lock:
             if self._pinyin_key == key and self.pinyin is not None:
                 return self.pinyin
             known = self.han_counts  # replaced, never changed in place
         counts: dict[str, int] = {}
+        seen: set[str] = set()
         tables = {}
         for leaf in leaves:
             segment = segment_id(leaf)
-            table = known.get(segment)
-            if table is None:
-                table = _han_doc_counts(leaf)
-            tables[segment] = table
+            docs = _private_docs(leaf, private)
+            cached = known.get(segment)
+            table = cached[1] if cached is not None and cached[0] == docs else _han_doc_counts(leaf, docs)
+            tables[segment] = (docs, table)
             for word, count in table.items():
-                counts[word] = counts.get(word, 0) + count
-        vocabulary = PinyinVocabulary.from_words(counts, counts.__getitem__)
+                seen.add(word)
+                if count:
+                    counts[word] = counts.get(word, 0) + count
+        private_only = frozenset(seen - counts.keys())
+        vocabulary = PinyinVocabulary.from_words(counts, counts.__getitem__, private_only)
         try:
             live = live_segments()
         except Exception:  # (the folder swapped meanwhile) keep nothing rather than guess
@@ -304,16 +333,47 @@ class Spelling:
             return buckets
 
 
-def _han_doc_counts(leaf) -> dict[str, int]:
+def _han_doc_counts(leaf, private_docs: tuple[int, ...] = ()) -> dict[str, int]:
     """One segment's text-field terms from the first Han character on (UTF-8 keeps code
     point order: the Chinese words, without walking the English ones before them, 330,000
-    terms at 1M papers for 3,000 Chinese ones), each with its document count."""
+    terms at 1M papers for 3,000 Chinese ones), each with its count of shared documents
+    (0: only `private_docs` have it).
+
+    Only a word in no more documents than the segment's private ones can be theirs alone;
+    those words' postings are read, to take the private documents out of their count (a
+    word more common than that keeps its count, at most len(private_docs) too high: it is
+    a shared word either way)."""
     counts: dict[str, int] = {}
     for (fieldname, term), info in leaf.iter_from(TEXT_FIELD, _FIRST_HAN):
         if fieldname != TEXT_FIELD:
             break
-        counts[term.decode("utf-8") if isinstance(term, bytes) else term] = info.doc_frequency()
+        word = term.decode("utf-8") if isinstance(term, bytes) else term
+        count = info.doc_frequency()
+        if private_docs and count <= len(private_docs):
+            count -= _hits(leaf.postings(TEXT_FIELD, word), private_docs)
+        counts[word] = count
     return counts
+
+
+def _hits(matcher, docs: tuple[int, ...]) -> int:
+    """How many of `docs` (ascending) the matcher's postings hold."""
+    found = 0
+    for doc in docs:
+        if not matcher.is_active():
+            break
+        matcher.skip_to(doc)
+        if matcher.is_active() and matcher.id() == doc:
+            found += 1
+    return found
+
+
+def _private_docs(leaf, private: frozenset[str]) -> tuple[int, ...]:
+    """The segment's document numbers of the papers in `private`, ascending."""
+    docs: list[int] = []
+    for paper_id in private:
+        if ("id", paper_id) in leaf:
+            docs.extend(doc for doc in leaf.postings("id", paper_id).all_ids() if not leaf.is_deleted(doc))
+    return tuple(sorted(docs))
 
 
 _FIRST_HAN = "\u3400"  # CJK Extension A: the lowest code point _HAN_RUN takes for Han

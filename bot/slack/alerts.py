@@ -77,12 +77,14 @@ class AdminAlerts:
             self._told[f"storage_full:{team_id}"] = now
         logger.error("storage under %s is full; telling the admins %s", self.data_dir, ", ".join(admins))
         for admin_id in admins:
-            self._dm(client, admin_id, "admin.storage_full", path=self.data_dir.absolute())
+            self._dm(client, admin_id, "admin.storage_full", team_id, path=self.data_dir.absolute())
         return True
 
-    def _dm(self, client: WebClient, user_id: str, key: str, **fmt: object) -> None:
+    def _dm(self, client: WebClient, user_id: str, key: str, team_id: str, **fmt: object) -> None:
         try:
-            lang = normalize_lang(self.corpus.get_user_lang(user_id))  # reading still works on a full disk
+            lang = normalize_lang(
+                self.corpus.get_user_lang(user_id, team_id)
+            )  # their `/papers lang` there  # reading still works on a full disk
         except Exception:
             lang = "en"
         text = t(key, lang, **fmt)
@@ -95,11 +97,12 @@ class AdminAlerts:
             logger.warning("telling admin %s failed: %s", user_id, error)
 
 
-def tell_admins_failing(client: WebClient, corpus: Corpus, admins: frozenset[str], source: Source) -> None:
-    """DM every admin, once per run of failures, that a feed fails and why (their language)."""
+def tell_admins_failing(client: WebClient, corpus: Corpus, admins: frozenset[str], source: Source, *, team_id: str = "") -> None:
+    """DM every admin of workspace `team_id` (through `client`, its own), once per run of
+    failures, that a feed fails and why (in their language there)."""
     for admin in sorted(admins):
         try:
-            lang = normalize_lang(corpus.get_user_lang(admin))
+            lang = normalize_lang(corpus.get_user_lang(admin, team_id))
             reason = source.error_text(lang, quote=quoted)  # the feed server's words, made inert
             text = t("sources.failing_dm", lang, source=escape_code(source.target), reason=reason)
             channel = client.conversations_open(users=admin)["channel"]["id"]

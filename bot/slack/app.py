@@ -82,13 +82,17 @@ def slack_services(
     lookups = WorkspaceClients(settings, Patience.LOOKUP, ledger=ledger, installations=installations)
 
     def on_feed_failing(source: Source) -> None:
-        # Feeds are the server's: the home workspace's admins are told, with its own token.
+        # A feed is the workspaces' that added it (source_teams; LOCAL's rows: the home
+        # workspace's): each one's admins are told, with its own token, and no other
+        # workspace learns the feed's address.
         home = services.workspaces.home_team()
-        client = background.for_team(home)
-        if client is None:
-            logger.warning("feed %s is failing; no installed home workspace to tell its admins in", source.target)
-            return
-        tell_admins_failing(client, corpus, services.admins_of(home), source)
+        teams = dict.fromkeys(team or home for team in services.sources.sources.teams_of(source.id)) or {home: None}
+        for team in teams:
+            client = background.for_team(team)
+            if client is None:
+                logger.warning("feed %s is failing; workspace %r is not installed to tell its admins in", source.target, team)
+                continue
+            tell_admins_failing(client, corpus, services.admins_of(team), source, team_id=team)
 
     poster = SlackDigestPoster(background)
     services = build_services(

@@ -137,7 +137,7 @@ def person_lang(services: Services, user_id: str, stored_lang: str | None, text:
     a person all follow it."""
     if stored_lang:
         return normalize_lang(stored_lang)
-    locale = services.directory.profile(user_id).locale or ""
+    locale = services.directory.profile(user_id, team_id=team_id).locale or ""
     if locale.lower().startswith("zh"):
         return "zh"
     if locale or has_chinese(text):

@@ -51,6 +51,13 @@ class Visibility:
             return frozenset()
         return frozenset(str(row[0]) for row in self.store.read(_HIDDEN, (team,)))
 
+    def private(self) -> frozenset[str]:
+        """Ids of every paper private to some workspace, shared by its setting or not: what
+        teaches no vocabulary (the lexicon's rule: only papers with no row at all)."""
+        if not self.store.read("SELECT 1 FROM paper_teams LIMIT 1"):
+            return frozenset()
+        return frozenset(str(row[0]) for row in self.store.read("SELECT DISTINCT paper_id FROM paper_teams"))
+
     def sees(self, team: str | None, paper: Paper) -> bool:
         """Whether `team` may see `paper` (its `teams` read with it from the store)."""
         if team is EVERYONE or not paper.teams or team in paper.teams:

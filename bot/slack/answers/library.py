@@ -43,10 +43,7 @@ def answer_library_command(
     if command is Command.SAVED:
         return answer_saved(services.library, user_id, rest, lang, shareable=bool(channel_id), team_id=team_id)
     if command is Command.FORYOU:
-        return answer_foryou(
-            services.library, user_id, lang, shareable=bool(channel_id), team_id=team_id,
-            hidden=services.corpus.hidden_from(team_id),
-        )  # fmt: skip
+        return answer_foryou(services.library, user_id, lang, shareable=bool(channel_id), team_id=team_id)
     if command is Command.TOP:
         if not channel_id:
             return notice("library.top_needs_channel", lang)
@@ -54,11 +51,8 @@ def answer_library_command(
         if asked and asked not in PERIOD_WORDS:  # `top year`: say what top takes
             return notice("library.top_bad_period", lang, value=escape_code(truncate(rest.strip(), 40)))
         period = PERIOD_WORDS.get(asked, "week")
-        hidden = services.corpus.hidden_from(team_id)
-        return Reply(render_top(services.library, channel_id, period, lang, team_id=team_id, hidden=hidden), lang=lang)
-    return answer_export(
-        services.library, user_id, rest, lang, clock=services.clock, team_id=team_id, hidden=services.corpus.hidden_from(team_id)
-    )
+        return Reply(render_top(services.library, channel_id, period, lang, team_id=team_id), lang=lang)
+    return answer_export(services.library, user_id, rest, lang, clock=services.clock, team_id=team_id)
 
 
 # -- save ---------------------------------------------------------------------------------------
@@ -168,12 +162,11 @@ def answer_foryou(
     *,
     shareable: bool = True,
     team_id: str = "",
-    hidden: frozenset[str] = frozenset(),
 ) -> Reply:
     """`/papers foryou`: the newest papers ranked by the reader's own model, each with its reason
-    (never one of `hidden`, which the reader's workspace may not see)."""
+    (never one the reader's workspace may not see: Library.foryou)."""
     signals = library.recommender.person_signals(team_id, user_id)
-    picks = library.foryou(user_id, team_id=team_id, limit=FORYOU_SHOWN, hidden=hidden)
+    picks = library.foryou(user_id, team_id=team_id, limit=FORYOU_SHOWN)
     if not picks:
         return notice("library.foryou_none", lang)
     interests = [e.interest for e in signals.examples if e.interest]
@@ -205,14 +198,14 @@ def answer_export(
     *,
     clock: Clock = system_clock,
     team_id: str = "",
-    hidden: frozenset[str] = frozenset(),
 ) -> Reply:
     """`/papers export bibtex|ris|csl-json`: the reader's saves as a file, sent by DM; not a
-    paper in `hidden` (another workspace's upload it stopped sharing since it was saved)."""
+    paper their workspace may no longer see (Library.saved_papers: another workspace's
+    upload it stopped sharing since it was saved)."""
     fmt = normalize_format(rest) if rest.strip() else None
     if fmt is None:
         return notice("library.export_usage", lang)
-    papers = [p for p in library.saved_papers(user_id, team_id=team_id) if p.id not in hidden]
+    papers = library.saved_papers(user_id, team_id=team_id)
     if not papers:
         return notice("library.export_empty", lang)
     label = FORMAT_LABELS[fmt]

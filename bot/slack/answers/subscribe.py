@@ -235,7 +235,7 @@ def answer_subscribe(
         order = digest_order(sub)
         lines.append(t("library.order_note", reader, order=t(ORDER_NOTES[(order, sub.kind)], reader)))
     if created or top != (existing.top if existing else DEFAULT_TOP):
-        lines.append(top_note(sub, reader, has_saves=services.library.saved_count(user_id) > 0))
+        lines.append(top_note(sub, reader, has_saves=services.library.saved_count(user_id, team_id=team_id) > 0))
     if kind == "channel" and not blocked:
         announce(services, sub, "subscribe.announce_created" if created else "subscribe.announce_updated", user_id)
     reply = notice_lines(lines, reader)

@@ -23,7 +23,7 @@ def register(app: App, services: Services) -> None:
         if item.get("type") != "message":
             return
         try:
-            if user_id and services.directory.profile(user_id).is_bot:
+            if user_id and services.directory.profile(user_id, team_id=team_id).is_bot:
                 return
             services.library.react(
                 channel_id=item.get("channel", ""), message_ts=str(item.get("ts", "")), user_id=user_id,

@@ -30,7 +30,8 @@ logger = logging.getLogger(__name__)
 def register(app: App, services: Services, *, alerts: AdminAlerts | None = None) -> None:
     def reader_lang(body: dict) -> str:
         user_id = body["user"]["id"]
-        return person_lang(services, user_id, stored_lang(services.corpus, user_id), team_id=team_id_of(body))
+        team_id = team_id_of(body)
+        return person_lang(services, user_id, stored_lang(services.corpus, user_id, team_id), team_id=team_id)
 
     def refused(body: dict, client: WebClient) -> bool:
         """Not an admin of the payload's workspace: told so by DM (Home has no place for a notice)."""

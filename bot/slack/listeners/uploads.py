@@ -122,7 +122,7 @@ def handle_listing_upload(
     """
     user_id, channel_id = event.get("user", ""), event.get("channel", "")
     corpus = services.corpus
-    stored = corpus.get_user_lang(user_id)
+    stored = corpus.get_user_lang(user_id, team_id)
     lang = choose_lang(stored, event.get("text", ""))
     replies = []
     lost_nothing = " " + t("inbox.nothing_lost", lang)

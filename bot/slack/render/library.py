@@ -109,12 +109,10 @@ def render_home_saved(library: Library, user_id: str, lang: str, *, team_id: str
     return blocks
 
 
-def render_top(
-    library: Library, channel_id: str, period: str, lang: str, *, team_id: str = "", hidden: frozenset[str] = frozenset()
-) -> Message:
-    """`/papers top [week|month]`: the channel's most shared, saved and reacted papers (not
-    those in `hidden`, which the channel's workspace may not see)."""
-    items = [item for item in library.top(channel_id, period, team_id=team_id) if item.paper.id not in hidden]
+def render_top(library: Library, channel_id: str, period: str, lang: str, *, team_id: str = "") -> Message:
+    """`/papers top [week|month]`: the channel's most shared, saved and reacted papers (of
+    those the channel's workspace may see: Library.top)."""
+    items = library.top(channel_id, period, team_id=team_id)
     if not items:
         return render_notice(t(TOP_NONE[period], lang, channel_id=channel_id))
     head = t(TOP_HEADERS[period], lang, channel_id=channel_id)
