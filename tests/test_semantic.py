@@ -235,12 +235,22 @@ def test_duplicates_merge_and_a_near_miss_stays_apart(tmp_path, encoder):
             authors=["Someone Else", "Another Person"],
             summary_zh=paris.summary_zh,
         )
-        listing = Listing(path="other-feed.txt", feed="otherfeed", records=[(1, variant), (2, sequel), (3, lookalike)])
+        part_two = Paper(  # the same authors and summary, but the title names another part: a sequel
+            id="paristwo001",
+            title_en=paris.title_en + " Part 2",
+            title_zh=paris.title_zh,
+            authors=paris.authors,
+            summary_zh=paris.summary_zh,
+        )
+        listing = Listing(
+            path="other-feed.txt", feed="otherfeed", records=[(1, variant), (2, sequel), (3, lookalike), (4, part_two)]
+        )
         corpus.ingest_listing(listing)
         corpus.meaning.builder.run()
         assert corpus.meaning.duplicates.canonical("variantparis") == paris.id
         assert corpus.meaning.duplicates.canonical("sequelparis") == "sequelparis"
         assert corpus.meaning.duplicates.canonical("lookalike01") == "lookalike01"
+        assert corpus.meaning.duplicates.canonical("paristwo001") == "paristwo001"
         result = corpus.search("drift robust KV cache retrieval", per_page=20)
         ids = [h.paper.id for h in result.hits]
         assert ids.count(paris.id) == 1 and "variantparis" not in ids

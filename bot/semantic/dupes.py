@@ -4,7 +4,8 @@ A paper's id is its English title's fingerprint, so a new arXiv version or anoth
 spelling ("KV-Cache" / "KV Cache") stores a second paper. Once both have vectors, the
 builder asks each newly embedded paper for its nearest neighbour: a cosine of at least
 DUPLICATE_COSINE (distinct seed papers top out at 0.65, a variant title with the same
-summary scores 0.98) *and* shared authors make it a duplicate of the older one.
+summary scores 0.98) *and* shared authors *and* the same numbers in the title (not "Part II"
+beside "Part I", "Model 3" beside "Model 2") make it a duplicate of the older one.
 
 Nothing is deleted: the duplicate's row, and every save, vote, share or digest that names
 its id, stay as they are. The `duplicates` table maps it to the paper it duplicates (the
@@ -58,6 +59,22 @@ def share_authors(a: Paper, b: Paper) -> bool:
         return False
     shared = len(left & right)
     return shared >= 1 and shared >= AUTHOR_SHARE * min(len(left), len(right))
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)*")
+_ROMAN = re.compile(r"\b(?:I{1,3}|IV|VI{0,3}|IX|X)\b")
+
+
+def title_numbers(paper: Paper) -> list[str]:
+    """The numbers a title names ("Part II", "Llama 3", "Study 90002"), in order."""
+    title = unicodedata.normalize("NFKC", paper.title_en or paper.title_zh)
+    return _NUMBER.findall(title) + _ROMAN.findall(title)
+
+
+def same_numbers(a: Paper, b: Paper) -> bool:
+    """A variant title keeps its numbers; a title that names another number (a sequel, part
+    two, the next model) is another paper, however close its vector and its authors."""
+    return title_numbers(a) == title_numbers(b)
 
 
 def merged(canonical: Paper, others: list[Paper]) -> Paper:
@@ -133,7 +150,7 @@ class Duplicates:
                 if cosine < DUPLICATE_COSINE:
                     break
                 other = self.store.get(self.canonical(other_id))
-                if other is None or other.id == paper.id or not share_authors(paper, other):
+                if other is None or other.id == paper.id or not share_authors(paper, other) or not same_numbers(paper, other):
                     continue
                 older, newer = (other, paper) if (other.seq, other.id) < (paper.seq, paper.id) else (paper, other)
                 if newer.id in known or any(f[0] == newer.id for f in found):
