@@ -179,7 +179,7 @@ class Spelling:
         self.pinyin: PinyinVocabulary | None = None  # see pinyin_vocabulary()
         # segment id -> (its private documents, {Chinese word: shared documents}) of the last
         # vocabulary read from the live index
-        self.han_counts: dict[str | None, tuple[tuple[int, ...], dict[str, int]]] = {}
+        self.han_counts: dict[str | None, tuple[tuple[tuple[int, ...], int], dict[str, int]]] = {}
 
     def suggest(self, reader, text: str, lexicon: Lexicon | None, live_segments: Callable[[], set[str]]) -> str | None:
         """Return `text` with English and Chinese typos corrected from the words `reader`
@@ -232,9 +232,12 @@ class Spelling:
         for leaf in leaves:
             segment = segment_id(leaf)
             docs = _private_docs(leaf, private)
+            # A segment's deletions grow after it is written; with private papers about, its
+            # deleted documents may be theirs (see _han_doc_counts), so they key the table too.
+            deleted = leaf.doc_count_all() - leaf.doc_count() if private else 0
             cached = known.get(segment)
-            table = cached[1] if cached is not None and cached[0] == docs else _han_doc_counts(leaf, docs)
-            tables[segment] = (docs, table)
+            table = cached[1] if cached is not None and cached[0] == (docs, deleted) else _han_doc_counts(leaf, docs, deleted)
+            tables[segment] = ((docs, deleted), table)
             for word, count in table.items():
                 seen.add(word)
                 if count:
@@ -333,7 +336,7 @@ class Spelling:
             return buckets
 
 
-def _han_doc_counts(leaf, private_docs: tuple[int, ...] = ()) -> dict[str, int]:
+def _han_doc_counts(leaf, private_docs: tuple[int, ...] = (), deleted: int = 0) -> dict[str, int]:
     """One segment's text-field terms from the first Han character on (UTF-8 keeps code
     point order: the Chinese words, without walking the English ones before them, 330,000
     terms at 1M papers for 3,000 Chinese ones), each with its count of shared documents
@@ -344,13 +347,21 @@ def _han_doc_counts(leaf, private_docs: tuple[int, ...] = ()) -> dict[str, int]:
     word more common than that keeps its count, at most len(private_docs) too high: it is
     a shared word either way)."""
     counts: dict[str, int] = {}
+    # doc_frequency still counts the documents the segment deleted (a private paper indexed
+    # again, by an arXiv abstract or a new upload, leaves its old document here), while
+    # postings skip them: a word that could be the private papers' alone is counted from its
+    # live postings, not its frequency.
     for (fieldname, term), info in leaf.iter_from(TEXT_FIELD, _FIRST_HAN):
         if fieldname != TEXT_FIELD:
             break
         word = term.decode("utf-8") if isinstance(term, bytes) else term
         count = info.doc_frequency()
-        if private_docs and count <= len(private_docs):
-            count -= _hits(leaf.postings(TEXT_FIELD, word), private_docs)
+        if (private_docs or deleted) and count <= len(private_docs) + deleted:
+            live = leaf.postings(TEXT_FIELD, word)
+            if deleted:
+                count = sum(1 for _ in live.all_ids())
+                live = leaf.postings(TEXT_FIELD, word)
+            count -= _hits(live, private_docs)
         counts[word] = count
     return counts
 
