@@ -28,11 +28,13 @@ from bot.console import run_console
 from bot.corpus import Corpus
 from bot.models import Listing, Paper
 from bot.semantic import vectors as vectors_module
+from bot.semantic.dupes import Duplicates
 from bot.semantic.model import DIM, UseEncoder
 from bot.semantic.service import Meaning
 from bot.semantic.vectors import VectorStore
 from bot.slack.render.blocks import check_blocks
 from bot.slack.server import start_app_server
+from bot.store.database import open_store
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
@@ -264,6 +266,24 @@ def test_duplicates_merge_and_a_near_miss_stays_apart(tmp_path, encoder):
         assert again is not None and again.id == paris.id
     finally:
         corpus.close()
+
+
+def test_a_pair_recorded_before_titles_had_to_name_the_same_numbers_is_taken_apart(tmp_path):
+    store = open_store(tmp_path / "papers.db")
+    first = Paper(id="part1", title_en="Grand Tour Part 1", title_zh="", authors=["Ann Lee"])
+    second = Paper(id="part2", title_en="Grand Tour Part 2", title_zh="", authors=["Ann Lee"])
+    variant = Paper(id="part1b", title_en="Grand-Tour, Part 1", title_zh="", authors=["Ann Lee"])
+    store.ingest_listing(Listing(path="x.txt", feed="x", records=[(1, first), (2, second), (3, variant)]))
+    Duplicates(store)  # its table
+    with store.transaction() as db:
+        db.executemany(
+            "INSERT INTO duplicates (id, canonical, cosine, found_at) VALUES (?, ?, 0.95, '2026-12-01T00:00:00Z')",
+            [("part2", "part1"), ("part1b", "part1")],
+        )
+    duplicates = Duplicates(store)
+    assert duplicates.canonical("part2") == "part2" and duplicates.canonical("part1b") == "part1"
+    assert [r[0] for r in store.read("SELECT id FROM duplicates")] == ["part1b"]  # for good
+    store.close()
 
 
 CHILD = textwrap.dedent(

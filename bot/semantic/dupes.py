@@ -115,14 +115,32 @@ class Duplicates:
     def _load(self) -> dict[str, str]:
         with self._lock:
             if self._canonical is None or time.monotonic() - self._loaded_at > RELOAD_SECONDS:
+                first = self._canonical is None
                 self._loaded_at = time.monotonic()
                 rows = self.store.read("SELECT id, canonical FROM duplicates")
+                if first and rows:
+                    rows = self._without_different_numbers(rows)
                 self._canonical = {r[0]: r[1] for r in rows}
                 members: dict[str, list[str]] = {}
                 for dup, canon in self._canonical.items():
                     members.setdefault(canon, []).append(dup)
                 self._members = members
             return self._canonical
+
+    def _without_different_numbers(self, rows: list) -> list:
+        """Pairs recorded before titles had to name the same numbers ("Part 2" is not "Part 1")
+        are taken apart, once a process: they were two papers all along."""
+        papers = {p.id: p for p in self.store.get_many(list({i for row in rows for i in row}))}
+        wrong = [
+            row[0] for row in rows
+            if row[0] in papers and row[1] in papers and not same_numbers(papers[row[0]], papers[row[1]])
+        ]  # fmt: skip
+        if not wrong:
+            return rows
+        with self.store.transaction() as db:
+            db.executemany("DELETE FROM duplicates WHERE id = ?", [(dup,) for dup in wrong])
+        logger.info("duplicates: %d pairs whose titles name other numbers taken apart", len(wrong))
+        return [row for row in rows if row[0] not in set(wrong)]
 
     def canonical(self, paper_id: str) -> str:
         """The id to show for `paper_id`: its canonical paper's, or its own."""
