@@ -94,17 +94,20 @@ def copy_vectors_snapshot(source: Path, target: Path) -> None:
     Without them a new instance re-embeds every paper itself (about 130 papers/s on two
     cores: 13 minutes of both cores at 100k, while it serves). Vectors are keyed by the text
     they came from, so a copy taken while another builder writes is at worst a little
-    behind: the builder recomputes what is missing or stale. `CURRENT` is copied last, so it
-    never names a base file that is not there yet; half-written `.tmp` files are left behind.
+    behind: the builder recomputes what is missing or stale. `CURRENT` is read first and
+    written last, so it never names a base newer than the files copied; `.tmp` files stay behind.
     """
     if not source.is_dir() or target.exists():
         return
     staging = target.with_name(target.name + ".copying")
     shutil.rmtree(staging, ignore_errors=True)
     try:
+        # CURRENT as it was before the files: a compaction finishing mid-copy then leaves a
+        # base this copy lacks unnamed (its rows are recomputed), never a name with no file.
+        current = (source / "CURRENT").read_bytes() if (source / "CURRENT").is_file() else None
         shutil.copytree(source, staging, ignore=shutil.ignore_patterns("*.tmp", "CURRENT"))
-        if (source / "CURRENT").is_file():
-            shutil.copy2(source / "CURRENT", staging / "CURRENT")
+        if current is not None:
+            (staging / "CURRENT").write_bytes(current)
     except OSError as exc:  # shutil.Error too: a file compacted away mid-copy; the builder embeds instead
         logger.warning("vectors not copied from the snapshot %s (%s); they are computed here instead", source, exc)
         shutil.rmtree(staging, ignore_errors=True)
@@ -288,10 +291,10 @@ class Corpus:
                     count, rev_now = self.store.state()
                     if caught_up < rev_now:  # changed in the store meanwhile (the server, an upload)
                         changed += self._catch_up(self.index.state()[1])
+                        index_count, _ = self.index.state()
+                        count = self.store.state()[0]
                 except TombstonesPruned as behind:
                     return self._rebuild(f"{behind}; rebuilding from the store")
-                    index_count, _ = self.index.state()
-                    count = self.store.state()[0]
                 if index_count != count:
                     return self._rebuild(f"index count {index_count} != store count {count} after catching up; rebuilding")
                 if not changed:
@@ -785,11 +788,27 @@ class Corpus:
             out.append(merged(paper, self.store.get_many(members)) if members else paper)
         return out
 
-    def canonical_id(self, paper_id: str) -> str:
-        """The id a paper is shown under: its canonical paper's when it is a duplicate, else its own."""
-        if self.meaning is None or not self.meaning.duplicates.count():
-            return paper_id
-        return self.meaning.duplicates.canonical(paper_id)
+    def canonical_ids(self, paper_ids: Iterable[str], *, team: str | None = EVERYONE) -> dict[str, str]:
+        """Each id -> the id it is shown under in `team`: its canonical paper's when it is a
+        duplicate of a paper `team` may see, else its own (a private upload of another workspace
+        never stands in for a shared copy of it, nor takes its votes)."""
+        ids = list(dict.fromkeys(paper_ids))
+        if self.meaning is None or not ids or not self.meaning.duplicates.count():
+            return {pid: pid for pid in ids}
+        out: dict[str, str] = {}
+        hidden: frozenset[str] | None = None
+        for pid in ids:
+            canonical = self.meaning.duplicates.canonical(pid)
+            if canonical != pid:
+                hidden = self.visibility.hidden(team) if hidden is None else hidden
+                if canonical in hidden:
+                    canonical = pid
+            out[pid] = canonical
+        return out
+
+    def canonical_id(self, paper_id: str, *, team: str | None = EVERYONE) -> str:
+        """The id a paper is shown under in `team` (canonical_ids, for one)."""
+        return self.canonical_ids([paper_id], team=team)[paper_id]
 
     def shown_once(self, papers: list[Paper], *, team: str | None = EVERYONE, after_seq: int | None = None) -> list[Paper]:
         """`papers` as a list a person sees them: each duplicate as its canonical paper, with
@@ -811,7 +830,7 @@ class Corpus:
         found = {p.id: p for p in self._papers(list(dict.fromkeys(shown_ids)), hidden)}
         out, seen = [], set()
         for paper, shown_id in zip(papers, shown_ids, strict=True):
-            if shown_id in seen:
+            if shown_id in seen or shown_id in hidden:  # never a paper the workspace may not see
                 continue
             seen.add(shown_id)
             shown = found.get(shown_id, paper)

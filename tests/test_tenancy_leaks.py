@@ -22,6 +22,7 @@ from test_tenancy_papers import ADMIN, T1, T2, TITLE, home_text, search_text, w 
 
 from bot.i18n import t
 from bot.library.readinglist import Library
+from bot.search import writers
 from bot.slack.values import Action, ButtonValue, encode_value
 
 # -- the reading list ------------------------------------------------------------------------------
@@ -67,6 +68,40 @@ def test_the_uploading_workspace_keeps_seeing_its_own_saves_and_shares(w):  # no
     assert TITLE in search_text(w, "saved", T1, user="U_T1")
     assert TITLE in home_text(w, "U_T1", T1)
     assert w.services.library.saved_count("U_T1", team_id=T1) == 1
+
+
+def test_a_shared_copy_of_another_workspaces_private_paper_stays_itself_there(w, tmp_path):  # noqa: F811
+    """A duplicate shows as its canonical paper, but never as one the workspace may not see:
+    a shared copy of T1's private upload stays the copy in T2, its saves and shares its own."""
+    private = w.ids[0]
+    part = w.corpus.get(private).title_en.rsplit(" ", 1)[1]  # a duplicate's title names the same numbers
+    copy_listing = f"Shared Feed\n\nWombat Copy of the Networks, Part {part}\n\n袋熊副本（第{part}部分）\n\nAda Quill1, Ben Rook\n\nAI总结 副本。\n\n"
+    ingest(w.corpus, tmp_path, "copy.txt", copy_listing)
+    (copy,) = [p.id for p in w.corpus.newest(1)]
+    with w.corpus.store.transaction() as db:  # what the builder records once vectors and authors agree
+        db.execute(
+            "INSERT INTO duplicates (id, canonical, cosine, found_at) VALUES (?, ?, 0.99, '2026-12-01T08:00:00Z')",
+            (copy, private),
+        )
+    w.corpus.meaning.duplicates._canonical = None  # read the table again now, as find() leaves it
+    library: Library = w.services.library
+    assert "Saved" in search_text(w, f"save {copy}", T2, user="U_T2")
+    status, _ = w.slack.click(
+        Action.SHARE_POST, encode_value(ButtonValue(id=copy)), user_id="U_T2", channel_id="C_T2", team_id=T2
+    )
+    assert status == 200
+    w.fake.wait_for("chat.postMessage")
+    saved = search_text(w, "saved", T2, user="U_T2")
+    assert "Wombat Copy" in saved and TITLE not in saved
+    assert [p.id for p in library.saved_papers("U_T2", team_id=T2)] == [copy]
+    assert library.saved_count("U_T2", team_id=T2) == 1
+    assert [p.paper.id for p in library.top("C_T2", team_id=T2)] == [copy]
+    profile, weights = library.channel_profile("C_T2", team_id=T2)
+    assert [p.id for p in profile] == [copy] and private not in weights
+    assert TITLE not in home_text(w, "U_T2", T2) and "Wombat Copy" in home_text(w, "U_T2", T2)
+    # In T1, which may see both, the copy is its paper: one paper, the canonical.
+    assert "Saved" in search_text(w, f"save {copy}", T1, user="U_T1")
+    assert [p.id for p in library.saved_papers("U_T1", team_id=T1)] == [private]
 
 
 # -- the pinyin typo vocabulary --------------------------------------------------------------------
@@ -128,6 +163,25 @@ def test_a_shared_listing_of_the_same_papers_teaches_the_vocabulary(tmp_path):
         ingest(corpus, tmp_path, "formula-feed.txt", private_zh().decode())  # a shared source: shared for good
         found = corpus.search("经费公事", team=T2)
         assert found.suggestion == "经费公式" and found.total == 3
+    finally:
+        corpus.close()
+
+
+def test_a_private_paper_indexed_again_leaves_no_word_behind_in_its_old_segment(tmp_path, monkeypatch):
+    # Updating a paper deletes its old document, which its segment's doc_frequency still
+    # counts: 公式 would then pass for a shared word, a correction in every workspace. Small
+    # segments are folded into the next (deletions and all); a large one keeps its deleted
+    # documents, as every segment here does with the fold turned off.
+    monkeypatch.setattr(writers, "TINY_SEGMENT_DOCS", 0)
+    corpus = open_corpus(tmp_path / "data")
+    try:
+        ingest(corpus, tmp_path, "shared.txt", SHARED_ZH)
+        corpus.ingest_bytes("formula.txt", private_zh(), team=T1)
+        revised = private_zh().decode().replace("部分。", "部分，并给出修订。").encode()
+        corpus.ingest_bytes("formula-v2.txt", revised, team=T1)  # the same papers, a new summary each
+        assert corpus.search("修订", team=T1).total == 3  # indexed again
+        assert corpus.search("经费公事", team=T2).suggestion == "经费公示"
+        assert corpus.search("经费公式", team=T2).suggestion == "经费公示"
     finally:
         corpus.close()
 

@@ -195,7 +195,7 @@ class Library:
                 self.feedback,
                 HashedTerms(self.terms),
                 saved_papers=self.saved_papers,
-                get_many=lambda ids: self._shown(self.store.get_many(ids), None),
+                get_many=lambda ids, team: self._shown(self.store.get_many(ids), team),
                 alternatives=self.alternatives,
                 dense=self._dense,
                 canonical=self._canonical,
@@ -208,8 +208,13 @@ class Library:
             return papers
         return self.corpus.shown_once(papers, team=self._team(team_id))
 
-    def _canonical(self, paper_id: str) -> str:
-        return paper_id if self.corpus is None else self.corpus.canonical_id(paper_id)
+    def _canonical(self, paper_id: str, team_id: str | None) -> str:
+        """The id `paper_id` is shown under in the workspace (Corpus.canonical_ids)."""
+        return paper_id if self.corpus is None else self.corpus.canonical_id(paper_id, team=self._team(team_id))
+
+    def _canonicals(self, paper_ids, team_id: str | None) -> dict[str, str]:
+        ids = list(paper_ids)
+        return {pid: pid for pid in ids} if self.corpus is None else self.corpus.canonical_ids(ids, team=self._team(team_id))
 
     def _dense(self):
         """The papers' vectors by meaning (bot/semantic/), None with PAPERBOT_SEMANTIC=off or none yet."""
@@ -273,7 +278,7 @@ class Library:
     def saved_ids(self, user_id: str, *, team_id: str | None = None) -> set[str]:
         rows = self.store.read("SELECT paper_id FROM saves WHERE team_id = ? AND user_id = ?", (self._team(team_id), user_id))
         ids = {r[0] for r in rows}
-        return ids | {self._canonical(pid) for pid in ids}  # a save of a duplicate is a save of its paper
+        return ids | set(self._canonicals(ids, team_id).values())  # a save of a duplicate is a save of its paper
 
     def saved_count(self, user_id: str, *, team_id: str | None = None) -> int:
         """How many saved papers the person's workspace may see (as `saved_papers` lists them)."""
@@ -281,7 +286,8 @@ class Library:
         hidden = self.visibility.hidden(team)
         rows = self.store.read("SELECT paper_id FROM saves WHERE team_id = ? AND user_id = ?", (team, user_id))
         # A paper saved under both its ids counts once.
-        return len({self._canonical(r[0]) for r in rows if r[0] not in hidden})
+        shown = self._canonicals([r[0] for r in rows if r[0] not in hidden], team)
+        return len(set(shown.values()))
 
     def saved_papers(self, user_id: str, limit: int | None = None, *, team_id: str | None = None) -> list[Paper]:
         """The person's saved papers their workspace may see, newest save first."""
@@ -434,8 +440,9 @@ class Library:
             (self._team(team_id), channel_id, since),
         )
         largest: dict[tuple[str, str], float] = {}
+        shown = self._canonicals([r[0] for r in rows], team_id)
         for paper_id, user, share in rows:
-            key = (self._canonical(paper_id), user)
+            key = (shown[paper_id], user)
             largest[key] = max(largest.get(key, 0.0), share)
         out: dict[str, tuple[float, int]] = {}
         for (paper_id, _user), share in largest.items():
@@ -470,10 +477,15 @@ class Library:
         papers = {p.id: p for p in self.store.get_many([pid for pid in found if pid not in hidden])}
         ranked: list[Popular] = []
         by_paper: dict[str, Popular] = {}
+        # A duplicate's shares and votes count for its paper: each shown once, looked up once.
+        shown_as = self._canonicals(papers, team)
+        shown_papers = {p.id: p for p in self._shown(list(papers.values()), team)}
         for paper_id, item in found.items():
             if paper_id not in papers:
                 continue
-            shown = self._shown([papers[paper_id]], team)[0]  # a duplicate's shares and votes count for its paper
+            shown = shown_papers.get(shown_as[paper_id])
+            if shown is None:
+                continue
             if shown.id in by_paper:
                 into = by_paper[shown.id]
                 into.shares, into.saves = into.shares + item.shares, into.saves + item.saves
@@ -506,8 +518,9 @@ class Library:
             del weights[paper_id]
         if self.corpus is not None:  # a duplicate's shares, saves and votes count for its paper
             merged_weights: defaultdict[str, float] = defaultdict(float)
+            shown = self._canonicals(weights, team)
             for paper_id, weight in weights.items():
-                merged_weights[self._canonical(paper_id)] += weight
+                merged_weights[shown[paper_id]] += weight
             weights = merged_weights
         ids = sorted(weights, key=weights.__getitem__, reverse=True)[:PROFILE_MAX]  # Counter.most_common's order
         return self._shown(self.store.get_many(ids), team), {pid: float(w) for pid, w in weights.items()}
@@ -554,7 +567,7 @@ class Library:
         votes: dict[str, int] = {}
         if kind == "user":
             signals = self.recommender.person_signals(team_id, place_id)
-            disliked = {self._canonical(pid) for pid in self.feedback.disliked(team_id, place_id)}
+            disliked = set(self._canonicals(self.feedback.disliked(team_id, place_id), team_id).values())
             papers = [p for p in papers if p.id not in disliked]  # never again, in their digest too
             why, own = "saved", Reason("own")
         else:

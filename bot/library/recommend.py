@@ -58,7 +58,7 @@ class Recommender:
         get_many,
         alternatives=None,
         dense: Callable[[], Dense | None] | None = None,
-        canonical: Callable[[str], str] | None = None,
+        canonical: Callable[[str, str], str] | None = None,
     ):
         self.feedback = feedback
         # text -> what a search for it also looks for (Corpus.alternatives): an interest in
@@ -71,7 +71,7 @@ class Recommender:
         # The papers' vectors by meaning, when there are any (Corpus.meaning); None: the terms alone.
         self._dense = dense or (lambda: None)
         # A duplicate's id -> its canonical paper's (bot/semantic/dupes.py): a 👍 or 👎 on either counts for it.
-        self._canonical = canonical or (lambda paper_id: paper_id)
+        self._canonical = canonical or (lambda paper_id, _team: paper_id)
         self._pool: tuple[tuple, Dense | None, Pool] | None = None
 
     # -- signals ------------------------------------------------------------------------------
@@ -82,10 +82,10 @@ class Recommender:
         saved = self._saved_papers(user_id, PROFILE_MAX, team_id=team_id)
         saved_ids = {p.id for p in saved}
         signals = [s for s in self.feedback.signals(team_id, user_id) if s.paper_id not in saved_ids][:PROFILE_MAX]
-        papers = {p.id: p for p in self._get_many([s.paper_id for s in signals])}
+        papers = {p.id: p for p in self._get_many([s.paper_id for s in signals], team_id)}
         examples = [Example(1, "saved", paper=p) for p in saved]
         for signal in signals:
-            paper = papers.get(signal.paper_id)
+            paper = papers.get(self._canonical(signal.paper_id, team_id))  # a 👍 on a duplicate teaches its paper
             if paper is None:
                 continue
             if signal.value < 0:
@@ -97,7 +97,7 @@ class Recommender:
             Example(1, "interest", interest=i, alternatives=tuple(self._alternatives(i)))
             for i in self.feedback.interests(team_id, user_id)
         ]
-        excluded = saved_ids | {self._canonical(s.paper_id) for s in signals if s.value < 0}
+        excluded = saved_ids | {self._canonical(s.paper_id, team_id) for s in signals if s.value < 0}
         return Signals(examples, excluded)
 
     def channel_signals(self, team_id: str, channel_id: str, profile: list[Paper], weights: dict[str, float]) -> Signals:
@@ -107,7 +107,7 @@ class Recommender:
         votes = self.place_votes(team_id, channel_id)
         examples = [Example(1, "channel", paper=p, weight=log_scale(int(weights.get(p.id, 1)))) for p in profile]
         known = {p.id for p in profile}
-        voted = {p.id: p for p in self._get_many(list(votes))}
+        voted = {p.id: p for p in self._get_many(list(votes), team_id)}
         excluded = set()
         for paper_id, count in votes.items():
             paper = voted.get(paper_id)
@@ -124,7 +124,7 @@ class Recommender:
         """The channel's 👍 / 👎 per paper (FeedbackStore.place_votes), a duplicate's counted for its canonical paper."""
         votes: dict[str, PlaceVotes] = {}
         for paper_id, count in self.feedback.place_votes(team_id, channel_id).items():
-            canonical = self._canonical(paper_id)
+            canonical = self._canonical(paper_id, team_id)
             had = votes.get(canonical, PlaceVotes(canonical))
             votes[canonical] = PlaceVotes(canonical, had.up + count.up, had.down + count.down)
         return votes
