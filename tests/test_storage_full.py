@@ -57,7 +57,7 @@ def fill(folder: Path) -> Path:
 def full(small_disk, fake):
     """paperbot on a disk with no space left; its admins and their languages set before."""
     bot = Bot(small_disk / "data", fake, admins={ADMIN, ADMIN_ZH})
-    bot.corpus.set_user_lang(ADMIN_ZH, "zh")
+    bot.corpus.set_user_lang(ADMIN_ZH, "zh", "T0001")  # the workspace the requests below come from
     bot.corpus.store.read("PRAGMA wal_checkpoint(TRUNCATE)")  # every later write must grow the WAL
     filler = fill(small_disk)
     yield bot
