@@ -676,7 +676,27 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "paperbot is listening on http://{host}:{port}/slack/events (health: /healthz)",
         "zh": "paperbot 正在监听 http://{host}:{port}/slack/events（健康检查：/healthz）",
     },
-    # -- installs from a link (issue 25: bot/slack/oauth.py); pages show both languages --
+    # -- installs from a link (issue 25: bot/slack/oauth.py); each page in the browser's language --
+    "oauth.install_title": {
+        "en": "Add paperbot to Slack",
+        "zh": "将 paperbot 添加到 Slack",
+    },
+    "oauth.install_intro": {
+        "en": "paperbot finds research papers in English and Chinese with /papers, posts a daily digest of new ones, and keeps each workspace's saves and settings to itself.",
+        "zh": "paperbot 用 /papers 以中英文搜索科研论文，每天推送新论文日报，每个工作区的收藏和设置只属于它自己。",
+    },
+    "oauth.install_permissions": {
+        "en": "It asks to add the /papers command, post and answer in channels and direct messages, read the listing files admins send it and the reactions to its cards, and see people's time zone and language. It reads no other messages and asks for no access of your own.",
+        "zh": "它需要的权限：添加 /papers 命令，在频道和私信中发消息和回复，读取管理员发给它的论文列表文件和对其卡片的表情回应，以及查看成员的时区和语言。它不读取其他消息，也不需要你个人账号的权限。",
+    },
+    "oauth.install_org": {
+        "en": "On an Enterprise Grid org, an org admin can install it once for the whole org and then choose the workspaces that get it.",
+        "zh": "在 Enterprise Grid 组织中，组织管理员可以为整个组织安装一次，再选择要添加它的工作区。",
+    },
+    "oauth.install_button": {
+        "en": "Add to Slack",
+        "zh": "添加到 Slack",
+    },
     "oauth.installed_title": {
         "en": "paperbot is installed",
         "zh": "paperbot 已安装",
@@ -684,6 +704,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "oauth.installed": {
         "en": "paperbot is now installed in {team}. Go back to Slack and type /papers in any channel to search papers.",
         "zh": "paperbot 已安装到 {team}。回到 Slack，在任意频道输入 /papers 即可搜索论文。",
+    },
+    "oauth.installed_org": {
+        "en": "paperbot is now installed for the whole {team} org. An org admin chooses the workspaces that get it; there, type /papers in any channel to search papers.",
+        "zh": "paperbot 已为整个 {team} 组织安装。组织管理员可以选择要添加它的工作区；在这些工作区的任意频道输入 /papers 即可搜索论文。",
     },
     "oauth.failed_title": {
         "en": "paperbot was not installed",
@@ -1640,6 +1664,30 @@ def normalize_lang(lang: str | None) -> str:
     if value.startswith("zh") or value in ("cn", "中文", "chinese"):
         return "zh"
     return DEFAULT_LANG
+
+
+def lang_from_accept_language(header: str | None) -> str:
+    """The language a browser asks for first, of ours: `zh-CN,zh;q=0.9,en;q=0.8` -> "zh".
+
+    Tags are weighed by their `q` (1 when absent; ties keep the header's order); a header
+    naming neither English nor Chinese, or none at all, gets English."""
+    best, best_q = DEFAULT_LANG, 0.0
+    for part in (header or "").split(","):
+        tag, _, params = part.strip().partition(";")
+        primary = tag.strip().lower().split("-")[0]
+        if primary not in LANGS:
+            continue
+        q = 1.0
+        for param in params.split(";"):
+            name, _, value = param.strip().partition("=")
+            if name.strip() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        if q > best_q:
+            best, best_q = primary, q
+    return best
 
 
 def is_lang(word: str) -> bool:

@@ -10,6 +10,7 @@ the next N calls of a method return a Slack error (or 429 + Retry-After for
 
 Installs from a link: `add_install(code, team_id, ...)` makes oauth.v2.access trade that
 code for a bot token of that team (and auth.test answer for the token with the team);
+`add_org_install(code, enterprise_id, ...)` for an org-wide (Enterprise Grid) token;
 `add_refresh(...)` makes a refresh token (grant_type=refresh_token) give a new token.
 A token nobody registered gets the default team T0001 from auth.test, as always.
 """
@@ -142,6 +143,21 @@ class FakeSlack:
         with self._lock:
             self.codes[code] = answer
             self.tokens[bot_token] = {"team_id": team_id, "team": team_name, "user_id": "UBOT" + team_id}
+
+    def add_org_install(self, code: str, enterprise_id: str, org_name: str, bot_token: str) -> None:
+        """Make `code` install the app org-wide (Enterprise Grid): an enterprise, no team, and
+        auth.test answering for the token with the org (as Slack answers for an org-wide install)."""
+        answer = {
+            "ok": True, "app_id": "A0001", "token_type": "bot", "access_token": bot_token, "bot_user_id": "UBOT" + enterprise_id,
+            "scope": "commands,chat:write", "team": None, "enterprise": {"id": enterprise_id, "name": org_name},
+            "is_enterprise_install": True, "authed_user": {"id": "WORGADMIN"},
+        }  # fmt: skip
+        with self._lock:
+            self.codes[code] = answer
+            self.tokens[bot_token] = {
+                "team_id": "", "team": "", "enterprise_id": enterprise_id, "is_enterprise_install": True,
+                "user_id": "UBOT" + enterprise_id, "bot_id": "B" + enterprise_id, "url": "https://org.enterprise.slack.com/",
+            }  # fmt: skip
 
     def add_refresh(self, refresh_token: str, team_id: str, bot_token: str, *, next_refresh: str, expires_in: int) -> None:
         """Make `refresh_token` give `bot_token` (a rotation), valid for `expires_in` seconds."""

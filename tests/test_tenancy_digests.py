@@ -565,3 +565,41 @@ def test_one_workspace_takes_at_most_its_share_of_the_digest_pool(tmp_path):
     assert outcomes == {a[0].id: "sent", a[1].id: "sent"}
     assert service.run(a[2].id).status == "sent"  # the retry, once A has room again
     corpus.close()
+
+
+def test_an_org_wide_install_posts_its_workspaces_digests_and_its_uninstall_pauses_them(oauth_world):
+    """Enterprise Grid: one installation for the org, (E, no team), serves each workspace heard
+    from inside it; removing it pauses all of them, and the org's reinstall resumes them."""
+    w = oauth_world
+    StoreInstallationStore(w.installations).save(
+        Installation(app_id="A0001", enterprise_id="EGRID", enterprise_name="Grid", team_id=None, user_id="WADMIN",
+                     bot_token="xoxb-grid", bot_id="BGRID", bot_user_id="UBOTGRID", is_enterprise_install=True)
+    )  # fmt: skip
+    for team in ("TG1", "TG2"):
+        w.installations.join_org("EGRID", team)  # as the first request from each workspace does
+    g1, g2, a = (
+        subscribe(w, "TG1", "channel", "C_G1"),
+        subscribe(w, "TG2", "channel", "C_G2"),
+        subscribe(w, "TA", "channel", "C_A"),
+    )
+    w.clock.set(datetime(2026, 12, 1, 9, 1, tzinfo=UTC))
+    assert [w.services.digests.run(s.id).status for s in (g1, g2, a)] == ["sent", "sent", "sent"]
+    assert tokens_by_channel(w.fake) == {"C_G1": {"Bearer xoxb-grid"}, "C_G2": {"Bearer xoxb-grid"}, "C_A": {"Bearer xoxb-ta"}}
+
+    w.installations.remove("EGRID", None, reason="app_uninstalled")  # as the org's app_uninstalled event does
+    w.fake.reset()
+    w.clock.set(datetime(2026, 12, 2, 9, 1, tzinfo=UTC))
+    ingest(w.corpus, w.tmp, "day2.txt", listing_text("Seed（种子）", 100, 2))
+    outcomes = [w.services.digests.run(s.id) for s in (g1, g2, a)]
+    assert [(o.status, o.error) for o in outcomes[:2]] == [("skipped", "workspace paused: app_uninstalled")] * 2
+    assert outcomes[2].status == "sent" and set(tokens_by_channel(w.fake)) == {"C_A"}  # another workspace goes on
+
+    StoreInstallationStore(w.installations).save(
+        Installation(app_id="A0001", enterprise_id="EGRID", team_id=None, user_id="WADMIN", bot_token="xoxb-grid-2",
+                     bot_id="BGRID", is_enterprise_install=True)
+    )  # fmt: skip
+    ingest(w.corpus, w.tmp, "day3.txt", listing_text("Seed（种子）", 200, 2))
+    w.fake.reset()
+    w.clock.set(datetime(2026, 12, 3, 9, 1, tzinfo=UTC))
+    assert [w.services.digests.run(s.id).status for s in (g1, g2)] == ["sent", "sent"]
+    assert tokens_by_channel(w.fake) == {"C_G1": {"Bearer xoxb-grid-2"}, "C_G2": {"Bearer xoxb-grid-2"}}

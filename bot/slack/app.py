@@ -21,7 +21,6 @@ import secrets
 
 from apscheduler.schedulers.base import BaseScheduler
 from slack_bolt import App
-from slack_bolt.oauth.oauth_settings import OAuthSettings
 
 from bot.clock import Clock, system_clock
 from bot.config import Settings
@@ -45,7 +44,8 @@ from bot.slack.listeners import (
 from bot.slack.listeners import (
     settings as workspace_settings,
 )
-from bot.slack.oauth import oauth_settings
+from bot.slack.listeners.actions import team_id_of
+from bot.slack.oauth import PaperbotOAuthFlow, oauth_flow
 from bot.slack.posting import SlackDigestPoster, SlackDirectory
 from bot.slack.tokens import WorkspaceClients
 from bot.store import tenancy
@@ -135,12 +135,12 @@ def learn_home_workspace(settings: Settings, store: Store) -> str:
     return team_id if adopt_home_workspace(store, team_id) else ""
 
 
-def _oauth_options(oauth: OAuthSettings | None) -> dict:
+def _oauth_options(oauth: PaperbotOAuthFlow | None) -> dict:
     """App() options for installs from a link; none in single-workspace token mode."""
     if oauth is None:
         return {}
     return {
-        "oauth_settings": oauth,
+        "oauth_flow": oauth,
         "installation_store_bot_only": True,  # paperbot asks for no user scopes
         # What a workspace whose installation is gone is told (Bolt's own words are English only).
         "user_facing_authorize_error_message": t("oauth.not_installed", "en") + "\n" + t("oauth.not_installed", "zh"),
@@ -159,11 +159,8 @@ def build_app(settings: Settings, services: Services) -> App:
     # the shared ledger too, and a Retry-After told to one instance holds the method for all.
     ledger = Ledger(services.corpus.store) if settings.shared_database else None
     client = build_client(settings, ledger=ledger)  # Bolt takes the bot token from the client
-    oauth = (
-        oauth_settings(settings, Installations(services.corpus.store), client, workspaces=services.workspaces)
-        if settings.oauth_enabled
-        else None
-    )
+    installations = Installations(services.corpus.store) if settings.oauth_enabled else None
+    oauth = oauth_flow(settings, installations, client, workspaces=services.workspaces) if installations is not None else None
     # App() also reads SLACK_BOT_TOKEN from the environment and then warns that the client's
     # token wins; it is the same token, so the warning is only noise at every start.
     quiet = _DropMessage("token` will be unused")
@@ -184,9 +181,10 @@ def build_app(settings: Settings, services: Services) -> App:
         # Bolt gives each request a plain WebClient made from the app's (its retry handlers
         # included); a global middleware swaps it for a paced one before any listener runs.
         @app.middleware
-        def pace_across_instances(context, next):  # noqa: A002 (Bolt passes `next` by this name)
-            # Installs from a link: each workspace's calls count in its own quota (Slack's limits are per workspace).
-            team_id = (context.team_id or "") if settings.oauth_enabled else ""
+        def pace_across_instances(context, body, next):  # noqa: A002 (Bolt passes `next` by this name)
+            # Installs from a link: each workspace's calls count in its own quota (Slack's limits are per
+            # workspace); an event of an org-wide install has no team in Bolt's context, only in the payload.
+            team_id = (context.team_id or team_id_of(body)) if settings.oauth_enabled else ""
             context["client"] = paced_like(context.client, ledger, team_id=team_id)
             return next()
 
@@ -195,7 +193,7 @@ def build_app(settings: Settings, services: Services) -> App:
     alerts = AdminAlerts(services.admins_of, services.corpus, settings.data_dir)
     events.register(app, services)  # first: a retried event reaches no listener
     if oauth is not None:
-        installs.register(app, oauth.installation_store)
+        installs.register(app, oauth.settings.installation_store, installations, services.workspaces)
     # Before the DM listener's catch-all `message`: Bolt runs only the first match.
     uploads.register(app, services, token=settings.slack_bot_token, alerts=alerts)
     members.register(app, services)

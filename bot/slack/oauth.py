@@ -1,19 +1,26 @@
 """Install from a link: Slack's OAuth v2 flow through Bolt, kept in paperbot's own store.
 
 With a client id and secret (Settings.oauth_enabled), `serve` in HTTP mode answers
-GET /slack/install (Bolt's page with an Add to Slack button; it sets the state cookie) and
+GET /slack/install (paperbot's page, in the browser's language (Accept-Language, or ?lang=),
+saying what paperbot does and asks for, with an Add to Slack button; Bolt sets the state cookie) and
 GET /slack/oauth_redirect (Slack sends the installer back there with a code: Bolt checks
 the state, trades the code at oauth.v2.access, checks the new token with auth.test and
 saves the installation). Every later request from that workspace is answered with its own
 bot token (Bolt's InstallationStoreAuthorize looks it up here), refreshed before it expires
-when the app has token rotation on.
+when the app has token rotation on. The pages after Slack (installed, or what went wrong
+and what to do) are in the browser's language too.
+
+Org-wide installs (Enterprise Grid): oauth.v2.access answers `is_enterprise_install` with an
+enterprise and no team; the installation is kept under the enterprise alone, and Bolt's
+authorize finds it for a request from any workspace of the org (it asks with the enterprise
+id and `is_enterprise_install`). The workspace's records stay keyed by its own team id.
 
 Why stores over paperbot's store (bot/store/installs.py), not Bolt's SQLAlchemy stores:
 the store already speaks SQLite and PostgreSQL through one dialect layer
 (bot/store/postgres.py), with its own transactions, locks and reconnects; SQLAlchemy would
 be a new dependency, a second connection pool to the same database, and on SQLite a second
 writer outside the store's lock (its writes racing the store's for the file's one write
-lock). Three small tables and two Bolt interfaces cost less than that.
+lock). Four small tables and two Bolt interfaces cost less than that.
 """
 
 from __future__ import annotations
@@ -24,9 +31,11 @@ import logging
 import secrets
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlencode
 
-from slack_bolt import BoltResponse
+from slack_bolt import BoltRequest, BoltResponse
 from slack_bolt.authorization.authorize import InstallationStoreAuthorize
+from slack_bolt.oauth import OAuthFlow
 from slack_bolt.oauth.callback_options import CallbackOptions, FailureArgs, SuccessArgs
 from slack_bolt.oauth.oauth_settings import OAuthSettings
 from slack_sdk import WebClient
@@ -34,7 +43,7 @@ from slack_sdk.oauth.installation_store import Bot, Installation, InstallationSt
 from slack_sdk.oauth.state_store import OAuthStateStore
 
 from bot.config import Settings
-from bot.i18n import t
+from bot.i18n import lang_from_accept_language, lang_name, normalize_lang, other_lang, t
 from bot.store.installs import Installations
 from bot.store.workspaces import Workspaces
 
@@ -151,16 +160,65 @@ class StoreStateStore(OAuthStateStore):
         return True
 
 
-def _page(title: str, body: str, status: int) -> BoltResponse:
-    """A small bilingual HTML page (the installer's language is not known yet)."""
-    document = (
-        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{html.escape(title)}</title></head><body>{body}</body></html>'
+_HTML_LANG = {"en": "en", "zh": "zh-Hans"}
+_STYLE = (
+    "body{font-family:-apple-system,'Segoe UI','PingFang SC','Microsoft YaHei',sans-serif;"
+    "max-width:36em;margin:3em auto;padding:0 1em;line-height:1.5;color:#1d1c1d}"
+    "a.add{display:inline-block;margin:1em 0;padding:.6em 1.2em;border-radius:6px;background:#4a154b;"
+    "color:#fff;font-weight:bold;text-decoration:none}small a{color:#555}"
+)
+
+
+def request_lang(request: BoltRequest, *, from_query: bool = False) -> str:
+    """The installer's language: `?lang=` on the install page, else the browser's Accept-Language."""
+    if from_query:
+        asked = (request.query.get("lang") or [""])[0]
+        if asked:
+            return normalize_lang(asked)
+    header = ",".join(request.headers.get("accept-language") or [])
+    return lang_from_accept_language(header)
+
+
+def _document(lang: str, title: str, body: str) -> str:
+    return (
+        f'<!DOCTYPE html><html lang="{_HTML_LANG[lang]}"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">'
+        f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head>"
+        f"<body><h1>{html.escape(title)}</h1>{body}</body></html>"
     )
-    return BoltResponse(status=status, body=document, headers={"Content-Type": "text/html; charset=utf-8"})
 
 
-def _both(key: str, **fields: str) -> str:
-    return "".join(f"<p>{html.escape(t(key, lang, **fields))}</p>" for lang in ("en", "zh"))
+def _page(lang: str, title_key: str, text: str, status: int) -> BoltResponse:
+    """A small HTML page in `lang` (the browser's)."""
+    return BoltResponse(
+        status=status,
+        body=_document(lang, t(title_key, lang), f"<p>{html.escape(text)}</p>"),
+        headers={"Content-Type": "text/html; charset=utf-8"},
+    )
+
+
+def render_install_page(authorize_url: str, lang: str, install_path: str) -> str:
+    """The page at /slack/install: what paperbot does, what it asks for, and the Add to Slack
+    button (Slack's authorize URL with this browser's state); a link to the other language,
+    named in that language (English, 中文) so its readers find it."""
+    other = other_lang(lang)
+    body = "".join(f"<p>{html.escape(t(key, lang))}</p>" for key in ("oauth.install_intro", "oauth.install_permissions"))
+    body += f'<p><a class="add" href="{html.escape(authorize_url)}">{html.escape(t("oauth.install_button", lang))}</a></p>'
+    body += f"<p><small>{html.escape(t('oauth.install_org', lang))}</small></p>"
+    switch = html.escape(f"{install_path}?{urlencode({'lang': other})}")
+    body += f'<p><small><a href="{switch}" hreflang="{_HTML_LANG[other]}">{html.escape(lang_name(other, other))}</a></small></p>'
+    return _document(lang, t("oauth.install_title", lang), body)
+
+
+class PaperbotOAuthFlow(OAuthFlow):
+    """Bolt's OAuthFlow with paperbot's install page, in the browser's language.
+
+    OAuthSettings has no install page renderer (only `install_page_rendering_enabled`, which
+    turns the page off for a redirect); `build_install_page_html` is the method Bolt's flow
+    calls for it, with the request, so a subclass is how the page is changed."""
+
+    def build_install_page_html(self, url: str, request: BoltRequest) -> str:
+        return render_install_page(url, request_lang(request, from_query=True), self.install_path)
 
 
 _FAILURE_KEYS = {
@@ -171,16 +229,21 @@ _FAILURE_KEYS = {
 
 
 def _succeeded(args: SuccessArgs) -> BoltResponse:
-    team = args.installation.team_name or args.installation.team_id or ""
-    return _page(t("oauth.installed_title", "en"), _both("oauth.installed", team=team), 200)
+    lang, installation = request_lang(args.request), args.installation
+    if installation.is_enterprise_install:  # org-wide (Enterprise Grid): the org, not one workspace
+        org = installation.enterprise_name or installation.enterprise_id or ""
+        return _page(lang, "oauth.installed_title", t("oauth.installed_org", lang, team=org), 200)
+    team = installation.team_name or installation.team_id or ""
+    return _page(lang, "oauth.installed_title", t("oauth.installed", lang, team=team), 200)
 
 
 def _failed(args: FailureArgs) -> BoltResponse:
-    """Say what went wrong and what to do, in both languages; the reason goes to the log only."""
+    """Say what went wrong and what to do, in the browser's language; the reason goes to the log only."""
     logger.info("an install did not complete: %s", args.reason)
+    lang = request_lang(args.request)
     key = _FAILURE_KEYS.get(args.reason, "oauth.failed")
-    install_path = args.settings.install_path
-    return _page(t("oauth.failed_title", "en"), _both(key, install_path=install_path), args.suggested_status_code)
+    text = t(key, lang, install_path=args.settings.install_path)
+    return _page(lang, "oauth.failed_title", text, args.suggested_status_code)
 
 
 def oauth_settings(
@@ -215,3 +278,14 @@ def oauth_settings(
         client=client,
     )
     return oauth
+
+
+def oauth_flow(
+    settings: Settings, installations: Installations, client: WebClient, *, workspaces: Workspaces | None = None
+) -> PaperbotOAuthFlow:
+    """The OAuth flow App() runs: oauth_settings(...) with paperbot's install page."""
+    return PaperbotOAuthFlow(
+        client=client,
+        logger=logging.getLogger("bot.slack.bolt"),
+        settings=oauth_settings(settings, installations, client, workspaces=workspaces),
+    )

@@ -6,7 +6,8 @@ A request brings its client (Bolt authorizes it with the workspace's token); a d
     clients.for_team(team_id)   a WebClient with that workspace's bot token, or None
 
 Token mode (no client id): `SLACK_BOT_TOKEN`, whatever the team, as always. Installs from a
-link (bot/slack/oauth.py): the bot token of the workspace's installation in the store,
+link (bot/slack/oauth.py): the bot token of the workspace's installation in the store (or of
+its org's, for a workspace inside an org-wide Enterprise Grid install),
 rotated first when the app has token rotation on and it expires within
 `PAPERBOT_SLACK_TOKEN_ROTATION_MINUTES` (the rotated token is saved, as Bolt saves one); None
 when the workspace has no installation (uninstalled, never installed): nothing is sent for it
@@ -104,10 +105,13 @@ class WorkspaceClients:
         assert self._store is not None and self.installations is not None
         if not team_id:
             return ""
-        enterprise_id = self.installations.enterprise_of(team_id)
-        if enterprise_id is None:
+        serving = self.installations.serving(team_id)  # its own installation, or its org's (Enterprise Grid)
+        if serving is None:
             return ""
-        bot = self._store.find_bot(enterprise_id=enterprise_id or None, team_id=team_id)
+        enterprise_id, installed_team = serving
+        bot = self._store.find_bot(
+            enterprise_id=enterprise_id or None, team_id=installed_team or None, is_enterprise_install=not installed_team
+        )
         if bot is None:
             return ""
         expires_at = bot.bot_token_expires_at

@@ -12,6 +12,13 @@ store sees every install another instance took:
     paused_teams         workspaces that uninstalled or revoked the token, until a
                          reinstall resumes them (`pause_reason`: what a digest run for that
                          workspace checks, bot/digests/service.py).
+    org_teams            the workspaces heard from inside an org-wide (Enterprise Grid)
+                         install: its row is (enterprise id, '') and names no workspace, so
+                         background work learns here which org's token serves a team.
+
+An org-wide install is one row, (E, ''); every workspace of that org is served by it unless
+the workspace has an install of its own, (E, T). Uninstalling the org pauses (E, ''), and
+with it each of its workspaces that has no install of its own; reinstalling resumes them.
 
 This room knows nothing of Slack's SDK: bot/slack/oauth.py turns these rows into Bolt's
 Installation and Bot objects.
@@ -43,6 +50,11 @@ CREATE TABLE IF NOT EXISTS paused_teams (
     paused_at     TEXT NOT NULL,
     reason        TEXT NOT NULL,
     PRIMARY KEY (enterprise_id, team_id)
+);
+CREATE TABLE IF NOT EXISTS org_teams (
+    team_id       TEXT PRIMARY KEY,
+    enterprise_id TEXT NOT NULL,
+    seen_at       TEXT NOT NULL
 );
 """
 
@@ -98,17 +110,62 @@ class Installations:
         return {row[0] for row in self.store.read("SELECT team_id FROM paused_teams")}
 
     def pause_reason(self, team_id: str) -> str:
-        """Why `team_id` is paused (app_uninstalled, tokens_revoked), under any enterprise; "" if it isn't.
+        """Why `team_id` is paused (app_uninstalled, tokens_revoked), under any enterprise, or
+        because its org's install was removed; "" if it isn't (an installation serves it).
 
         A subscription knows its team, not its enterprise: a digest run asks this."""
-        rows = self.store.read("SELECT reason FROM paused_teams WHERE team_id = ? ORDER BY paused_at DESC", (team_id,))
+        if self.serving(team_id) is not None:
+            return ""
+        rows = self.store.read(
+            "SELECT reason, paused_at FROM paused_teams WHERE team_id = ?"
+            " UNION ALL SELECT p.reason, p.paused_at FROM paused_teams p"
+            " JOIN org_teams o ON p.enterprise_id = o.enterprise_id AND p.team_id = ''"
+            " WHERE o.team_id = ? ORDER BY paused_at DESC",
+            (team_id, team_id),
+        )
         return str(rows[0][0]) if rows else ""
 
+    def serving(self, team_id: str) -> tuple[str, str] | None:
+        """The key (enterprise id, team id) of the installation that answers for `team_id`: its
+        own, else its org's (enterprise id, '') when an org-wide install serves it; None if none."""
+        if not team_id:
+            return None
+        rows = self.store.read(
+            "SELECT enterprise_id, team_id FROM slack_installations WHERE team_id = ?"
+            " UNION ALL SELECT i.enterprise_id, i.team_id FROM slack_installations i"
+            " JOIN org_teams o ON i.enterprise_id = o.enterprise_id AND i.team_id = ''"
+            " WHERE o.team_id = ?",
+            (team_id, team_id),
+        )
+        if not rows:
+            return None
+        row = next((row for row in rows if row[1]), rows[0])  # its own install first
+        return str(row[0]), str(row[1])
+
     def enterprise_of(self, team_id: str) -> str | None:
-        """The enterprise id `team_id`'s installation is stored under ('' outside Enterprise Grid);
-        None when the workspace has no installation. Background work looks its token up this way."""
-        rows = self.store.read("SELECT enterprise_id FROM slack_installations WHERE team_id = ?", (team_id,))
-        return str(rows[0][0]) if rows else None
+        """The enterprise id of the installation serving `team_id` ('' outside Enterprise Grid);
+        None when no installation serves the workspace. Background work looks its token up this way."""
+        serving = self.serving(team_id)
+        return serving[0] if serving is not None else None
+
+    # -- workspaces of an org-wide install -------------------------------------------------
+
+    def join_org(self, enterprise_id: str, team_id: str) -> bool:
+        """Remember that `team_id` is a workspace of `enterprise_id`'s org; True the first time."""
+        with self.store.transaction() as db:
+            rows = db.execute("SELECT enterprise_id FROM org_teams WHERE team_id = ?", (team_id,)).fetchall()
+            if rows and rows[0][0] == enterprise_id:
+                return False
+            db.execute(
+                "INSERT OR REPLACE INTO org_teams (team_id, enterprise_id, seen_at) VALUES (?, ?, ?)",
+                (team_id, enterprise_id, self.store.now()),
+            )
+        return True
+
+    def org_teams(self, enterprise_id: str) -> set[str]:
+        """The workspaces heard from inside `enterprise_id`'s org-wide install."""
+        rows = self.store.read("SELECT team_id FROM org_teams WHERE enterprise_id = ?", (enterprise_id,))
+        return {str(row[0]) for row in rows}
 
     # -- install states ----------------------------------------------------------------
 
