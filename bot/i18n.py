@@ -683,11 +683,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "oauth.install_intro": {
         "en": "paperbot finds research papers in English and Chinese with /papers, posts a daily digest of new ones, and keeps each workspace's saves and settings to itself.",
-        "zh": "paperbot 用 /papers 以中英文搜索科研论文，每天推送新论文日报，每个工作区的收藏和设置只属于它自己。",
+        "zh": "paperbot 用 /papers 以中英文搜索科研论文，每天推送新论文日报；各工作区的收藏和设置互不共享。",
     },
     "oauth.install_permissions": {
-        "en": "It asks to add the /papers command, post and answer in channels and direct messages, read the listing files admins send it and the reactions to its cards, and see people's time zone and language. It reads no other messages and asks for no access of your own.",
-        "zh": "它需要的权限：添加 /papers 命令，在频道和私信中发消息和回复，读取管理员发给它的论文列表文件和对其卡片的表情回应，以及查看成员的时区和语言。它不读取其他消息，也不需要你个人账号的权限。",
+        "en": "It asks to add the /papers command; post in channels and direct messages; read what people send it in a direct message (questions, and paper lists from admins) and the reactions to its cards; send files (your exported saves); check whether it can post in a channel; and see people's time zone and language. It does not read channel messages and asks for no access to your own account.",
+        "zh": "它需要的权限：添加 /papers 命令；在频道和私信中发消息；读取成员通过私信发给它的内容（问题，以及管理员发来的论文列表文件）和对其卡片的表情回应；发送文件（导出的收藏）；查看能否在某个频道发消息；查看成员的时区和语言。它不读取频道中的消息，也不需要你个人账号的权限。",
     },
     "oauth.install_org": {
         "en": "On an Enterprise Grid org, an org admin can install it once for the whole org and then choose the workspaces that get it.",
@@ -706,8 +706,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "paperbot 已安装到 {team}。回到 Slack，在任意频道输入 /papers 即可搜索论文。",
     },
     "oauth.installed_org": {
-        "en": "paperbot is now installed for the whole {team} org. An org admin chooses the workspaces that get it; there, type /papers in any channel to search papers.",
-        "zh": "paperbot 已为整个 {team} 组织安装。组织管理员可以选择要添加它的工作区；在这些工作区的任意频道输入 /papers 即可搜索论文。",
+        "en": "paperbot is now installed for the whole {team} org, but in no workspace yet. Add it to the workspaces that should have it from your org's admin dashboard (Installed apps), then type /papers in any channel there.",
+        "zh": "paperbot 已为整个 {team} 组织安装，但尚未添加到任何工作区。请在组织管理后台（已安装的应用）中把它添加到需要的工作区，然后在这些工作区的任意频道输入 /papers。",
     },
     "oauth.failed_title": {
         "en": "paperbot was not installed",
@@ -726,8 +726,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "Slack 未确认这次安装，因此没有安装任何内容。请重新打开 {install_path} 再试；如果仍然失败，请联系运行这个 paperbot 的管理员。",
     },
     "oauth.not_installed": {
-        "en": "paperbot is no longer installed in this workspace. Ask a workspace admin to install it again from its install link.",
-        "zh": "paperbot 已不在这个工作区中。请工作区管理员通过安装链接重新安装。",
+        "en": "paperbot is no longer installed in this workspace. Ask a workspace or org admin to install it again from its install link.",
+        "zh": "paperbot 已不在这个工作区中。请工作区或组织管理员通过安装链接重新安装。",
     },
     "setup.install_link": {
         "en": "Installs from a link are on: share https://YOUR-HOST/slack/install (here: http://{host}:{port}/slack/install)",

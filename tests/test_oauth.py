@@ -139,7 +139,7 @@ def test_a_workspace_that_never_installed_is_told_to_install(oauth_server, fake_
         (told,) = fake_slack.wait_for("response")
     finally:
         sender.close()
-    assert "no longer installed in this workspace" in told.args["text"] and "请工作区管理员" in told.args["text"]
+    assert "no longer installed in this workspace" in told.args["text"] and "请工作区或组织管理员" in told.args["text"]
     assert not fake_slack.calls_to("chat.postMessage")
 
 

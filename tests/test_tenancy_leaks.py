@@ -99,6 +99,10 @@ def test_a_shared_copy_of_another_workspaces_private_paper_stays_itself_there(w,
     profile, weights = library.channel_profile("C_T2", team_id=T2)
     assert [p.id for p in profile] == [copy] and private not in weights
     assert TITLE not in home_text(w, "U_T2", T2) and "Wombat Copy" in home_text(w, "U_T2", T2)
+    # A save of the hidden paper itself is T2's to keep, but no Saved state on the copy's card.
+    library.save("U_T2_OTHER", private, team_id=T2)
+    assert not library.is_saved("U_T2_OTHER", copy, team_id=T2)
+    assert not library.unsave("U_T2_OTHER", copy, team_id=T2) and library.is_saved("U_T2_OTHER", private, team_id=T2)
     # In T1, which may see both, the copy is its paper: one paper, the canonical.
     assert "Saved" in search_text(w, f"save {copy}", T1, user="U_T1")
     assert [p.id for p in library.saved_papers("U_T1", team_id=T1)] == [private]

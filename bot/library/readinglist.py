@@ -238,7 +238,7 @@ class Library:
 
     def unsave(self, user_id: str, paper_id: str, *, team_id: str | None = None) -> bool:
         """Remove a save (of the paper under any of its ids: a duplicate's too); return False when there was none."""
-        ids = self._same_paper(paper_id)
+        ids = self._same_paper(paper_id, team_id)
         marks = ", ".join("?" for _ in ids)
         with self.store.transaction() as db:
             team = self.store.team_or_home(team_id, db)
@@ -249,13 +249,17 @@ class Library:
                 > 0
             )
 
-    def _same_paper(self, paper_id: str) -> list[str]:
-        """`paper_id`, its canonical paper's and its duplicates' ids (bot/semantic/dupes.py)."""
+    def _same_paper(self, paper_id: str, team_id: str | None) -> list[str]:
+        """`paper_id`, its canonical paper's and its duplicates' ids (bot/semantic/dupes.py),
+        but none the workspace may not see: a save of a hidden one is kept, not counted here
+        (it is back if that paper is shared again)."""
         meaning = self.corpus.meaning if self.corpus is not None else None
         if meaning is None or not meaning.duplicates.count():
             return [paper_id]
         canonical = meaning.duplicates.canonical(paper_id)
-        return list(dict.fromkeys([paper_id, canonical, *meaning.duplicates.members(canonical)]))
+        ids = list(dict.fromkeys([paper_id, canonical, *meaning.duplicates.members(canonical)]))
+        hidden = self.visibility.hidden(self._team(team_id)) if len(ids) > 1 else frozenset()
+        return [pid for pid in ids if pid == paper_id or pid not in hidden]
 
     def toggle(self, user_id: str, paper_id: str, *, channel_id: str = "", team_id: str | None = None) -> bool:
         """Save the paper, or unsave it when it is saved; return whether it is saved now."""
@@ -266,7 +270,7 @@ class Library:
         return True
 
     def is_saved(self, user_id: str, paper_id: str, *, team_id: str | None = None) -> bool:
-        ids = self._same_paper(paper_id)
+        ids = self._same_paper(paper_id, team_id)
         marks = ", ".join("?" for _ in ids)
         return bool(
             self.store.read(

@@ -239,7 +239,7 @@ def _succeeded(args: SuccessArgs) -> BoltResponse:
 
 def _failed(args: FailureArgs) -> BoltResponse:
     """Say what went wrong and what to do, in the browser's language; the reason goes to the log only."""
-    logger.info("an install did not complete: %s", args.reason)
+    logger.info("an install did not complete: %r", args.reason)  # %r: Slack's error parameter is the browser's to forge
     lang = request_lang(args.request)
     key = _FAILURE_KEYS.get(args.reason, "oauth.failed")
     text = t(key, lang, install_path=args.settings.install_path)
