@@ -140,8 +140,10 @@ def test_interests_add_list_remove_in_both_languages_and_give_a_cold_start(slack
     assert check_blocks(body["blocks"]) == []
     assert "by your interests (KV cache, 推测解码)" in body["text"]
     assert "matches your interest “KV cache”" in notice_text(body)
-    top = all_text([b for b in body["blocks"] if b.get("block_id", "").startswith("hit:")][:2])
-    assert "KV Cache" in top and "Speculative Decoding" in top  # one of each interest leads
+    # One of each interest leads, whether or not the background builder has embedded the
+    # papers yet (with vectors ParisKV's "KV-Cache" may lead the other KV cache paper).
+    top = all_text([b for b in body["blocks"] if b.get("block_id", "").startswith("hit:")][:2]).replace("-", " ")
+    assert "KV Cache" in top and "Speculative Decoding" in top
 
     _, body = slack.command("interests remove kv cache", user_id="U_IN1")
     assert "Removed “KV cache”." in notice_text(body)
