@@ -552,7 +552,7 @@ def cmd_export(settings: Settings, args) -> int:
         papers: dict[str, Paper] = {}
         # A person's saves are their workspace's: the one named, else the bot's own (token mode).
         team_id = tenancy.home_team(corpus.store) if args.team is None else args.team
-        library = Library(corpus.store, corpus=corpus, visibility=corpus.visibility)
+        library = Library(corpus.store, corpus=corpus)
         for user_id in args.user:
             papers.update((p.id, p) for p in library.saved_papers(user_id, team_id=team_id))
         unknown = []

@@ -97,7 +97,7 @@ def build_services(
     `scheduler` is APScheduler's BackgroundScheduler unless a test passes a ManualScheduler
     that reads its fake clock. `on_feed_failing(source)` tells the admins a feed fails.
     """
-    library = Library(corpus.store, clock=clock, alternatives=corpus.alternatives, corpus=corpus, visibility=corpus.visibility)
+    library = Library(corpus.store, clock=clock, alternatives=corpus.alternatives, corpus=corpus)
     # Claims and their heartbeats compare one clock on every instance: the database's on PostgreSQL.
     claims_clock = corpus.store.shared_clock(clock)
     subscriptions = SubscriptionStore(corpus.store, clock=claims_clock)

@@ -209,20 +209,36 @@ def test_search_json_says_how_each_hit_was_found(seeds):
     assert "meaning" in {h["found"] for h in data["hits"]}
 
 
+def paris_variant(paris: Paper) -> Paper:
+    """Another feed's copy of ParisKV: a variant title, the same authors (one spelt in capitals), its summary."""
+    return Paper(
+        id="variantparis",
+        title_en="ParisKV: Fast and Drift Robust KV Cache Retrieval for Long Context LLMs",
+        title_zh=paris.title_zh,
+        authors=[a.replace("Qi", "QI") for a in paris.authors],
+        summary_zh=paris.summary_zh,
+        urls=["https://example.org/pariskv-v2"],
+        feeds=["otherfeed"],
+    )
+
+
+def paris_lookalike(paris: Paper) -> Paper:
+    """A near-miss beside ParisKV: the same topic and summary, other authors."""
+    return Paper(
+        id="lookalike01",
+        title_en="Drift-Robust Retrieval of KV Caches",
+        title_zh="漂移鲁棒的KV缓存检索",
+        authors=["Someone Else", "Another Person"],
+        summary_zh=paris.summary_zh,
+    )
+
+
 def test_duplicates_merge_and_a_near_miss_stays_apart(tmp_path, encoder):
     corpus = _open(tmp_path, encoder[0])
     try:
         paris = corpus.get(_id(corpus, "ParisKV"))
         assert paris is not None
-        variant = Paper(
-            id="variantparis",
-            title_en="ParisKV: Fast and Drift Robust KV Cache Retrieval for Long Context LLMs",
-            title_zh=paris.title_zh,
-            authors=[a.replace("Qi", "QI") for a in paris.authors],
-            summary_zh=paris.summary_zh,
-            urls=["https://example.org/pariskv-v2"],
-            feeds=["otherfeed"],
-        )
+        variant = paris_variant(paris)
         sequel = Paper(  # the same authors, another paper
             id="sequelparis",
             title_en="Vector Search Benchmarks for Time Series",
@@ -230,13 +246,7 @@ def test_duplicates_merge_and_a_near_miss_stays_apart(tmp_path, encoder):
             authors=paris.authors,
             summary_zh="提出一个面向时间序列相似性搜索的基准，比较多种索引结构的召回率与延迟。",
         )
-        lookalike = Paper(  # the same topic and summary, other authors
-            id="lookalike01",
-            title_en="Drift-Robust Retrieval of KV Caches",
-            title_zh="漂移鲁棒的KV缓存检索",
-            authors=["Someone Else", "Another Person"],
-            summary_zh=paris.summary_zh,
-        )
+        lookalike = paris_lookalike(paris)
         part_two = Paper(  # the same authors and summary, but the title names another part: a sequel
             id="paristwo001",
             title_en=paris.title_en + " Part 2",

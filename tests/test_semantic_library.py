@@ -13,6 +13,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from test_semantic import paris_lookalike, paris_variant
 
 from bot.config import Settings
 from bot.corpus import Corpus
@@ -148,22 +149,8 @@ def dupes(tmp_path_factory, encoder):
     corpus = _open(tmp_path_factory.mktemp("meaning-dupes"), encoder, seeds=True)
     seeds_last = corpus.store.last_seq()
     paris = next(p for p in corpus.store.iter_papers() if p.title_en.startswith("ParisKV"))
-    variant = Paper(
-        id="variantparis",
-        title_en="ParisKV: Fast and Drift Robust KV Cache Retrieval for Long Context LLMs",
-        title_zh=paris.title_zh,
-        authors=[a.replace("Qi", "QI") for a in paris.authors],
-        summary_zh=paris.summary_zh,
-        urls=["https://example.org/pariskv-v2"],
-        feeds=["otherfeed"],
-    )
-    lookalike = Paper(
-        id="lookalike01",
-        title_en="Drift-Robust Retrieval of KV Caches",
-        title_zh="漂移鲁棒的KV缓存检索",
-        authors=["Someone Else", "Another Person"],
-        summary_zh=paris.summary_zh,
-    )
+    variant = paris_variant(paris)
+    lookalike = paris_lookalike(paris)
     _ingest(corpus, "otherfeed", [variant, lookalike])
     corpus.meaning.builder.run()
     assert corpus.meaning.duplicates.canonical("variantparis") == paris.id

@@ -18,12 +18,11 @@ from digest_support import ingest, listing_text, open_corpus
 from slack_helpers import SlackSender, all_text
 from test_digest_slack import ack_text, file_share_event
 from test_oauth import authorizations, command_from, install, oauth_server  # noqa: F401 (a fixture)
-from test_tenancy_papers import ADMIN, T1, T2, TITLE, home_text, search_text, w  # noqa: F401 (a fixture)
+from test_tenancy_papers import ADMIN, T1, T2, TITLE, home_text, search_text, share, w  # noqa: F401 (a fixture)
 
 from bot.i18n import t
 from bot.library.readinglist import Library
 from bot.search import writers
-from bot.slack.values import Action, ButtonValue, encode_value
 
 # -- the reading list ------------------------------------------------------------------------------
 
@@ -33,12 +32,7 @@ def test_a_paper_saved_while_shared_leaves_every_list_when_sharing_stops(w):  # 
     library: Library = w.services.library
     w.services.workspaces.update(T1, by=ADMIN, share_uploads=True)
     assert "Saved" in search_text(w, f"save {private}", T2, user="U_T2")
-    w.fake.reset()
-    status, _ = w.slack.click(
-        Action.SHARE_POST, encode_value(ButtonValue(id=private)), user_id="U_T2", channel_id="C_T2", team_id=T2
-    )
-    assert status == 200
-    w.fake.wait_for("chat.postMessage")
+    share(w, private, user="U_T2", channel="C_T2", team=T2)
     assert TITLE in search_text(w, "saved", T2, user="U_T2")
     assert TITLE in home_text(w, "U_T2", T2)
     assert TITLE in search_text(w, "top", T2, user="U_T2", channel="C_T2")
@@ -86,11 +80,7 @@ def test_a_shared_copy_of_another_workspaces_private_paper_stays_itself_there(w,
     w.corpus.meaning.duplicates._canonical = None  # read the table again now, as find() leaves it
     library: Library = w.services.library
     assert "Saved" in search_text(w, f"save {copy}", T2, user="U_T2")
-    status, _ = w.slack.click(
-        Action.SHARE_POST, encode_value(ButtonValue(id=copy)), user_id="U_T2", channel_id="C_T2", team_id=T2
-    )
-    assert status == 200
-    w.fake.wait_for("chat.postMessage")
+    share(w, copy, user="U_T2", channel="C_T2", team=T2)
     saved = search_text(w, "saved", T2, user="U_T2")
     assert "Wombat Copy" in saved and TITLE not in saved
     assert [p.id for p in library.saved_papers("U_T2", team_id=T2)] == [copy]

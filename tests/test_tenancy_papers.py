@@ -172,14 +172,19 @@ def test_another_workspace_finds_it_by_no_path(w):
     assert corpus.alternatives("QLN") == () and corpus.alternatives("Quorvex") == ()
 
 
-def test_top_in_a_channel_hides_what_another_workspace_shared_privately(w):
-    private = w.ids[0]
+def share(w, paper_id: str, *, user: str, channel: str, team: str) -> None:
+    """Click Share on a search result, as `user` of `team` in `channel`, and wait for the post."""
     w.fake.reset()
     status, _ = w.slack.click(
-        Action.SHARE_POST, encode_value(ButtonValue(id=private)), user_id="U_SHARER", channel_id="C_SHARED", team_id=T1
+        Action.SHARE_POST, encode_value(ButtonValue(id=paper_id)), user_id=user, channel_id=channel, team_id=team
     )
     assert status == 200
     w.fake.wait_for("chat.postMessage")
+
+
+def test_top_in_a_channel_hides_what_another_workspace_shared_privately(w):
+    private = w.ids[0]
+    share(w, private, user="U_SHARER", channel="C_SHARED", team=T1)
     assert TITLE in search_text(w, "top", T1, channel="C_SHARED")
     assert TITLE not in search_text(w, "top", T2, channel="C_SHARED")
 

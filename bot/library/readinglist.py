@@ -159,10 +159,10 @@ class Library:
         clock: Clock = system_clock,
         alternatives: Callable[[str], Sequence[str]] | None = None,
         corpus: Corpus | None = None,
-        visibility: Visibility | None = None,
     ):
         self.store = store
-        self.visibility = visibility or Visibility(store)  # the corpus's: which papers a workspace may not see
+        # Which papers a workspace may not see: the corpus's, or one over the same store.
+        self.visibility = corpus.visibility if corpus is not None else Visibility(store)
         self.clock = clock
         self.alternatives = alternatives  # Corpus.alternatives: interests match as a search would
         # The corpus over the same store, for its duplicates (each shown once, as its canonical

@@ -66,20 +66,18 @@ class SlackDigestPoster:
             raise DeliveryFailed("not_installed")
         return client
 
-    def channel_for(self, sub: Subscription, client: WebClient | None = None, *, remembered: bool = True) -> str:
+    def channel_for(self, sub: Subscription, client: WebClient | None = None) -> str:
         if sub.kind == "channel":
             return sub.place_id
-        known = self.known_channel(sub) if remembered and self.known_channel is not None else ""
-        if known:
-            return known
         client = client or self.client_for(sub)
         return client.conversations_open(users=sub.place_id)["channel"]["id"]
 
     def post_digest(self, sub: Subscription, digest: Digest, *, thread_ts: str, on_posted: PostedCallback) -> None:
         client = self.client_for(sub)
         try:
-            channel_id = self.channel_for(sub, client)
-            remembered = sub.kind != "channel" and self.known_channel is not None and channel_id == self.known_channel(sub)
+            known = self.known_channel(sub) if sub.kind != "channel" and self.known_channel is not None else ""
+            remembered = bool(known)  # a DM's id from its last digest: no conversations.open
+            channel_id = known or self.channel_for(sub, client)
 
             def post(**message) -> Any:
                 nonlocal channel_id, remembered
@@ -89,7 +87,7 @@ class SlackDigestPoster:
                     if not remembered or error_code(error) != "channel_not_found":
                         raise
                     remembered = False  # a DM Slack no longer knows by that id: open it afresh, once
-                    channel_id = self.channel_for(sub, client, remembered=False)
+                    channel_id = self.channel_for(sub, client)
                     return client.chat_postMessage(channel=channel_id, **message)
 
             if not digest.papers:
