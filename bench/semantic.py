@@ -34,6 +34,7 @@ for p in (str(ROOT), str(BENCH)):
 import numpy as np  # noqa: E402
 from relevance_set import CASES  # noqa: E402
 
+import bot.semantic.vectors as vectors_module  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from bot.corpus import Corpus  # noqa: E402
 from bot.ingest.listing import parse_path  # noqa: E402
@@ -119,12 +120,16 @@ def build(size: int, seeds: np.ndarray, path: Path) -> dict:
 def serve(path: Path, size: int) -> dict:
     """The child: open the vectors cold, then time what a search and More like this ask of them."""
     t0 = time.perf_counter()
-    encoder = UseEncoder()
     store = VectorStore(path)
-    queries = [q for _, q, _ in CASES]
-    first = store.nearest(encoder.encode([queries[0]])[0], K)
+    probe = np.zeros(DIM, dtype=np.float32)
+    probe[0] = 1.0
+    assert store.nearest(probe, K)  # the folder opened and searched once, before any encoder
     cold = time.perf_counter() - t0
-    assert first
+    t0 = time.perf_counter()
+    encoder = UseEncoder()
+    encoder.warm()  # the server loads it in the background (bot/semantic/service.py)
+    encoder_s = time.perf_counter() - t0
+    queries = [q for _, q, _ in CASES]
     for q in queries[:20]:  # warm: the graph's upper layers and the encoder's table in cache
         store.nearest(encoder.encode([q])[0], K)
     search = []
@@ -149,17 +154,23 @@ def serve(path: Path, size: int) -> dict:
     scales = store._base_scales
     assert scales is not None
     probes = 100 if size <= 200_000 else 25  # an exact scan of 1M rows takes ~1 s a query here
-    recalls, exacts = [], []
+    recalls, exacts, eps_recalls, tenth = [], [], [], []
     for q in queries[:probes]:
         qv = encoder.encode([q])[0]
         scores = np.empty(len(vecs), dtype=np.float32)
         for start in range(0, len(vecs), 100_000):
             part = np.asarray(vecs[start : start + 100_000], dtype=np.float32)
             scores[start : start + len(part)] = (part @ qv) * scales[start : start + len(part)]
-        exact = {store._base_ids[i] for i in np.argpartition(-scores, 10)[:10]}
+        top = np.argpartition(-scores, 10)[:10]
+        exact = {store._base_id(i) for i in top}
         exacts.append(exact)
-        got = {pid for pid, _ in store.nearest(qv, 10)}
-        recalls.append(len(exact & got) / 10)
+        tenth.append(float(scores[top].min()))
+        got = store.nearest(qv, 10)
+        recalls.append(len(exact & {pid for pid, _ in got}) / 10)
+        # ann-benchmarks' "epsilon recall": a hit counts if it is within 1% of the tenth's
+        # score. The made rows sit in near-ties far from a text query (the 10th and 11th
+        # apart by ~0.0005, less than int8's own error), where "the" exact ten is arbitrary.
+        eps_recalls.append(sum(score >= tenth[-1] - 0.01 * abs(tenth[-1]) for _, score in got) / 10)
     # ...and for More like this: a stored paper's vector, its own row left out.
     like_recalls = []
     for row in rng.sample(range(len(vecs)), probes):
@@ -169,30 +180,34 @@ def serve(path: Path, size: int) -> dict:
             part = np.asarray(vecs[start : start + 100_000], dtype=np.float32)
             scores[start : start + len(part)] = (part @ qv) * scales[start : start + len(part)]
         scores[row] = -9.0
-        pid = store._base_ids[row]
-        exact = {store._base_ids[i] for i in np.argpartition(-scores, 10)[:10]}
+        pid = store._base_id(row)
+        exact = {store._base_id(i) for i in np.argpartition(-scores, 10)[:10]}
         got = {p for p, _ in store.nearest(qv, 10, exclude={pid})}
         like_recalls.append(len(exact & got) / 10)
     sweep = {}
     if store._ann is not None:
         qvs = encoder.encode(queries[:probes])
-        for expansion in (96, 192, 384):
-            store._ann.expansion_search = expansion
+        default = vectors_module.ANN_CANDIDATES
+        for candidates in (50, 100, 200, 400):  # the graph's candidates re-scored from the int8 rows
+            vectors_module.ANN_CANDIDATES = candidates
             t = time.perf_counter()
             got = [{pid for pid, _ in store.nearest(qv, 10)} for qv in qvs]
             ms = (time.perf_counter() - t) * 1000 / len(qvs)
-            sweep[expansion] = {
+            sweep[candidates] = {
                 "recall_at_10": round(statistics.mean(len(g & e) / 10 for g, e in zip(got, exacts, strict=True)), 3),
                 "nearest_ms": round(ms, 2),
             }
+        vectors_module.ANN_CANDIDATES = default
     return {
         "expansion_sweep": sweep,
         "cold_start_s": round(cold, 2),
+        "encoder_load_s": round(encoder_s, 2),
         "search_p50_ms": round(statistics.median(search), 2),
         "search_p95_ms": round(_pct(search, 0.95), 2),
         "more_like_p50_ms": round(statistics.median(like), 2),
         "more_like_p95_ms": round(_pct(like, 0.95), 2),
         "recall_at_10": round(statistics.mean(recalls), 3),
+        "epsilon_recall_at_10": round(statistics.mean(eps_recalls), 3),
         "more_like_recall_at_10": round(statistics.mean(like_recalls), 3),
         "recall_at_10_min": min(recalls),
         "rss_mb": round(rss),

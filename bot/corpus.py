@@ -194,7 +194,7 @@ class Corpus:
         except IndexUnusable as exc:  # searches will say the library is not ready, as before
             logger.warning("%s", exc)
         if self.meaning is not None:
-            self.meaning.warm()
+            self.meaning.warm(background=True)  # searches are by words until the encoder is in (~2 s)
         self._ready = True
 
     def close(self) -> None:
@@ -542,6 +542,7 @@ class Corpus:
             or not expand
             or result.problem == "query_empty"
             or not self.meaning.has_vectors()
+            or not self.meaning.ready()
             or taken_as_typed(text)
         ):
             return self._result(text, result, page, per_page, hidden=hidden)

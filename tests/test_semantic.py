@@ -161,6 +161,43 @@ def test_no_word_in_common_finds_the_paper_by_meaning_and_nonsense_finds_nothing
         assert seeds.search(nonsense).hits == [], nonsense
 
 
+class _SlowToLoad:
+    """The bundled encoder, whose weights take until `loaded` is set to load (serve's start)."""
+
+    name = "use-multilingual-v3"
+
+    def __init__(self, model):
+        self.model, self.loaded, self.calls = model, __import__("threading").Event(), 0
+
+    def encode(self, texts):
+        self.calls += 1
+        assert self.loaded.wait(10), "the encoder's weights never finished loading"
+        return self.model.encode(texts)
+
+
+def test_the_server_answers_by_words_while_the_encoder_loads_then_by_meaning(seeds, encoder, tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(seeds.settings.data_dir, data)  # the seeds with their vectors
+    slow = _SlowToLoad(encoder[0])
+    corpus = _open(data, slow)
+    try:
+        corpus.prepare()  # serve's start: the weights load on a thread, the server is ready without them
+        assert corpus.is_ready() and not corpus.meaning.ready() and slow.calls == 1
+        assert corpus.search("hue shifts").hits == []  # by words meanwhile: nothing shares them
+        literal = corpus.search("speculative decoding")
+        assert literal.hits and all(h.found != "meaning" for h in literal.hits)
+        slow.loaded.set()
+        deadline = time.monotonic() + 10
+        while not corpus.meaning.ready() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        result = corpus.search("hue shifts")
+        assert result.hits and result.hits[0].paper.title_en.startswith("A Hypertoroidal Covering")
+        assert result.hits[0].found == "meaning"
+    finally:
+        slow.loaded.set()
+        corpus.close()
+
+
 # Two queries of each kind of the judged set (each is searched three ways, on two pages).
 SAMPLE = [query for kind in dict.fromkeys(k for k, _, _ in CASES) for query in [q for k, q, _ in CASES if k == kind][:2]]
 

@@ -34,6 +34,7 @@ class Meaning:
         self.builder = VectorBuilder(store, self.vectors, self.encoder, duplicates=self.duplicates)
         self._texts: OrderedDict[str, np.ndarray] = OrderedDict()
         self._texts_lock = threading.Lock()
+        self._warming: threading.Event | None = None  # set once a background warm is done
 
     def has_vectors(self) -> bool:
         return len(self.vectors) > 0
@@ -65,8 +66,31 @@ class Meaning:
             found = [self._texts.get(t) for t in texts]
         return np.vstack([row if row is not None else self.encoder.encode([t])[0] for row, t in zip(found, texts, strict=True)])
 
-    def warm(self) -> None:
-        """Load the weights and read the vectors before the first search (serve's start)."""
+    def ready(self) -> bool:
+        """Whether a query can be embedded now: false only while serve's start loads the
+        encoder in the background (searches meanwhile are by their words, as without vectors)."""
+        return self._warming is None or self._warming.is_set()
+
+    def warm(self, *, background: bool = False) -> None:
+        """Read the vectors and load the encoder's weights before the first search by meaning.
+
+        `background` (serve's start): the weights (~2 s; 2.4 s on a loaded host) load on a
+        thread, so the server answers at once, by words until they are in.
+        """
         self.vectors.refresh()
-        if self.has_vectors():
+        if not self.has_vectors():
+            return  # the builder loads the encoder when it first has papers to embed
+        if not background:
             self.encoder.encode(["warm"])
+            return
+        warming = self._warming = threading.Event()
+
+        def load() -> None:
+            try:
+                self.encoder.encode(["warm"])
+            except Exception:  # the first search by meaning tries again, and says what failed
+                logger.exception("loading the sentence encoder failed")
+            finally:
+                warming.set()
+
+        threading.Thread(target=load, name="encoder-warm", daemon=True).start()
