@@ -33,12 +33,13 @@ from bot.clock import Clock, system_clock, to_iso
 from bot.config import ALL_NETWORKS, Settings
 from bot.corpus import Corpus
 from bot.digests.scheduler import ManualScheduler
+from bot.digests.subscriptions import SubscriptionStore
 from bot.errors import WorkClaimLost
 from bot.feeds.arxiv import ArxivClient
 from bot.feeds.sources import SourceService
 from bot.ingest.listing import parse_text
 from bot.search.index import PaperIndex
-from bot.services import PRUNE_CLAIM, PRUNE_JOB, build_services, start_services, stop_services
+from bot.services import PRUNE_CLAIM, PRUNE_JOB, build_services, prune_tombstones, start_services, stop_services
 from bot.store.claims import ARXIV_PLACE, Leases, Ledger, shared_turns
 from bot.store.database import PAPERS, WRITES, is_store_unavailable, open_store
 from bot.store.postgres import PostgresStore, connection_info
@@ -408,6 +409,46 @@ def test_prune_removes_old_tombstones_only_and_keeps_those_above_the_newest_pape
         assert {i for i, _ in store.removed_since(0)} == {recent, newest} and store.pruned_rev() == old_rev
     finally:
         store.close()
+
+
+def test_removals_are_dated_by_the_clock_the_prune_compares_on_instances_whose_clocks_differ(database_location, tmp_path):
+    """Two instances, one clock 5 minutes fast, the other 5 minutes slow (on SQLite: one instance,
+    its machine's clock): each one's removals are dated by the database's clock, the one the prune
+    compares with, so either instance's prune keeps a tombstone made seconds ago (by the slow
+    one's own clock it was made 5 minutes ago) and prunes both once past the horizon (the fast
+    one's was made 5 minutes ahead). A removed subscription's undo copy is dated the same way."""
+    postgres = database_location.startswith("postgresql://")
+    if postgres:
+        fast, fast_clock = skewed_instance(tmp_path, database_location, "fast", timedelta(minutes=5))
+        slow, slow_clock = skewed_instance(tmp_path, database_location, "slow", timedelta(minutes=-5))
+    else:
+        fast = slow = instance(tmp_path, database_location, "a")
+        fast_clock = slow_clock = system_clock
+    try:
+        fast.store.ingest_listing(parse_text(listing_text("Feed A", 0, 3), "a.txt"))
+        newest = fast.store.newest(3)
+        fast.store.remove_papers([newest[0].id])
+        slow.store.remove_papers([newest[1].id])
+        fast.store.ingest_listing(parse_text(listing_text("Feed B", 10, 1), "b.txt"))  # the newest paper, above both
+        database = fast.store.shared_clock(fast_clock)()
+        dated = [datetime.fromisoformat(row[0]) for row in fast.store.read("SELECT removed_at FROM paper_tombstones")]
+        assert len(dated) == 2 and all(abs(at - database) < timedelta(seconds=5) for at in dated), (dated, database)
+        assert prune_tombstones(slow, timedelta(minutes=2), clock=slow_clock) == 0  # removed seconds ago: kept
+        assert prune_tombstones(fast, timedelta(minutes=2), clock=fast_clock) == 0
+        assert len(slow.store.removed_since(0)) == 2
+        ahead = timedelta(minutes=-1)  # a horizon a minute from now: as when the retention has passed
+        assert prune_tombstones(slow, ahead, clock=slow_clock) == 2 and fast.store.removed_since(0) == []
+
+        subscriptions = SubscriptionStore(fast.store, clock=fast_clock)  # what the fast instance's services build
+        sub, _ = subscriptions.save(team_id="T1", kind="user", place_id="U1", user_id="U1", lang="en", hour=9, minute=0,
+                                    timezone="UTC")  # fmt: skip
+        assert subscriptions.delete(sub.id, removed_by="U1")
+        removed_at = fast.store.read("SELECT removed_at FROM removed_subscriptions")[0][0]
+        assert abs(datetime.fromisoformat(removed_at) - database) < timedelta(seconds=5), (removed_at, database)
+    finally:
+        fast.close()
+        if slow is not fast:
+            slow.close()
 
 
 def test_a_follower_behind_the_pruned_tombstones_rebuilds_and_an_up_to_date_one_does_not(postgres_url, tmp_path, caplog):

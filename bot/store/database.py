@@ -321,6 +321,12 @@ class Store:
         """
         return clock
 
+    def shared_now(self) -> str:
+        """Now by the clock every instance compares this store's shared times by (`shared_clock`),
+        as the store records times: a tombstone's `removed_at`, which whichever instance prunes
+        compares with its retention horizon. On SQLite the store's own clock."""
+        return self._clock()
+
     def close(self) -> None:
         if self._checkpointer is not None:
             self._checkpointer.close()
@@ -716,7 +722,7 @@ class Store:
         paper that is not stored.
         """
         removed: list[tuple[str, int]] = []
-        now = self._clock()
+        now = self.shared_now()  # the prune's clock (bot/services.py), whichever instance removes or prunes
         with self.transaction(PAPERS) as db:
             for start in range(0, len(paper_ids), 500):
                 chunk = paper_ids[start : start + 500]
