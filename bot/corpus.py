@@ -361,15 +361,27 @@ class Corpus:
         and `_followed` says so. A backlog of a batch or more, where worker processes may be
         forked (the CLI), is written by workers that each read their share from the store
         (StoredPapers).
+
+        An index older than pruned tombstones (TombstonesPruned) may have missed removals it
+        can't read any more, unless nothing but removals came after its newest document and,
+        those it can read deleted, it holds as many papers as the store: it holds every paper
+        the store holds up to its rev, so it missed a removal exactly when it holds more. That
+        is a restarted index that was up to date, when the newest papers were all removed
+        since the prune (the index's rev is its documents' highest: the removals it followed
+        after them are not remembered); it is followed in place, not rebuilt at every start.
         """
         upto = self.store.state()[1]
         after = max(index_rev, self._followed) if removed_after is None else removed_after
         removed = self.store.removed_since(after, upto) if upto > after else []
         # Read after the tombstones: a prune between the two would otherwise go unseen.
-        if removed_after is None and upto > after and after < (horizon := self.store.pruned_rev()):
+        behind = removed_after is None and upto > after and after < (horizon := self.store.pruned_rev())
+        count = self.store.state()[0] if behind else 0  # (before count_since: a paper stored between is seen there)
+        if behind and self.store.count_since(index_rev):
             raise TombstonesPruned(after, horizon)
         if removed:
             self.index.remove(removed)
+        if behind and self.index.state()[0] != count:
+            raise TombstonesPruned(after, horizon)
         changed = self._index_changed(index_rev)
         self._followed = max(self._followed, upto)
         return changed + len(removed)

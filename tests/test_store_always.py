@@ -487,6 +487,49 @@ def test_a_follower_behind_the_pruned_tombstones_rebuilds_and_an_up_to_date_one_
         current.close()
 
 
+def test_after_the_newest_papers_are_removed_past_a_prune_a_restart_follows_an_up_to_date_index_in_place(
+    database_location, tmp_path, caplog
+):
+    """The newest papers all removed after a prune: the newest paper's rev (what a rebuilt or
+    restarted index knows as its own) is below the pruned horizon. An index that is up to date
+    is followed in place at every restart, not rebuilt; one that missed the pruned removal
+    (it still holds the removed paper) is rebuilt, and then holds the store's papers."""
+    first = instance(tmp_path, database_location, "a")
+    location = first.settings.database_location
+    behind = None
+    try:
+        ingest(first, tmp_path, "a.txt", listing_text("Feed A", 0, 5, topic="Quantum Widgets"))  # revs 1-5
+        if location.startswith("postgresql://"):
+            behind = instance(tmp_path, location, "b")  # up to date now, then stopped
+            behind.close()
+        by_rev = sorted(first.store.iter_papers(), key=lambda p: p.rev)
+        first.remove_papers([by_rev[3].id])  # rev 6: b misses it
+        ingest(first, tmp_path, "b.txt", listing_text("Feed B", 10, 1, topic="Quantum Widgets"))  # rev 7
+        assert first.store.prune_tombstones(to_iso(system_clock() + timedelta(days=1))) == 1
+        assert first.store.pruned_rev() == 6
+        first.remove_papers([first.store.newest(1)[0].id])  # rev 8: the newest paper is rev 5 again
+        first.reindex()  # (a rebuilt index: its rev is its newest paper's, 5, below the horizon)
+        stored = {p.id for p in first.store.iter_papers()}
+        assert len(stored) == 4 and first.index.state() == (4, 5)
+        for _ in range(2):  # restarted, twice: each time in place
+            first.close()
+            caplog.clear()
+            first = instance(tmp_path, database_location, "a")
+            assert "rebuil" not in caplog.text, caplog.text
+            assert first.is_caught_up(grace_s=0) and first.follow() is None
+            assert {h.paper.id for h in first.search("quantum widgets", per_page=50).hits} == stored
+        if behind is not None:
+            caplog.clear()
+            behind = instance(tmp_path, location, "b")  # its index holds the paper removed at rev 6
+            assert "older than the tombstones pruned up to rev 6; rebuilding" in caplog.text and behind.index.state() == (4, 5)
+            assert {h.paper.id for h in behind.search("quantum widgets", per_page=50).hits} == stored
+            assert behind.is_caught_up(grace_s=0)
+    finally:
+        first.close()
+        if behind is not None:
+            behind.close()
+
+
 def test_the_prune_job_runs_on_the_instance_that_claims_it_with_the_retention_setting(postgres_url, tmp_path):
     """The scheduled prune is claimed like other work: while another instance holds its claim it
     does nothing here; then it prunes what is older than PAPERBOT_TOMBSTONE_RETENTION_DAYS."""

@@ -754,7 +754,9 @@ class Store:
         to rebuild from the store instead (Corpus.ensure_index). Tombstones above the newest
         paper's rev are kept whatever their age: an index holding every paper has that rev
         (its documents' highest), so a restarted up-to-date instance, which no longer knows
-        it followed the removals after its last paper, never finds itself behind the horizon.
+        it followed the removals after its last paper, is not behind the horizon. (If the
+        newest papers are all removed after the prune, it is: Corpus._catch_up then tells an
+        index that missed nothing by its count.)
         """
         with self.transaction(PAPERS) as db:
             newest = int(db.execute("SELECT COALESCE(MAX(rev), 0) FROM papers").fetchone()[0])
