@@ -546,7 +546,43 @@ class Corpus:
         `lang` picks snippets in the reader's language; `correct=False` searches the text
         as typed ("Search instead for ..."); `expand=False` adds no translations or
         aliases (digest filters, which are taken literally). `team`: the asking workspace.
+
+        With the store away (PostgreSQL restarting) the answer comes from this instance's
+        index alone (`store_away`, see _search_away); a workspace whose hidden set was never
+        read here gets the store's error, as every other answer does.
         """
+        try:
+            return self._search(text, page=page, per_page=per_page, lang=lang, correct=correct, expand=expand, team=team)
+        except sqlite3.OperationalError as exc:
+            if not is_store_unavailable(exc):
+                raise
+            away = self._search_away(text, page=page, per_page=per_page, lang=lang, correct=correct, expand=expand, team=team)
+            if away is None:
+                raise
+            logger.warning("searching with the store away (%s): answered from the index", exc)
+            return away
+
+    def _search_away(
+        self, text: str, *, page: int, per_page: int, lang: str | None, correct: bool, expand: bool, team: str | None
+    ) -> SearchResult | None:
+        """A search by the index alone, the store away: lexical matches only (the vectors'
+        neighbours and duplicates are the store's), each paper as the index holds it (no
+        links, venue or year). Hidden: what was last read for `team` (Visibility.remembered),
+        and every paper indexed since, which may be another workspace's private upload; None
+        (fail closed) if nothing was ever read for `team` here."""
+        hidden: frozenset[str] = frozenset()
+        if team is not EVERYONE:
+            remembered = self.visibility.remembered(team)
+            if remembered is None:
+                return None
+            rev, hidden = remembered
+            hidden = hidden | self.index.ids_after(rev)
+        result = self.index.search(text, page=page, per_page=per_page, lang=lang, correct=correct, expand=expand, hidden=hidden)
+        return self._result(text, result, page, per_page, hidden=hidden, store_away=True)
+
+    def _search(
+        self, text: str, *, page: int, per_page: int, lang: str | None, correct: bool, expand: bool, team: str | None
+    ) -> SearchResult:
         hidden = self.visibility.hidden(team)
         result = self.index.search(text, page=page, per_page=per_page, lang=lang, correct=correct, expand=expand, hidden=hidden)
         if (
@@ -713,6 +749,7 @@ class Corpus:
         found: dict[str, str] | None = None,
         *,
         hidden: frozenset[str] = frozenset(),
+        store_away: bool = False,
     ) -> SearchResult:
         total, estimated = page.total, page.estimated
         window = max(1, min(per_page, MAX_PER_PAGE))  # the index's page size
@@ -720,9 +757,12 @@ class Corpus:
             # A page the matches did not fill is the last: every match is counted now.
             total, estimated = (max(1, number) - 1) * window + len(page.hits), False
         hit_list = page.hits
-        if self.meaning is not None and self.meaning.duplicates.count():
-            hit_list = self._canonical_hits(hit_list, hidden)
-        papers = {p.id: p for p in self._papers([h.id for h in hit_list], hidden)}
+        if store_away:  # (the papers as the index holds them: nothing merged from duplicates)
+            papers = {p.id: p for p in self.index.stored_papers([h.id for h in hit_list if h.id not in hidden])}
+        else:
+            if self.meaning is not None and self.meaning.duplicates.count():
+                hit_list = self._canonical_hits(hit_list, hidden)
+            papers = {p.id: p for p in self._papers([h.id for h in hit_list], hidden)}
         hits = [
             Hit(
                 paper=papers[h.id],
@@ -746,6 +786,7 @@ class Corpus:
             problem=page.problem,
             expanded=page.expanded,
             estimated=estimated,
+            store_away=store_away,
         )
 
     def get(self, paper_id: str, *, team: str | None = EVERYONE) -> Paper | None:
