@@ -361,15 +361,27 @@ class Corpus:
         and `_followed` says so. A backlog of a batch or more, where worker processes may be
         forked (the CLI), is written by workers that each read their share from the store
         (StoredPapers).
+
+        An index older than pruned tombstones (TombstonesPruned) may have missed removals it
+        can't read any more, unless nothing but removals came after its newest document and,
+        those it can read deleted, it holds as many papers as the store: it holds every paper
+        the store holds up to its rev, so it missed a removal exactly when it holds more. That
+        is a restarted index that was up to date, when the newest papers were all removed
+        since the prune (the index's rev is its documents' highest: the removals it followed
+        after them are not remembered); it is followed in place, not rebuilt at every start.
         """
         upto = self.store.state()[1]
         after = max(index_rev, self._followed) if removed_after is None else removed_after
         removed = self.store.removed_since(after, upto) if upto > after else []
         # Read after the tombstones: a prune between the two would otherwise go unseen.
-        if removed_after is None and upto > after and after < (horizon := self.store.pruned_rev()):
+        behind = removed_after is None and upto > after and after < (horizon := self.store.pruned_rev())
+        count = self.store.state()[0] if behind else 0  # (before count_since: a paper stored between is seen there)
+        if behind and self.store.count_since(index_rev):
             raise TombstonesPruned(after, horizon)
         if removed:
             self.index.remove(removed)
+        if behind and self.index.state()[0] != count:
+            raise TombstonesPruned(after, horizon)
         changed = self._index_changed(index_rev)
         self._followed = max(self._followed, upto)
         return changed + len(removed)
@@ -534,7 +546,43 @@ class Corpus:
         `lang` picks snippets in the reader's language; `correct=False` searches the text
         as typed ("Search instead for ..."); `expand=False` adds no translations or
         aliases (digest filters, which are taken literally). `team`: the asking workspace.
+
+        With the store away (PostgreSQL restarting) the answer comes from this instance's
+        index alone (`store_away`, see _search_away); a workspace whose hidden set was never
+        read here gets the store's error, as every other answer does.
         """
+        try:
+            return self._search(text, page=page, per_page=per_page, lang=lang, correct=correct, expand=expand, team=team)
+        except sqlite3.OperationalError as exc:
+            if not is_store_unavailable(exc):
+                raise
+            away = self._search_away(text, page=page, per_page=per_page, lang=lang, correct=correct, expand=expand, team=team)
+            if away is None:
+                raise
+            logger.warning("searching with the store away (%s): answered from the index", exc)
+            return away
+
+    def _search_away(
+        self, text: str, *, page: int, per_page: int, lang: str | None, correct: bool, expand: bool, team: str | None
+    ) -> SearchResult | None:
+        """A search by the index alone, the store away: lexical matches only (the vectors'
+        neighbours and duplicates are the store's), each paper as the index holds it (no
+        links, venue or year). Hidden: what was last read for `team` (Visibility.remembered),
+        and every paper indexed since, which may be another workspace's private upload; None
+        (fail closed) if nothing was ever read for `team` here."""
+        hidden: frozenset[str] = frozenset()
+        if team is not EVERYONE:
+            remembered = self.visibility.remembered(team)
+            if remembered is None:
+                return None
+            rev, hidden = remembered
+            hidden = hidden | self.index.ids_after(rev)
+        result = self.index.search(text, page=page, per_page=per_page, lang=lang, correct=correct, expand=expand, hidden=hidden)
+        return self._result(text, result, page, per_page, hidden=hidden, store_away=True)
+
+    def _search(
+        self, text: str, *, page: int, per_page: int, lang: str | None, correct: bool, expand: bool, team: str | None
+    ) -> SearchResult:
         hidden = self.visibility.hidden(team)
         result = self.index.search(text, page=page, per_page=per_page, lang=lang, correct=correct, expand=expand, hidden=hidden)
         if (
@@ -702,6 +750,7 @@ class Corpus:
         found: dict[str, str] | None = None,
         *,
         hidden: frozenset[str] = frozenset(),
+        store_away: bool = False,
     ) -> SearchResult:
         total, estimated = page.total, page.estimated
         window = max(1, min(per_page, MAX_PER_PAGE))  # the index's page size
@@ -709,9 +758,12 @@ class Corpus:
             # A page the matches did not fill is the last: every match is counted now.
             total, estimated = (max(1, number) - 1) * window + len(page.hits), False
         hit_list = page.hits
-        if self.meaning is not None and self.meaning.duplicates.count():
-            hit_list = self._canonical_hits(hit_list, hidden)
-        papers = {p.id: p for p in self._papers([h.id for h in hit_list], hidden)}
+        if store_away:  # (the papers as the index holds them: nothing merged from duplicates)
+            papers = {p.id: p for p in self.index.stored_papers([h.id for h in hit_list if h.id not in hidden])}
+        else:
+            if self.meaning is not None and self.meaning.duplicates.count():
+                hit_list = self._canonical_hits(hit_list, hidden)
+            papers = {p.id: p for p in self._papers([h.id for h in hit_list], hidden)}
         hits = [
             Hit(
                 paper=papers[h.id],
@@ -735,6 +787,7 @@ class Corpus:
             problem=page.problem,
             expanded=page.expanded,
             estimated=estimated,
+            store_away=store_away,
         )
 
     def get(self, paper_id: str, *, team: str | None = EVERYONE) -> Paper | None:

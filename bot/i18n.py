@@ -983,6 +983,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Couldn't add `{name}`: saving it failed ({error}). Send it again (papers it already added are recognised, not duplicated); if it keeps failing, the server's log says why.",
         "zh": "无法添加 `{name}`：保存时出错（{error}）。请重新发送（已添加的论文会被识别，不会重复）；如果仍然失败，可在服务器日志中查看原因。",
     },
+    "search.store_away": {
+        "en": "I can't reach my database just now, so these results come from this server's search index alone: they may be incomplete, and your saves aren't shown.",
+        "zh": "暂时连不上数据库，以上结果仅来自本服务器的搜索索引，可能不完整，也不显示你的收藏。",
+    },
     "error.store_unavailable": {
         "en": "Sorry, I can't reach my database just now (it may be restarting). Nothing stored is lost; please try again in a minute.",
         "zh": "抱歉，暂时连不上数据库（可能正在重启）。已存储的内容不会丢失，请过一分钟再试。",

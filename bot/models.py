@@ -345,6 +345,8 @@ class SearchResult(Paged):
     `suggestion` is a corrected query from the index's vocabulary, when one exists.
     `problem` names input the parser had to ignore or repair (an i18n message key).
     `estimated`: `total` is an estimate (shown as "about N"; `pages` is then one too).
+    `store_away`: answered from the index alone while the store could not be read (the
+    results may be incomplete; papers as the index holds them).
     """
 
     query: str
@@ -357,6 +359,7 @@ class SearchResult(Paged):
     problem: str | None = None
     expanded: list[str] = field(default_factory=list)
     estimated: bool = False
+    store_away: bool = False
 
     @property
     def has_next(self) -> bool:

@@ -33,12 +33,13 @@ from bot.clock import Clock, system_clock, to_iso
 from bot.config import ALL_NETWORKS, Settings
 from bot.corpus import Corpus
 from bot.digests.scheduler import ManualScheduler
+from bot.digests.subscriptions import SubscriptionStore
 from bot.errors import WorkClaimLost
 from bot.feeds.arxiv import ArxivClient
 from bot.feeds.sources import SourceService
 from bot.ingest.listing import parse_text
 from bot.search.index import PaperIndex
-from bot.services import PRUNE_CLAIM, PRUNE_JOB, build_services, start_services, stop_services
+from bot.services import PRUNE_CLAIM, PRUNE_JOB, build_services, prune_tombstones, start_services, stop_services
 from bot.store.claims import ARXIV_PLACE, Leases, Ledger, shared_turns
 from bot.store.database import PAPERS, WRITES, is_store_unavailable, open_store
 from bot.store.postgres import PostgresStore, connection_info
@@ -410,6 +411,46 @@ def test_prune_removes_old_tombstones_only_and_keeps_those_above_the_newest_pape
         store.close()
 
 
+def test_removals_are_dated_by_the_clock_the_prune_compares_on_instances_whose_clocks_differ(database_location, tmp_path):
+    """Two instances, one clock 5 minutes fast, the other 5 minutes slow (on SQLite: one instance,
+    its machine's clock): each one's removals are dated by the database's clock, the one the prune
+    compares with, so either instance's prune keeps a tombstone made seconds ago (by the slow
+    one's own clock it was made 5 minutes ago) and prunes both once past the horizon (the fast
+    one's was made 5 minutes ahead). A removed subscription's undo copy is dated the same way."""
+    postgres = database_location.startswith("postgresql://")
+    if postgres:
+        fast, fast_clock = skewed_instance(tmp_path, database_location, "fast", timedelta(minutes=5))
+        slow, slow_clock = skewed_instance(tmp_path, database_location, "slow", timedelta(minutes=-5))
+    else:
+        fast = slow = instance(tmp_path, database_location, "a")
+        fast_clock = slow_clock = system_clock
+    try:
+        fast.store.ingest_listing(parse_text(listing_text("Feed A", 0, 3), "a.txt"))
+        newest = fast.store.newest(3)
+        fast.store.remove_papers([newest[0].id])
+        slow.store.remove_papers([newest[1].id])
+        fast.store.ingest_listing(parse_text(listing_text("Feed B", 10, 1), "b.txt"))  # the newest paper, above both
+        database = fast.store.shared_clock(fast_clock)()
+        dated = [datetime.fromisoformat(row[0]) for row in fast.store.read("SELECT removed_at FROM paper_tombstones")]
+        assert len(dated) == 2 and all(abs(at - database) < timedelta(seconds=5) for at in dated), (dated, database)
+        assert prune_tombstones(slow, timedelta(minutes=2), clock=slow_clock) == 0  # removed seconds ago: kept
+        assert prune_tombstones(fast, timedelta(minutes=2), clock=fast_clock) == 0
+        assert len(slow.store.removed_since(0)) == 2
+        ahead = timedelta(minutes=-1)  # a horizon a minute from now: as when the retention has passed
+        assert prune_tombstones(slow, ahead, clock=slow_clock) == 2 and fast.store.removed_since(0) == []
+
+        subscriptions = SubscriptionStore(fast.store, clock=fast_clock)  # what the fast instance's services build
+        sub, _ = subscriptions.save(team_id="T1", kind="user", place_id="U1", user_id="U1", lang="en", hour=9, minute=0,
+                                    timezone="UTC")  # fmt: skip
+        assert subscriptions.delete(sub.id, removed_by="U1")
+        removed_at = fast.store.read("SELECT removed_at FROM removed_subscriptions")[0][0]
+        assert abs(datetime.fromisoformat(removed_at) - database) < timedelta(seconds=5), (removed_at, database)
+    finally:
+        fast.close()
+        if slow is not fast:
+            slow.close()
+
+
 def test_a_follower_behind_the_pruned_tombstones_rebuilds_and_an_up_to_date_one_does_not(postgres_url, tmp_path, caplog):
     """b missed a removal whose tombstone was pruned since: it is not ready (no grace) until it has
     rebuilt, then holds exactly the store's papers, the removed one not found. c, up to date when
@@ -444,6 +485,49 @@ def test_a_follower_behind_the_pruned_tombstones_rebuilds_and_an_up_to_date_one_
         first.close()
         behind.close()
         current.close()
+
+
+def test_after_the_newest_papers_are_removed_past_a_prune_a_restart_follows_an_up_to_date_index_in_place(
+    database_location, tmp_path, caplog
+):
+    """The newest papers all removed after a prune: the newest paper's rev (what a rebuilt or
+    restarted index knows as its own) is below the pruned horizon. An index that is up to date
+    is followed in place at every restart, not rebuilt; one that missed the pruned removal
+    (it still holds the removed paper) is rebuilt, and then holds the store's papers."""
+    first = instance(tmp_path, database_location, "a")
+    location = first.settings.database_location
+    behind = None
+    try:
+        ingest(first, tmp_path, "a.txt", listing_text("Feed A", 0, 5, topic="Quantum Widgets"))  # revs 1-5
+        if location.startswith("postgresql://"):
+            behind = instance(tmp_path, location, "b")  # up to date now, then stopped
+            behind.close()
+        by_rev = sorted(first.store.iter_papers(), key=lambda p: p.rev)
+        first.remove_papers([by_rev[3].id])  # rev 6: b misses it
+        ingest(first, tmp_path, "b.txt", listing_text("Feed B", 10, 1, topic="Quantum Widgets"))  # rev 7
+        assert first.store.prune_tombstones(to_iso(system_clock() + timedelta(days=1))) == 1
+        assert first.store.pruned_rev() == 6
+        first.remove_papers([first.store.newest(1)[0].id])  # rev 8: the newest paper is rev 5 again
+        first.reindex()  # (a rebuilt index: its rev is its newest paper's, 5, below the horizon)
+        stored = {p.id for p in first.store.iter_papers()}
+        assert len(stored) == 4 and first.index.state() == (4, 5)
+        for _ in range(2):  # restarted, twice: each time in place
+            first.close()
+            caplog.clear()
+            first = instance(tmp_path, database_location, "a")
+            assert "rebuil" not in caplog.text, caplog.text
+            assert first.is_caught_up(grace_s=0) and first.follow() is None
+            assert {h.paper.id for h in first.search("quantum widgets", per_page=50).hits} == stored
+        if behind is not None:
+            caplog.clear()
+            behind = instance(tmp_path, location, "b")  # its index holds the paper removed at rev 6
+            assert "older than the tombstones pruned up to rev 6; rebuilding" in caplog.text and behind.index.state() == (4, 5)
+            assert {h.paper.id for h in behind.search("quantum widgets", per_page=50).hits} == stored
+            assert behind.is_caught_up(grace_s=0)
+    finally:
+        first.close()
+        if behind is not None:
+            behind.close()
 
 
 def test_the_prune_job_runs_on_the_instance_that_claims_it_with_the_retention_setting(postgres_url, tmp_path):

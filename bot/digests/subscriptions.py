@@ -214,7 +214,9 @@ class SubscriptionStore:
 
     def __init__(self, store: Store, *, clock: Clock = system_clock, holder: str | None = None):
         self.store = store
-        self._clock = clock
+        # The database's clock on PostgreSQL (Store.shared_clock): a removed subscription's
+        # removed_at and heartbeats are compared by other instances; a test's clock is kept.
+        self._clock = store.shared_clock(clock)
         self.holder = holder or instance_name()
         with store.transaction() as db:
             tenancy.rekey(db, SCHEMA, TEAM_TABLES, COLUMNS)

@@ -45,7 +45,7 @@ from whoosh.index import LockError
 from whoosh.searching import Searcher
 
 from bot.errors import IndexBusy, IndexUnusable
-from bot.models import Fragment, Paper
+from bot.models import Affiliation, Fragment, Paper
 from bot.search import legacy, writers  # writers.X at each use: tests change its limits
 from bot.search.analysis import forget_sections
 from bot.search.lexicon import Lexicon, TermLearner, load_alias_groups, load_terms
@@ -563,6 +563,47 @@ class PaperIndex:
         if loose.total:
             return _with(loose, "any", None, problem)
         return IndexPage([], 0, "none", problem=problem)
+
+    def ids_after(self, rev: int) -> frozenset[str]:
+        """Ids of the papers indexed at a rev above `rev`: those a store that can't be read just
+        now can't say who may see (Corpus.search while it is away). Only the segments whose
+        highest rev is above it are read, so normally none."""
+        found: set[str] = set()
+        with self._searcher() as searcher:
+            reader = searcher.reader()
+            for leaf in [leaf for leaf, _ in reader.leaf_readers()] if not reader.is_atomic() else [reader]:
+                if not leaf.doc_count_all() or self._segment_rev(leaf) <= rev:
+                    continue
+                revs = leaf.column_reader("rev")
+                found.update(
+                    str(leaf.stored_fields(docnum)["id"])
+                    for docnum in range(leaf.doc_count_all())
+                    if revs[docnum] > rev and not leaf.is_deleted(docnum)
+                )
+        return frozenset(found)
+
+    def stored_papers(self, ids: list[str]) -> list[Paper]:
+        """The papers with these ids as the index holds them, in order (those it holds): titles,
+        authors, affiliations, summary, comments, seq and rev, but no links, venue, feeds or
+        arXiv record, which only the store has. What a search shows while the store is away."""
+        papers = []
+        with self._searcher() as searcher:
+            for paper_id in ids:
+                docnum = searcher.document_number(id=paper_id)
+                if docnum is None:
+                    continue
+                stored = searcher.stored_fields(docnum)
+                affiliations = [Affiliation(en=name.strip(), zh="") for name in (stored.get("affil_en") or "").split(";")]
+                affiliations += [Affiliation(en="", zh=name.strip()) for name in (stored.get("affil_zh") or "").split("；")]
+                papers.append(
+                    Paper(
+                        id=str(stored["id"]), title_en=stored.get("title_en") or "", title_zh=stored.get("title_zh") or "",
+                        authors=[a.strip() for a in (stored.get("authors") or "").split(", ") if a.strip()],
+                        affiliations=[a for a in affiliations if a.en or a.zh], summary_zh=stored.get("summary") or "",
+                        comments=stored.get("comments") or "", seq=int(stored.get("seq") or 0), rev=int(stored.get("rev") or 0),
+                    )
+                )  # fmt: skip
+        return papers
 
     def more_like(self, paper_id: str, *, page: int = 1, per_page: int = 5, hidden: frozenset[str] = frozenset()) -> IndexPage:
         """Find papers like `paper_id` from its key terms (titles, summary, authors), not itself

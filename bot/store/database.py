@@ -321,6 +321,12 @@ class Store:
         """
         return clock
 
+    def shared_now(self) -> str:
+        """Now by the clock every instance compares this store's shared times by (`shared_clock`),
+        as the store records times: a tombstone's `removed_at`, which whichever instance prunes
+        compares with its retention horizon. On SQLite the store's own clock."""
+        return self._clock()
+
     def close(self) -> None:
         if self._checkpointer is not None:
             self._checkpointer.close()
@@ -716,7 +722,7 @@ class Store:
         paper that is not stored.
         """
         removed: list[tuple[str, int]] = []
-        now = self._clock()
+        now = self.shared_now()  # the prune's clock (bot/services.py), whichever instance removes or prunes
         with self.transaction(PAPERS) as db:
             for start in range(0, len(paper_ids), 500):
                 chunk = paper_ids[start : start + 500]
@@ -748,7 +754,9 @@ class Store:
         to rebuild from the store instead (Corpus.ensure_index). Tombstones above the newest
         paper's rev are kept whatever their age: an index holding every paper has that rev
         (its documents' highest), so a restarted up-to-date instance, which no longer knows
-        it followed the removals after its last paper, never finds itself behind the horizon.
+        it followed the removals after its last paper, is not behind the horizon. (If the
+        newest papers are all removed after the prune, it is: Corpus._catch_up then tells an
+        index that missed nothing by its count.)
         """
         with self.transaction(PAPERS) as db:
             newest = int(db.execute("SELECT COALESCE(MAX(rev), 0) FROM papers").fetchone()[0])

@@ -56,7 +56,7 @@ from psycopg.adapt import Loader
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.types.numeric import Int8Dumper
 
-from bot.clock import Clock, system_clock, utc_now_iso
+from bot.clock import Clock, system_clock, to_iso, utc_now_iso
 from bot.store.database import DOMAIN_TABLES, SHARED_TABLES, WRITES, Store, open_schema
 
 logger = logging.getLogger(__name__)
@@ -405,9 +405,11 @@ class PostgresStore(Store):
         self, url: str, *, clock: Callable[[], str] = utc_now_iso, readonly: bool = False, machine_clock: Clock = system_clock
     ):
         """`machine_clock` is this machine's (a test gives one that runs fast): the leases'
-        clock is it plus its offset from the database's (shared_clock)."""
+        clock is it plus its offset from the database's (shared_clock), and without a `clock`
+        of its own the store records times by it."""
         self.path = url
-        self._clock = clock
+        self._by_machine = clock is utc_now_iso  # else a test's clock, kept (as shared_clock keeps a test's)
+        self._clock = (lambda: to_iso(machine_clock())) if self._by_machine else clock
         self._lock = threading.RLock()  # (Store's: guards nothing here but what a subclass may take)
         self._locks = {domain: threading.RLock() for domain in DOMAIN_LOCKS}
         self._read_lock = threading.Lock()
@@ -491,6 +493,10 @@ class PostgresStore(Store):
         the one this store was opened with (a test's clock that runs fast or slow); any other
         clock (a test's fake clock, which the test moves by hand) is kept as it is."""
         return self._offset.now if clock is system_clock or clock is self._offset.machine else clock
+
+    def shared_now(self) -> str:
+        """The database's clock, as the store records times (a store opened with a test's clock: that clock)."""
+        return to_iso(self._offset.now()) if self._by_machine else self._clock()
 
     def database_time(self) -> datetime:
         """The database server's clock, now (one round trip)."""

@@ -22,6 +22,8 @@ another workspace's query expansion.
 
 from __future__ import annotations
 
+import time
+
 from bot.models import Paper
 from bot.store.database import Store, apply_schema
 from bot.store.workspaces import SCHEMA as WORKSPACES_SCHEMA
@@ -37,19 +39,44 @@ _HIDDEN = (
 )
 
 
+REMEMBER_S = 30.0
+"""How often a workspace's hidden set is remembered with the rev it holds for (`remembered`)."""
+
+
 class Visibility:
     """Which papers a workspace may not see; every call names the team (None: every paper)."""
 
     def __init__(self, store: Store):
         self.store = store
+        self._remembered: dict[str, tuple[float, int, frozenset[str]]] = {}  # team -> (when, rev, hidden)
         with store.transaction() as db:
             apply_schema(db, WORKSPACES_SCHEMA)  # its share_uploads flags are read here
 
     def hidden(self, team: str | None) -> frozenset[str]:
         """Ids of the papers private to other workspaces, none of which shares its uploads."""
-        if team is EVERYONE or not self.store.read("SELECT 1 FROM paper_teams LIMIT 1"):
+        if team is EVERYONE:
             return frozenset()
-        return frozenset(str(row[0]) for row in self.store.read(_HIDDEN, (team,)))
+        kept = self._remembered.get(team)
+        rev = self.store.state()[1] if kept is None or time.monotonic() - kept[0] >= REMEMBER_S else None
+        if not self.store.read("SELECT 1 FROM paper_teams LIMIT 1"):
+            hidden: frozenset[str] = frozenset()
+        else:
+            hidden = frozenset(str(row[0]) for row in self.store.read(_HIDDEN, (team,)))
+        if rev is not None:
+            self._remembered[team] = (time.monotonic(), rev, hidden)
+        return hidden
+
+    def remembered(self, team: str) -> tuple[int, frozenset[str]] | None:
+        """The hidden set last remembered for `team` and the store's rev read before it, or None
+        if it was never read here: what a search answers by while the store is away (Corpus.search).
+
+        It holds for every paper up to that rev (a paper's rows are written with the rev it
+        takes); a paper the index holds at a later rev may be another workspace's private
+        upload, and is left out too. Remembered at most every REMEMBER_S, so searches read no
+        more than before; a workspace that stopped sharing its uploads since is seen as it was.
+        """
+        kept = self._remembered.get(team)
+        return None if kept is None else (kept[1], kept[2])
 
     def private(self) -> frozenset[str]:
         """Ids of every paper private to some workspace, shared by its setting or not: what

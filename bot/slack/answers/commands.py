@@ -11,6 +11,7 @@ Slack escapes what people type (`&amp;`, `&lt;`, `<https://…|label>`, `<@U123>
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -29,6 +30,7 @@ from bot.slack.render.help import HELP_TOPICS, render_help
 from bot.slack.render.mrkdwn import escape_code, mentioned_users, unescape_slack_text
 from bot.slack.reply import Reply, is_dm, not_ready_notice, notice, person_lang, stored_lang
 from bot.slack.words import DID_YOU_MEAN, DIGEST_COMMANDS, LIBRARY_COMMANDS, Command, read_command
+from bot.store.database import is_store_unavailable
 
 
 @dataclass
@@ -162,7 +164,12 @@ def answer_interests_line(services: Services, asked: Asked) -> Reply:
 def answer_search_line(services: Services, asked: Asked) -> Reply:
     """Any line that is not a command: a search; a first word that reads like a mistyped
     command (`subscibe 9am`) is named, when the search found little."""
-    saved = services.library.saved_ids(asked.user_id, team_id=asked.team_id)
+    try:
+        saved = services.library.saved_ids(asked.user_id, team_id=asked.team_id)
+    except sqlite3.OperationalError as error:  # the store away: the index answers (Corpus.search), saves unknown
+        if not is_store_unavailable(error):
+            raise
+        saved = set()
     reply = answer_search(services.corpus, asked.text, asked.lang, shareable=not asked.in_dm, saved=saved, team_id=asked.team_id)
     meant = meant_command(asked.word)
     result = reply.result

@@ -75,6 +75,8 @@ def render_results(
         state = state.but(like_id=state.id, id="")  # `id` is the paper a Save button saves
     for number, hit in enumerate(result.hits, start=(result.page - 1) * result.per_page + 1):
         blocks.extend(render_hit(hit, lang, number, shareable=shareable, saved=hit.paper.id in saved, save_state=state))
+    if result.store_away:  # under the results: what they may lack
+        blocks.append(context(t("search.store_away", lang)))
     nav = page_buttons(result, lang, like=like)
     if suggestion or corrected:
         nav = nav or actions(block_id="pages")
@@ -171,6 +173,7 @@ def render_no_results(
     query_label = escape(truncate(result.query, 200))
     text = t("search.none_as_typed" if corrected else "search.none", lang, query=query_label)
     blocks = [section(text)]
+    notes = [*(notes or []), *([t("search.store_away", lang)] if result.store_away else [])]
     if notes:
         blocks.append(context(*notes))
     if corrected:
