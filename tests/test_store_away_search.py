@@ -53,6 +53,12 @@ def test_a_search_with_postgresql_stopped_answers_from_the_index_and_never_shows
         assert found(corpus, OURS) == shared  # read, and remembered for OURS
         later_private = private_upload(corpus, "Upload Two", 30, OTHER) - first_private  # indexed after that read
         assert found(corpus, OURS) == shared and found(corpus, OTHER) == shared | first_private | later_private
+        # OTHER shares its uploads, then stops a moment before the outage: the set remembered
+        # is the one read last, not one up to REMEMBER_S old.
+        services.workspaces.update(OTHER, by="U9", share_uploads=True)
+        assert found(corpus, OURS) == shared | first_private | later_private
+        services.workspaces.update(OTHER, by="U9", share_uploads=False)
+        assert found(corpus, OURS) == shared
         saved = sorted(shared)[0]
         services.library.save("U1", saved, team_id=OURS)
         assert t("button.saved", "en") in str(answer_command(services, "U1", "C1", "quantum widgets", team_id=OURS).blocks)

@@ -57,13 +57,16 @@ class Visibility:
         if team is EVERYONE:
             return frozenset()
         kept = self._remembered.get(team)
-        rev = self.store.state()[1] if kept is None or time.monotonic() - kept[0] >= REMEMBER_S else None
+        fresh = kept is None or time.monotonic() - kept[0] >= REMEMBER_S
+        rev = self.store.state()[1] if fresh or kept is None else kept[1]
         if not self.store.read("SELECT 1 FROM paper_teams LIMIT 1"):
             hidden: frozenset[str] = frozenset()
         else:
             hidden = frozenset(str(row[0]) for row in self.store.read(_HIDDEN, (team,)))
-        if rev is not None:
-            self._remembered[team] = (time.monotonic(), rev, hidden)
+        # The hidden set is remembered as read each time (a workspace that stopped sharing its
+        # uploads a second ago is hidden as it is now); the rev only every REMEMBER_S, which
+        # is safe: an older rev leaves out more of the papers indexed after it.
+        self._remembered[team] = (time.monotonic() if fresh or kept is None else kept[0], rev, hidden)
         return hidden
 
     def remembered(self, team: str) -> tuple[int, frozenset[str]] | None:
@@ -72,8 +75,8 @@ class Visibility:
 
         It holds for every paper up to that rev (a paper's rows are written with the rev it
         takes); a paper the index holds at a later rev may be another workspace's private
-        upload, and is left out too. Remembered at most every REMEMBER_S, so searches read no
-        more than before; a workspace that stopped sharing its uploads since is seen as it was.
+        upload, and is left out too. The rev is read at most every REMEMBER_S, so searches read
+        little more than before; the hidden set is the one the last search read.
         """
         kept = self._remembered.get(team)
         return None if kept is None else (kept[1], kept[2])
