@@ -24,7 +24,7 @@ from bot.slack.answers.search import answer_search
 from bot.slack.reply import failure_reply
 from bot.store.database import is_store_unavailable
 
-OURS, OTHER, NEVER = "T_OURS", "T_OTHER", "T_NEVER"
+OURS, OTHER, NEVER, LATE = "T_OURS", "T_OTHER", "T_NEVER", "T_LATE"
 
 
 def private_upload(corpus: Corpus, name: str, start: int, team: str) -> set[str]:
@@ -53,12 +53,12 @@ def test_a_search_with_postgresql_stopped_answers_from_the_index_and_never_shows
         assert found(corpus, OURS) == shared  # read, and remembered for OURS
         later_private = private_upload(corpus, "Upload Two", 30, OTHER) - first_private  # indexed after that read
         assert found(corpus, OURS) == shared and found(corpus, OTHER) == shared | first_private | later_private
-        # OTHER shares its uploads, then stops a moment before the outage: the set remembered
-        # is the one read last, not one up to REMEMBER_S old.
+        # OTHER shares its uploads, then stops a moment before the outage: LATE's remembered set
+        # is the one its last search read, not the one of its first (up to REMEMBER_S old).
         services.workspaces.update(OTHER, by="U9", share_uploads=True)
-        assert found(corpus, OURS) == shared | first_private | later_private
+        assert found(corpus, LATE) == shared | first_private | later_private
         services.workspaces.update(OTHER, by="U9", share_uploads=False)
-        assert found(corpus, OURS) == shared
+        assert found(corpus, LATE) == shared
         saved = sorted(shared)[0]
         services.library.save("U1", saved, team_id=OURS)
         assert t("button.saved", "en") in str(answer_command(services, "U1", "C1", "quantum widgets", team_id=OURS).blocks)
@@ -67,6 +67,7 @@ def test_a_search_with_postgresql_stopped_answers_from_the_index_and_never_shows
         try:
             away = corpus.search("quantum widgets", per_page=20, team=OURS)
             assert away.store_away and {h.paper.id for h in away.hits} == shared  # neither private upload
+            assert found(corpus, LATE) == shared  # OTHER's uploads, no longer shared, stay hidden
             assert all(h.paper.title_en.startswith("Quantum Widgets Study") and h.paper.authors for h in away.hits)
             assert found(corpus, None) == shared | first_private | later_private  # (the CLI's: every paper)
             with pytest.raises(sqlite3.OperationalError) as never:  # never read for it here: fail closed
