@@ -217,6 +217,192 @@ def serve(path: Path, size: int) -> dict:
     }
 
 
+def real_vectors(count: int) -> np.ndarray:
+    """`count` generated papers (after the 6,000 bases), embedded by the bundled encoder, cached."""
+    cached = WORK / f"real-{count}.npy"
+    if cached.exists():
+        return np.load(cached)
+    texts = bench_texts(6000 + count)[6000:]
+    encoder = UseEncoder()
+    rows = np.vstack([encoder.encode(texts[i : i + 256]) for i in range(0, len(texts), 256)])
+    np.save(cached, rows)
+    return rows
+
+
+def real_recall(count: int) -> dict:
+    """Recall@10 of the graph against an exact scan, over really embedded papers: the judged
+    queries (questions, far from every paper) and More like this (a stored paper's vector)."""
+    rows = real_vectors(count)
+    path = WORK / f"real-vectors-{count}"
+    if path.exists():
+        shutil.rmtree(path)
+    store = VectorStore(path)
+    store.add([f"r{i:07d}" for i in range(len(rows))], list(range(len(rows))), rows)
+    t0 = time.perf_counter()
+    store.compact(threads=os.cpu_count() or 1)
+    build = time.perf_counter() - t0
+    assert store._ann is not None
+    exact_rows = np.vstack([store.vector(f"r{i:07d}") for i in range(len(rows))])
+    encoder = UseEncoder()
+    queries = encoder.encode([q for _, q, _ in CASES])
+    rng = np.random.default_rng(26)
+    probes = rng.choice(len(rows), 100, replace=False)
+    out: dict = {"rows": len(rows), "compact_s": round(build, 1)}
+    for name, qvs, skips in (("judged", queries, None), ("more_like", exact_rows[probes], probes)):
+        recalls, ms = [], []
+        for i, qv in enumerate(qvs):
+            scores = exact_rows @ qv
+            if skips is not None:
+                scores[skips[i]] = -9.0
+            exact = {f"r{j:07d}" for j in np.argpartition(-scores, 10)[:10]}
+            t = time.perf_counter()
+            got = store.nearest(qv, 10, exclude={f"r{skips[i]:07d}"} if skips is not None else ())
+            ms.append((time.perf_counter() - t) * 1000)
+            recalls.append(len(exact & {pid for pid, _ in got}) / 10)
+        out[name] = {
+            "recall_at_10": round(statistics.mean(recalls), 3),
+            "min": min(recalls),
+            "nearest_p50_ms": round(statistics.median(ms), 2),
+        }
+    return out
+
+
+def vectors_for(data: Path, bases_count: int) -> dict:
+    """Made vectors for every paper of the data folder's store, keyed as the builder keys them
+    (so it finds nothing to do), each a mix of two really embedded papers plus noise."""
+    from bot.semantic.text import text_key
+    from bot.store.database import open_store
+
+    bases = real_vectors(60_000) if bases_count == 60_000 else np.load(WORK / f"bases-{bases_count}.npy")
+    store = open_store(Settings(data_dir=data).database_location)
+    path = data / "vectors"
+    if path.exists():
+        shutil.rmtree(path)
+    vectors = VectorStore(path)
+    rng = np.random.default_rng(26)
+    t0 = time.perf_counter()
+    ids: list[str] = []
+    keys: list[int] = []
+
+    def flush() -> None:
+        n = len(ids)
+        a, b = rng.integers(0, len(bases), n), rng.integers(0, len(bases), n)
+        mix = rng.uniform(0.0, 0.35, (n, 1)).astype(np.float32)
+        noise = rng.standard_normal((n, DIM)).astype(np.float32)
+        noise /= np.linalg.norm(noise, axis=1, keepdims=True)
+        rows = (1 - mix) * bases[a] + mix * bases[b] + 0.15 * noise
+        vectors.add(list(ids), list(keys), rows / np.linalg.norm(rows, axis=1, keepdims=True))
+        ids.clear()
+        keys.clear()
+
+    for paper in store.iter_papers():
+        ids.append(paper.id)
+        keys.append(text_key(paper_text(paper)))
+        if len(ids) == CHUNK_ROWS:
+            flush()
+    if ids:
+        flush()
+    written = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    rows = vectors.compact(threads=os.cpu_count() or 1)
+    store.close()
+    return {"rows": rows, "written_s": round(written, 1), "compact_s": round(time.perf_counter() - t0, 1),
+            "on_disk_mb": round(sum(f.stat().st_size for f in path.iterdir()) / 1e6, 1), "bases": len(bases)}  # fmt: skip
+
+
+def serve_corpus(data: Path) -> dict:
+    """The child: the whole corpus at scale, opened cold, searched as `/papers` searches."""
+    from queries import QUERIES
+
+    t0 = time.perf_counter()
+    corpus = Corpus.open(Settings(data_dir=data))
+    first = corpus.search("language models")
+    cold = time.perf_counter() - t0
+    assert first.hits
+    t0 = time.perf_counter()
+    assert corpus.meaning is not None
+    corpus.meaning.warm()
+    encoder_s = time.perf_counter() - t0
+    texts = [q for _, q in QUERIES] + [q for _, q, _ in CASES]
+    for text in texts:  # warm: each once
+        corpus.search(text)
+    search: list[float] = []
+    by_meaning = 0
+    for _ in range(2):
+        for text in texts:
+            t = time.perf_counter()
+            result = corpus.search(text)
+            search.append((time.perf_counter() - t) * 1000)
+            by_meaning += any(h.found == "meaning" for h in result.hits)
+    rng = random.Random(26)
+    count = corpus.store.state()[0]
+    sample = [int(x) for x in rng.sample(range(1, count + 1), 400)]
+    seqs = corpus.store.read(f"SELECT id FROM papers WHERE seq IN ({','.join('?' * len(sample))})", tuple(sample))
+    ids = [str(row[0]) for row in seqs]
+    like = []
+    for pid in ids:
+        t = time.perf_counter()
+        corpus.more_like(pid)
+        like.append((time.perf_counter() - t) * 1000)
+    memory = {
+        "rss_mb": round(_status_mb("VmRSS")),
+        "rss_anon_mb": round(_status_mb("RssAnon")),
+        "rss_file_mb": round(_status_mb("RssFile")),
+        "peak_rss_mb": round(_status_mb("VmHWM")),
+    }
+    return (
+        memory
+        | corpus_recall(corpus, ids[:25])
+        | {
+            "papers": count,
+            "cold_start_s": round(cold, 2),
+            "encoder_load_s": round(encoder_s, 2),
+            "searches": len(search),
+            "with_a_paper_by_meaning": by_meaning,
+            "search_p50_ms": round(statistics.median(search), 2),
+            "search_p95_ms": round(_pct(search, 0.95), 2),
+            "search_p99_ms": round(_pct(search, 0.99), 2),
+            "more_like_p50_ms": round(statistics.median(like), 2),
+            "more_like_p95_ms": round(_pct(like, 0.95), 2),
+            "more_like_first_ms": round(like[0], 1),
+        }
+    )
+
+
+def corpus_recall(corpus: Corpus, paper_ids: list[str], probes: int = 25) -> dict:
+    """Recall@10 of the vectors' graph against an exact scan of the same int8 rows (after the
+    timings: the scan reads every row): judged queries, and stored papers (More like this)."""
+    assert corpus.meaning is not None
+    store = corpus.meaning.vectors
+    vecs = np.load(store.path / f"base-{store._gen}.vecs.npy", mmap_mode="r")
+    scales = store._base_scales
+    assert scales is not None
+
+    def exact(qv: np.ndarray, skip: int = -1) -> tuple[set[str], float]:
+        scores = np.empty(len(vecs), dtype=np.float32)
+        for start in range(0, len(vecs), 100_000):
+            part = np.asarray(vecs[start : start + 100_000], dtype=np.float32)
+            scores[start : start + len(part)] = (part @ qv) * scales[start : start + len(part)]
+        if skip >= 0:
+            scores[skip] = -9.0
+        top = np.argpartition(-scores, 10)[:10]
+        return {store._base_id(i) for i in top}, float(scores[top].min())
+
+    out = {}
+    queries = corpus.meaning.encoder.encode([q for _, q, _ in CASES][:probes])
+    stored = [(pid, store.vector(pid), int(store._base_lookup([pid])[0])) for pid in paper_ids[:probes]]
+    for name, cases in (("judged", [(qv, None, -1) for qv in queries]), ("more_like", [(v, p, r) for p, v, r in stored])):
+        strict, eps = [], []
+        for qv, pid, row in cases:
+            want, tenth = exact(qv, row)
+            got = store.nearest(qv, 10, exclude={pid} if pid else ())
+            strict.append(len(want & {p for p, _ in got}) / 10)
+            eps.append(sum(score >= tenth - 0.01 * abs(tenth) for _, score in got) / 10)
+        out[f"{name}_recall_at_10"] = round(statistics.mean(strict), 3)
+        out[f"{name}_epsilon_recall_at_10"] = round(statistics.mean(eps), 3)
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", type=int, default=1_000_000)
@@ -224,10 +410,32 @@ def main() -> int:
     parser.add_argument("--bases", type=int, default=6000, help="generated papers embedded for the made rows")
     parser.add_argument("--reuse", action="store_true", help="serve the vectors built by an earlier run")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--real", type=int, default=0,
+        help="recall of the graph over N really embedded generated papers (cached under bench/work/semantic)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--data", help="a data folder with a store and index (bench/run.py's): give its papers made vectors, "
+        "then time hybrid search and More like this through Corpus in a child",
+    )  # fmt: skip
     args = parser.parse_args()
     path = WORK / f"vectors-{args.size}"
     if args.worker == "serve":
         print(json.dumps(serve(path, args.size)))
+        return 0
+    if args.worker == "corpus":
+        print(json.dumps(serve_corpus(Path(args.data))))
+        return 0
+    if args.real:
+        print(json.dumps(real_recall(args.real), indent=2))
+        return 0
+    if args.data:
+        data = Path(args.data)
+        made = {} if args.reuse and (data / "vectors" / "CURRENT").exists() else vectors_for(data, args.bases)
+        child = subprocess.run(
+            [sys.executable, __file__, "--worker", "corpus", "--data", str(data)], capture_output=True, text=True, check=True
+        )
+        print(json.dumps({"made": made, "serve": json.loads(child.stdout.strip().splitlines()[-1])}, indent=2))
         return 0
     WORK.mkdir(parents=True, exist_ok=True)
     encoder = UseEncoder()
