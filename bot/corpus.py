@@ -32,7 +32,7 @@ from bot.search.index import MAX_PER_PAGE, IndexHit, IndexPage, PaperIndex
 from bot.search.lexicon import DICTIONARY
 from bot.search.writers import StoredPapers
 from bot.semantic.dupes import merged
-from bot.semantic.hybrid import FILL, FLOOR, FUSE_DEPTH, NEIGHBOUR_FLOOR, fuse, is_meaningful, taken_as_typed
+from bot.semantic.hybrid import FILL, FLOOR, FUSE_DEPTH, NEIGHBOUR_FLOOR, fuse, is_meaningful, key_words, taken_as_typed
 from bot.semantic.service import Meaning
 from bot.store.database import Store, is_store_unavailable, open_store, read_papers, schema_location
 from bot.store.visibility import EVERYONE, Visibility
@@ -584,15 +584,21 @@ class Corpus:
         self, text: str, *, page: int, per_page: int, lang: str | None, correct: bool, expand: bool, team: str | None
     ) -> SearchResult:
         hidden = self.visibility.hidden(team)
-        result = self.index.search(text, page=page, per_page=per_page, lang=lang, correct=correct, expand=expand, hidden=hidden)
-        if (
-            self.meaning is None
-            or not expand
-            or result.problem == "query_empty"
-            or not self.meaning.has_vectors()
-            or not self.meaning.ready()
-            or taken_as_typed(text)
-        ):
+        hybrid = (
+            self.meaning is not None
+            and expand
+            and self.meaning.has_vectors()
+            and self.meaning.ready()
+            and not taken_as_typed(text)
+        )
+        # With meaning, an any-term fallback is fused from its first FUSE_DEPTH hits: asked
+        # for here, not by a second search (which cost ~40 ms at 1M papers).
+        fused = hybrid and (max(1, int(page)) - 1) * max(1, min(int(per_page), MAX_PER_PAGE)) < FUSE_DEPTH
+        result = self.index.search(
+            text, page=page, per_page=per_page, lang=lang, correct=correct, expand=expand, hidden=hidden,
+            any_limit=FUSE_DEPTH if fused else None,
+        )  # fmt: skip
+        if not hybrid or result.problem == "query_empty":
             return self._result(text, result, page, per_page, hidden=hidden)
         return self._hybrid(text, result, page=page, per_page=per_page, lang=lang, correct=correct, hidden=hidden)
 
@@ -627,7 +633,7 @@ class Corpus:
         if result.mode == "any":
             if start >= FUSE_DEPTH:
                 return self._result(text, result, page, per_page, {h.id: "partial" for h in result.hits}, hidden=hidden)
-            top = self.index.search(text, per_page=FUSE_DEPTH, lang=lang, correct=correct, hidden=hidden)
+            top = result  # its first FUSE_DEPTH hits (any_limit, in search)
             by_id = {h.id: h for h in top.hits}
             neighbours = self._neighbours(text, FUSE_DEPTH, exclude=hidden)
             fused = fuse([h.id for h in top.hits], [pid for pid, _ in neighbours])
@@ -689,9 +695,11 @@ class Corpus:
         itself = {paper_id, canonical, *duplicates.members(canonical)}
         nearest = self.meaning.vectors.nearest(vector, max(FUSE_DEPTH, end), exclude=itself | hidden)
         neighbours = self._still_stored([(pid, score) for pid, score in nearest if score >= NEIGHBOUR_FLOOR])
-        # Ties by meaning (the same to 0.01) go to the paper sharing more of its key terms.
-        lexical_rank = {h.id: i for i, h in enumerate(self.index.more_like(paper_id, per_page=FUSE_DEPTH, hidden=hidden).hits)}
-        ordered = sorted(neighbours, key=lambda item: (-round(item[1], 2), lexical_rank.get(item[0], FUSE_DEPTH)))
+        # Ties by meaning (the same to 0.01) go to the paper sharing more of its words (titles, authors).
+        papers = {p.id: p for p in self.store.get_many([paper_id, *(pid for pid, _ in neighbours)])}
+        mine = key_words(papers[paper_id]) if paper_id in papers else frozenset()
+        shared = {pid: len(mine & key_words(paper)) for pid, paper in papers.items()}
+        ordered = sorted(neighbours, key=lambda item: (-round(item[1], 2), -shared.get(item[0], 0)))
         hits = [IndexHit(pid, score) for pid, score in ordered[start:end]]
         found = {h.id: "meaning" for h in hits}
         return self._result(

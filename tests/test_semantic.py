@@ -495,3 +495,57 @@ def test_the_hnsw_graph_finds_what_an_exact_scan_finds(seeds, tmp_path, monkeypa
         assert len({pid for pid, _ in want} & {pid for pid, _ in got}) >= 9, query
         assert [pid for pid, _ in got[:3]] == [pid for pid, _ in want[:3]], query
         assert np.allclose([s for _, s in got[:3]], [s for _, s in want[:3]], atol=0.03), query  # the scores are cosines
+
+
+def test_a_base_written_before_the_projection_still_answers(seeds, tmp_path):
+    """A vectors folder from before (ids as text, an int8 graph over the raw rows, no axes)
+    loads and searches as it was written; the next compaction writes the new form."""
+    from usearch.index import Index
+
+    exact = seeds.meaning.vectors
+    ids = sorted(exact.keys())
+    rows = np.vstack([exact.vector(pid) for pid in ids])
+    q, scales = vectors_module.quantize(rows)
+    folder = tmp_path / "vectors"
+    folder.mkdir()
+    np.save(folder / "base-1.vecs.npy", q)
+    graph = Index(ndim=DIM, metric="cos", dtype="i8", connectivity=16, expansion_add=128, expansion_search=96)
+    graph.add(np.arange(len(ids), dtype=np.uint64), q)
+    graph.save(str(folder / "base-1.usearch"))
+    np.savez(folder / "base-1.npz", ids=np.array(ids), keys=np.arange(len(ids)), scales=scales, merged=np.array([""]))
+    (folder / "CURRENT").write_text(json.dumps({"gen": 1}))
+    old = VectorStore(folder)
+    assert old.stats().ann and len(old) == len(ids) and old.key_of(ids[3]) == 3
+    for query in ("bird sounds", "speculative decoding"):
+        vector = seeds.meaning.embed_query(query)
+        assert [pid for pid, _ in old.nearest(vector, 3)] == [pid for pid, _ in exact.nearest(vector, 3)], query
+    assert np.allclose(old.vector(ids[5]), exact.vector(ids[5]), atol=1e-6)
+    old.compact()
+    with np.load(folder / "base-2.npz") as data:
+        assert data["ids"].dtype.kind == "S" and "order" in data.files
+    assert [pid for pid, _ in old.nearest(seeds.meaning.embed_query("bird sounds"), 3)] == [
+        pid for pid, _ in exact.nearest(seeds.meaning.embed_query("bird sounds"), 3)
+    ]
+
+
+def test_more_like_this_breaks_ties_by_the_words_the_neighbours_share(seeds):
+    from bot.semantic.hybrid import key_words
+
+    paris, obcache, perch = (seeds.get(_id(seeds, t)) for t in ("ParisKV", "OBCache", "MetaPerch"))
+    mine = key_words(paris)
+    assert {"kv", "缓存", "检索", "上下文"} <= mine and not any(len(w) == 1 for w in mine)  # never a lone character
+    assert len(mine & key_words(obcache)) > len(mine & key_words(perch))  # KV cache, long context: not bird song
+
+
+def test_the_any_term_fallback_gives_its_first_hits_for_fusion_in_one_search(seeds):
+    question = "which papers cut the energy cost of training?"
+    page = seeds.index.search(question, per_page=5)
+    wide = seeds.index.search(question, per_page=5, any_limit=30)
+    # (a window of 30 that 7 literal any-term matches don't fill takes the expanded ones after them)
+    assert page.mode == wide.mode == "any" and wide.total >= page.total > 5
+    assert len(wide.hits) == min(30, wide.total) and [h.id for h in wide.hits[:5]] == [h.id for h in page.hits]
+    assert [h.id for h in wide.hits] == [h.id for h in seeds.index.search(question, per_page=30).hits]  # as fusion read them before
+    literal = seeds.index.search("speculative decoding", per_page=5, any_limit=30)  # every term matched: the page as asked
+    assert literal.mode == "all" and [h.id for h in literal.hits] == [
+        h.id for h in seeds.index.search("speculative decoding").hits
+    ]

@@ -467,6 +467,7 @@ class PaperIndex:
         correct: bool = True,
         lang: str | None = None,
         hidden: frozenset[str] = frozenset(),
+        any_limit: int | None = None,
     ) -> IndexPage:
         """Search for `text`: literal, then expanded, then a spelling correction, then any term.
 
@@ -480,12 +481,14 @@ class PaperIndex:
         of paging. `lang` picks the snippet in the reader's language on a tie. Bad input
         never raises: it comes back as a `problem`. `hidden`: ids of papers the asker may
         not see (bot/store/visibility.py), left out before counting, so a correction or an
-        expansion that only they would match is never offered.
+        expansion that only they would match is never offered. `any_limit=N`: if it comes to
+        the any-term fallback, its first N hits on one page (what search by meaning fuses
+        with its neighbours: bot/corpus.py), so that the fallback is not searched twice.
         """
         with self._searcher() as searcher:
             return self._search(
                 searcher, text, page=page, per_page=per_page, min_seq=min_seq, max_seq=max_seq, limit=limit,
-                expand=expand, correct=correct, lang=lang, hidden=hidden,
+                expand=expand, correct=correct, lang=lang, hidden=hidden, any_limit=any_limit,
             )  # fmt: skip
 
     def _search(
@@ -502,6 +505,7 @@ class PaperIndex:
         correct: bool = True,
         lang: str | None = None,
         hidden: frozenset[str] = frozenset(),
+        any_limit: int | None = None,
     ) -> IndexPage:
         page, per_page = max(1, int(page)), max(1, min(int(per_page), MAX_PER_PAGE))
         window = (0, max(0, int(limit))) if limit is not None else ((page - 1) * per_page, page * per_page)
@@ -512,7 +516,7 @@ class PaperIndex:
         def is_known(token: str) -> bool:
             return (TEXT_FIELD, token) in reader
 
-        def find(query_text: str, mode: str) -> _Found:
+        def find(query_text: str, mode: str, window: tuple[int, int] = window) -> _Found:
             literal = build_query(query_text, mode=mode, lexicon=lexicon, is_known=is_known)
             if literal.query is None:
                 return _Found(IndexPage([], 0, "none", problem=literal.problem), literal)
@@ -559,7 +563,7 @@ class PaperIndex:
             if fixed.total:
                 return _with(fixed, "all", suggestion, problem)
 
-        loose, _ = find(text, "any")
+        loose, _ = find(text, "any", (0, max(0, int(any_limit))) if any_limit is not None else window)
         if loose.total:
             return _with(loose, "any", None, problem)
         return IndexPage([], 0, "none", problem=problem)
