@@ -544,7 +544,9 @@ def test_the_any_term_fallback_gives_its_first_hits_for_fusion_in_one_search(see
     # (a window of 30 that 7 literal any-term matches don't fill takes the expanded ones after them)
     assert page.mode == wide.mode == "any" and wide.total >= page.total > 5
     assert len(wide.hits) == min(30, wide.total) and [h.id for h in wide.hits[:5]] == [h.id for h in page.hits]
-    assert [h.id for h in wide.hits] == [h.id for h in seeds.index.search(question, per_page=30).hits]  # as fusion read them before
+    assert [h.id for h in wide.hits] == [
+        h.id for h in seeds.index.search(question, per_page=30).hits
+    ]  # as fusion read them before
     literal = seeds.index.search("speculative decoding", per_page=5, any_limit=30)  # every term matched: the page as asked
     assert literal.mode == "all" and [h.id for h in literal.hits] == [
         h.id for h in seeds.index.search("speculative decoding").hits
