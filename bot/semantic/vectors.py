@@ -209,7 +209,7 @@ class VectorStore:
         if gen == 0:
             return
         with np.load(self.path / f"base-{gen}.npz") as data:
-            ids, self._base_keys, self._base_scales = data["ids"], data["keys"], data["scales"]
+            ids, self._base_scales = data["ids"], data["scales"]
             self._merged = frozenset(str(n) for n in data["merged"] if str(n))  # "" stands for none
             order = data["order"] if "order" in data.files else None
             axes = data["axes"] if "axes" in data.files else None
@@ -217,6 +217,7 @@ class VectorStore:
             ids = np.char.encode(ids, "utf-8")
         if order is None:
             order = np.argsort(ids, kind="stable")
+        order = order.astype(np.int32)  # (4 MB at 1M rows, not 8)
         self._base_ids, self._base_order, self._base_sorted = ids, order, ids[order]
         self._base_rows = _Rows(self.path / f"base-{gen}.vecs.npy")
         ann_path = self.path / f"base-{gen}.usearch"
@@ -259,6 +260,14 @@ class VectorStore:
         assert self._base_order is not None
         return np.where(self._base_sorted[at] == wanted, self._base_order[at], -1).astype(np.int64)
 
+    def _keys(self) -> np.ndarray | None:
+        """The base's text fingerprints, read when first asked (the builder asks; a search never does)."""
+        if self._base_keys is None and self._base_ids is not None and self._gen > 0:
+            np = _np()
+            with np.load(self.path / f"base-{self._gen}.npz") as data:
+                self._base_keys = data["keys"]
+        return self._base_keys
+
     def _base_id(self, row: int) -> str:
         assert self._base_ids is not None
         return self._base_ids[row].decode("utf-8")
@@ -280,8 +289,9 @@ class VectorStore:
         self.refresh()
         with self._lock:
             found: dict[str, int] = {}
-            if self._base_ids is not None and self._base_keys is not None:
-                for pid, key in zip(self._base_ids.tolist(), self._base_keys.tolist(), strict=True):
+            base_keys = self._keys()
+            if self._base_ids is not None and base_keys is not None:
+                for pid, key in zip(self._base_ids.tolist(), base_keys.tolist(), strict=True):
                     found[pid.decode("utf-8")] = key
             found.update(zip(self._tail_ids, self._tail_keys, strict=True))
             return found
@@ -293,7 +303,8 @@ class VectorStore:
             if row is not None:
                 return self._tail_keys[row]
             base = int(self._base_lookup([paper_id])[0])
-            return None if base < 0 or self._base_keys is None else int(self._base_keys[base])
+            base_keys = self._keys() if base >= 0 else None
+            return None if base_keys is None else int(base_keys[base])
 
     def vector(self, paper_id: str) -> np.ndarray | None:
         """The paper's vector (float32, unit length), or None without one."""
@@ -422,14 +433,15 @@ class VectorStore:
             keys = np.empty(n, dtype=np.int64)
             vecs = np.lib.format.open_memmap(self.path / f"base-{gen}.vecs.npy.tmp", mode="w+", dtype=np.int8, shape=(n, DIM))
             scales = np.empty(n, dtype=np.float32)
-            if rows_from and self._base_rows is not None and self._base_keys is not None and self._base_scales is not None:
+            base_keys = self._keys()
+            if rows_from and self._base_rows is not None and base_keys is not None and self._base_scales is not None:
                 idx = np.asarray(rows_from)
                 old = np.load(self.path / f"base-{self._gen}.vecs.npy", mmap_mode="r")
                 for start in range(0, len(idx), 65536):
                     part = idx[start : start + 65536]
                     vecs[start : start + len(part)] = old[part]
                 del old
-                keys[: len(idx)] = self._base_keys[idx]
+                keys[: len(idx)] = base_keys[idx]
                 scales[: len(idx)] = self._base_scales[idx]
             offset = len(rows_from)
             if tail_rows:
