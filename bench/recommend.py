@@ -364,6 +364,8 @@ def semantic(args) -> None:
         for weight in args.weights:
             out[f"vectors, weight {weight:g}"] = Learner(hashed, dense=dense, dense_weight=weight)
         out["vectors, no tie-break, weight 1"] = Learner(hashed, dense=dense, lexical_tie=0.0)
+        for gate in args.gates:  # the terms' share only where the vectors agree this much (TERMS_GATE)
+            out[f"vectors, weight 1, terms gated at {gate:g}"] = Learner(hashed, dense=dense, terms_gate=gate)
         for tie in args.ties:
             out[f"vectors + {tie:g} x terms, weight 1"] = Learner(hashed, dense=dense, lexical_tie=tie)
         return out
@@ -453,6 +455,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--no-speed", action="store_true")
     parser.add_argument("--semantic", action="store_true", help="with and without the papers' vectors (issue 26)")
     parser.add_argument("--ties", type=float, nargs="*", default=[], help="terms' shares beside the vectors to try")
+    parser.add_argument("--gates", type=float, nargs="*", default=[], help="vectors' cosines gating the terms' share to try")
     parser.add_argument("--judged-only", action="store_true", help="with --semantic: the judged set's readers only")
     parser.add_argument("--weights", type=float, nargs="*", default=[0.0, 0.5, 1.0, 2.0], help="classifier weights to try")
     args = parser.parse_args(argv)

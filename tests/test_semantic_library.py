@@ -106,6 +106,9 @@ def test_a_lone_shared_character_never_makes_a_paper_similar(made):
     ranked = library.foryou("U_OVER", team_id=TEAM, limit=20)
     picks = {p.paper.id: p for p in ranked}
     assert picks["tunnel"].reason.kind == "new"  # not "like 过参数化…": 过 is all they share
+    # ...nor does 过 lift it: beside the vectors, a paper's terms count only where the meaning is near (TERMS_GATE)
+    order = [p.paper.id for p in ranked]
+    assert order.index("tunnel") > 2, order
     off = copy.copy(made)
     off.meaning = None
     lexical = Library(off.store, corpus=off).foryou("U_OVER", team_id=TEAM, limit=20)
