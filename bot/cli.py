@@ -271,6 +271,8 @@ def format_result(result: SearchResult, lang: str, *, bold: bool = False) -> str
         lines.append(t("search.none", lang, query=result.query))
         if result.suggestion:
             lines.append(t("search.suggestion_prompt", lang, suggestion=result.suggestion))
+        if result.store_away:
+            lines.append(t("search.store_away_none", lang))
         return "\n".join(lines)
     if result.mode == "any":
         lines.append(t("search.any_terms", lang))
@@ -295,6 +297,8 @@ def format_result(result: SearchResult, lang: str, *, bold: bool = False) -> str
             lines.append("   " + "".join(f"{on}{f.text}{off}" if f.hit else f.text for f in hit.snippet))
         if hit.by_meaning:
             lines.append("   " + t("search.by_meaning", lang))
+    if result.store_away:
+        lines.append(t("search.store_away", lang))
     return "\n".join(lines)
 
 

@@ -34,7 +34,7 @@ from bot.search.writers import StoredPapers
 from bot.semantic.dupes import merged
 from bot.semantic.hybrid import FILL, FLOOR, FUSE_DEPTH, NEIGHBOUR_FLOOR, fuse, is_meaningful, key_words, taken_as_typed
 from bot.semantic.service import Meaning
-from bot.store.database import Store, is_store_unavailable, open_store, read_papers, schema_location
+from bot.store.database import Store, is_postgres_url, is_store_unavailable, open_store, read_papers, schema_location
 from bot.store.visibility import EVERYONE, Visibility
 
 logger = logging.getLogger(__name__)
@@ -42,6 +42,7 @@ logger = logging.getLogger(__name__)
 Progress = Callable[[int, int, str], None]
 """progress(bytes_done, bytes_total, path) after each file."""
 
+ENCODER_WAIT_S = 3.0  # at serve's start, how long a search the words leave short waits for the encoder
 _ID = re.compile(r"^[0-9a-f]{4,12}$")
 
 
@@ -554,7 +555,9 @@ class Corpus:
         try:
             return self._search(text, page=page, per_page=per_page, lang=lang, correct=correct, expand=expand, team=team)
         except sqlite3.OperationalError as exc:
-            if not is_store_unavailable(exc):
+            # Only a PostgreSQL that can't be reached: on SQLite the same error class is also a
+            # missing table or a bad statement, which an answer by the index would hide.
+            if not is_store_unavailable(exc) or not is_postgres_url(self.settings.database_location):
                 raise
             away = self._search_away(text, page=page, per_page=per_page, lang=lang, correct=correct, expand=expand, team=team)
             if away is None:
@@ -577,20 +580,16 @@ class Corpus:
                 return None
             rev, hidden = remembered
             hidden = hidden | self.index.ids_after(rev)
-        result = self.index.search(text, page=page, per_page=per_page, lang=lang, correct=correct, expand=expand, hidden=hidden)
+        # No spelling correction: its vocabulary's private words are read from the store.
+        result = self.index.search(text, page=page, per_page=per_page, lang=lang, correct=False, expand=expand, hidden=hidden)
         return self._result(text, result, page, per_page, hidden=hidden, store_away=True)
 
     def _search(
         self, text: str, *, page: int, per_page: int, lang: str | None, correct: bool, expand: bool, team: str | None
     ) -> SearchResult:
         hidden = self.visibility.hidden(team)
-        hybrid = (
-            self.meaning is not None
-            and expand
-            and self.meaning.has_vectors()
-            and self.meaning.ready()
-            and not taken_as_typed(text)
-        )
+        wanted = self.meaning is not None and expand and not taken_as_typed(text)
+        hybrid = wanted and self.meaning is not None and self.meaning.has_vectors() and self.meaning.ready()
         # With meaning, an any-term fallback is fused from its first FUSE_DEPTH hits: asked
         # for here, not by a second search (which cost ~40 ms at 1M papers).
         fused = hybrid and (max(1, int(page)) - 1) * max(1, min(int(per_page), MAX_PER_PAGE)) < FUSE_DEPTH
@@ -598,9 +597,25 @@ class Corpus:
             text, page=page, per_page=per_page, lang=lang, correct=correct, expand=expand, hidden=hidden,
             any_limit=FUSE_DEPTH if fused else None,
         )  # fmt: skip
+        if wanted and not hybrid and self._meaning_loading(result, page, per_page):
+            # Serve's first seconds: the encoder is still loading and the words don't fill the
+            # page. Wait for it (the ack already said "searching…" past 1.5 s) rather than
+            # answer "no papers" to a query only meaning can answer.
+            return self._search(text, page=page, per_page=per_page, lang=lang, correct=correct, expand=expand, team=team)
         if not hybrid or result.problem == "query_empty":
             return self._result(text, result, page, per_page, hidden=hidden)
         return self._hybrid(text, result, page=page, per_page=per_page, lang=lang, correct=correct, hidden=hidden)
+
+    def _meaning_loading(self, result: IndexPage, page: int, per_page: int) -> bool:
+        """Whether the encoder is still loading in the background for a search the words leave
+        short, and becomes ready within ENCODER_WAIT_S (then the search is run again)."""
+        meaning = self.meaning
+        if meaning is None or meaning.ready() or not meaning.has_vectors():
+            return False
+        end = max(1, int(page)) * max(1, min(int(per_page), MAX_PER_PAGE))
+        if result.mode == "all" and (result.total >= end or result.estimated):
+            return False
+        return meaning.wait_ready(ENCODER_WAIT_S)
 
     def _hybrid(
         self,

@@ -984,8 +984,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "无法添加 `{name}`：保存时出错（{error}）。请重新发送（已添加的论文会被识别，不会重复）；如果仍然失败，可在服务器日志中查看原因。",
     },
     "search.store_away": {
-        "en": "I can't reach my database just now, so these results come from this server's search index alone: they may be incomplete, and your saves aren't shown.",
-        "zh": "暂时连不上数据库，以上结果仅来自本服务器的搜索索引，可能不完整，也不显示你的收藏。",
+        "en": "I can't reach my database just now, so these results come from the search index alone: some papers may be missing. Saving, details and the next pages come back with the database, usually within a minute.",
+        "zh": "暂时连不上数据库，以上结果仅来自搜索索引，可能有遗漏。数据库恢复后（通常在一分钟内），收藏、详情和翻页即可正常使用。",
+    },
+    "search.store_away_none": {
+        "en": "I can't reach my database just now, so I searched the search index alone and may have missed papers. Please try again in a minute.",
+        "zh": "暂时连不上数据库，本次仅在搜索索引中查找，可能有遗漏；请过一分钟再试。",
     },
     "error.store_unavailable": {
         "en": "Sorry, I can't reach my database just now (it may be restarting). Nothing stored is lost; please try again in a minute.",

@@ -387,6 +387,7 @@ class SearchResult(Paged):
             "suggestion": self.suggestion,
             "problem": self.problem,
             "expanded": list(self.expanded),
+            "store_away": self.store_away,
             "hits": [hit.to_dict() for hit in self.hits],
         }
 

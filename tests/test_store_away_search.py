@@ -53,12 +53,12 @@ def test_a_search_with_postgresql_stopped_answers_from_the_index_and_never_shows
         assert found(corpus, OURS) == shared  # read, and remembered for OURS
         later_private = private_upload(corpus, "Upload Two", 30, OTHER) - first_private  # indexed after that read
         assert found(corpus, OURS) == shared and found(corpus, OTHER) == shared | first_private | later_private
-        # OTHER shares its uploads, then stops a moment before the outage: LATE's remembered set
-        # is the one its last search read, not the one of its first (up to REMEMBER_S old).
+        # OTHER shares its uploads, LATE searches and sees them, then OTHER stops sharing and LATE
+        # does not search again before the outage: while the store is away, LATE must not see
+        # them (a stop changes no paper's rev; what is remembered ignores sharing).
         services.workspaces.update(OTHER, by="U9", share_uploads=True)
         assert found(corpus, LATE) == shared | first_private | later_private
         services.workspaces.update(OTHER, by="U9", share_uploads=False)
-        assert found(corpus, LATE) == shared
         saved = sorted(shared)[0]
         services.library.save("U1", saved, team_id=OURS)
         assert t("button.saved", "en") in str(answer_command(services, "U1", "C1", "quantum widgets", team_id=OURS).blocks)
@@ -68,6 +68,9 @@ def test_a_search_with_postgresql_stopped_answers_from_the_index_and_never_shows
             away = corpus.search("quantum widgets", per_page=20, team=OURS)
             assert away.store_away and {h.paper.id for h in away.hits} == shared  # neither private upload
             assert found(corpus, LATE) == shared  # OTHER's uploads, no longer shared, stay hidden
+            from bot.cli import format_result
+
+            assert t("search.store_away", "zh") in format_result(away, "zh") and away.to_dict()["store_away"]
             assert all(h.paper.title_en.startswith("Quantum Widgets Study") and h.paper.authors for h in away.hits)
             assert found(corpus, None) == shared | first_private | later_private  # (the CLI's: every paper)
             with pytest.raises(sqlite3.OperationalError) as never:  # never read for it here: fail closed
@@ -78,6 +81,7 @@ def test_a_search_with_postgresql_stopped_answers_from_the_index_and_never_shows
             reply = answer_command(services, "U1", "C1", "quantum widgets", team_id=OURS)  # the listener's answer
             shown = str(reply.blocks)
             assert t("search.store_away", "en") in shown and t("button.saved", "en") not in shown
+            assert "'actions'" not in shown  # no button: none could answer until the store is back
             assert not any(pid in shown for pid in first_private | later_private)
             zh = str(answer_search(corpus, "quantum widgets", "zh", team_id=OURS).message.blocks)
             assert t("search.store_away", "zh") in zh

@@ -597,8 +597,12 @@ class PaperIndex:
                 if docnum is None:
                     continue
                 stored = searcher.stored_fields(docnum)
-                affiliations = [Affiliation(en=name.strip(), zh="") for name in (stored.get("affil_en") or "").split(";")]
-                affiliations += [Affiliation(en="", zh=name.strip()) for name in (stored.get("affil_zh") or "").split("；")]
+                en = [name.strip() for name in (stored.get("affil_en") or "").split(";") if name.strip()]
+                zh = [name.strip() for name in (stored.get("affil_zh") or "").split("；") if name.strip()]
+                if len(en) == len(zh):  # the index keeps each language's list in the listing's order: pairs again
+                    affiliations = [Affiliation(en=e, zh=z) for e, z in zip(en, zh, strict=True)]
+                else:
+                    affiliations = [Affiliation(en=e, zh="") for e in en] + [Affiliation(en="", zh=z) for z in zh]
                 papers.append(
                     Paper(
                         id=str(stored["id"]), title_en=stored.get("title_en") or "", title_zh=stored.get("title_zh") or "",

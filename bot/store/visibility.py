@@ -40,7 +40,12 @@ _HIDDEN = (
 
 
 REMEMBER_S = 30.0
-"""How often a workspace's hidden set is remembered with the rev it holds for (`remembered`)."""
+"""How often a workspace's store-away set is read again with the rev it holds for (`remembered`)."""
+
+_NOT_OURS = (  # private to other workspaces, whether they share their uploads or not
+    "SELECT DISTINCT p.paper_id FROM paper_teams p WHERE NOT EXISTS ("
+    " SELECT 1 FROM paper_teams v WHERE v.paper_id = p.paper_id AND v.team_id = ?)"
+)
 
 
 class Visibility:
@@ -48,7 +53,7 @@ class Visibility:
 
     def __init__(self, store: Store):
         self.store = store
-        self._remembered: dict[str, tuple[float, int, frozenset[str]]] = {}  # team -> (when, rev, hidden)
+        self._remembered: dict[str, tuple[float, int, frozenset[str]]] = {}  # team -> (when, rev, not ours)
         with store.transaction() as db:
             apply_schema(db, WORKSPACES_SCHEMA)  # its share_uploads flags are read here
 
@@ -57,26 +62,24 @@ class Visibility:
         if team is EVERYONE:
             return frozenset()
         kept = self._remembered.get(team)
-        fresh = kept is None or time.monotonic() - kept[0] >= REMEMBER_S
-        rev = self.store.state()[1] if fresh or kept is None else kept[1]
-        if not self.store.read("SELECT 1 FROM paper_teams LIMIT 1"):
-            hidden: frozenset[str] = frozenset()
-        else:
-            hidden = frozenset(str(row[0]) for row in self.store.read(_HIDDEN, (team,)))
-        # The hidden set is remembered as read each time (a workspace that stopped sharing its
-        # uploads a second ago is hidden as it is now); the rev only every REMEMBER_S, which
-        # is safe: an older rev leaves out more of the papers indexed after it.
-        self._remembered[team] = (time.monotonic() if fresh or kept is None else kept[0], rev, hidden)
+        refresh = kept is None or time.monotonic() - kept[0] >= REMEMBER_S
+        rev = self.store.state()[1] if refresh else 0  # before every read: a paper stored meanwhile is after it
+        private = bool(self.store.read("SELECT 1 FROM paper_teams LIMIT 1"))
+        hidden = frozenset(str(row[0]) for row in self.store.read(_HIDDEN, (team,))) if private else frozenset()
+        if refresh:
+            strict = frozenset(str(row[0]) for row in self.store.read(_NOT_OURS, (team,))) if private else frozenset()
+            self._remembered[team] = (time.monotonic(), rev, strict)
         return hidden
 
     def remembered(self, team: str) -> tuple[int, frozenset[str]] | None:
-        """The hidden set last remembered for `team` and the store's rev read before it, or None
-        if it was never read here: what a search answers by while the store is away (Corpus.search).
+        """What a search hides while the store is away (Corpus.search): every paper private to
+        another workspace, whether it shares its uploads or not, read at most every REMEMBER_S
+        with the store's rev read before it; None if it was never read here (fail closed).
 
-        It holds for every paper up to that rev (a paper's rows are written with the rev it
-        takes); a paper the index holds at a later rev may be another workspace's private
-        upload, and is left out too. The rev is read at most every REMEMBER_S, so searches read
-        little more than before; the hidden set is the one the last search read.
+        Sharing is ignored on purpose: a workspace that stops sharing changes no paper's rev,
+        so a set that honoured it could be stale. This one only grows (a new private upload
+        takes a rev after the one kept, and the index's papers past that rev are left out too:
+        PaperIndex.ids_after), so however old it is, it hides at least what it must.
         """
         kept = self._remembered.get(team)
         return None if kept is None else (kept[1], kept[2])

@@ -184,12 +184,20 @@ def _meta_line(paper: Paper, lang: str, first: list[Affiliation] | None = None) 
 
 
 def render_hit(
-    hit: Hit, lang: str, number: int, *, shareable: bool = True, saved: bool = False, save_state: ButtonValue | None = None
+    hit: Hit,
+    lang: str,
+    number: int,
+    *,
+    shareable: bool = True,
+    saved: bool = False,
+    save_state: ButtonValue | None = None,
+    buttons: bool = True,
 ) -> list[dict]:
     """One result: a section (title, other title, authors, venue, snippet) and its buttons.
 
     `saved` shows the reader that they saved it; `save_state` is what the Save button
-    needs to redraw this message after a click (see `save_button`).
+    needs to redraw this message after a click (see `save_button`). `buttons=False` (the
+    store away: none of them could answer) leaves them out.
     """
     paper = hit.paper
     matched = _matched_affiliations(hit)
@@ -212,10 +220,10 @@ def render_hit(
         lines.append(f"_{t('search.by_meaning', lang)}_")
     text = "\n".join(line for line in lines if line)
     key = f"{number}:{paper.id}"
-    return [
-        section(text, block_id=f"hit:{key}"[: LIMITS["block_id"]]),
-        paper_buttons(paper, lang, shareable=shareable, key=key, saved=saved, save_state=save_state),
-    ]
+    card = section(text, block_id=f"hit:{key}"[: LIMITS["block_id"]])
+    if not buttons:
+        return [card]
+    return [card, paper_buttons(paper, lang, shareable=shareable, key=key, saved=saved, save_state=save_state)]
 
 
 def paper_buttons(

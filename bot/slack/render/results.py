@@ -74,9 +74,15 @@ def render_results(
     if like is not None:
         state = state.but(like_id=state.id, id="")  # `id` is the paper a Save button saves
     for number, hit in enumerate(result.hits, start=(result.page - 1) * result.per_page + 1):
-        blocks.extend(render_hit(hit, lang, number, shareable=shareable, saved=hit.paper.id in saved, save_state=state))
-    if result.store_away:  # under the results: what they may lack
+        blocks.extend(
+            render_hit(
+                hit, lang, number, shareable=shareable, saved=hit.paper.id in saved, save_state=state,
+                buttons=not result.store_away,
+            )
+        )  # fmt: skip
+    if result.store_away:  # under the results: what they may lack; no button could answer until it is back
         blocks.append(context(t("search.store_away", lang)))
+        return Message(text=notification_text(head), blocks=blocks[: LIMITS["message_blocks"]])
     nav = page_buttons(result, lang, like=like)
     if suggestion or corrected:
         nav = nav or actions(block_id="pages")
@@ -173,9 +179,11 @@ def render_no_results(
     query_label = escape(truncate(result.query, 200))
     text = t("search.none_as_typed" if corrected else "search.none", lang, query=query_label)
     blocks = [section(text)]
-    notes = [*(notes or []), *([t("search.store_away", lang)] if result.store_away else [])]
+    notes = [*(notes or []), *([t("search.store_away_none", lang)] if result.store_away else [])]
     if notes:
         blocks.append(context(*notes))
+    if result.store_away:
+        return Message(text=notification_text(text), blocks=blocks)
     if corrected:
         blocks.append(actions(back_button(result.query, corrected, lang), block_id="suggest"))
     elif result.suggestion:
