@@ -175,7 +175,7 @@ class _SlowToLoad:
         return self.model.encode(texts)
 
 
-def test_the_server_answers_by_words_while_the_encoder_loads_then_by_meaning(seeds, encoder, tmp_path):
+def test_the_server_answers_while_the_encoder_loads_and_waits_for_it_only_when_words_fall_short(seeds, encoder, tmp_path):
     data = tmp_path / "data"
     shutil.copytree(seeds.settings.data_dir, data)  # the seeds with their vectors
     slow = _SlowToLoad(encoder[0])
@@ -183,18 +183,38 @@ def test_the_server_answers_by_words_while_the_encoder_loads_then_by_meaning(see
     try:
         corpus.prepare()  # serve's start: the weights load on a thread, the server is ready without them
         assert corpus.is_ready() and not corpus.meaning.ready() and slow.calls == 1
-        assert corpus.search("hue shifts").hits == []  # by words meanwhile: nothing shares them
-        literal = corpus.search("speculative decoding")
+        started = time.monotonic()
+        literal = corpus.search("LLM")  # the words fill the page: no wait, no meaning
         assert literal.hits and all(h.found != "meaning" for h in literal.hits)
-        slow.loaded.set()
-        deadline = time.monotonic() + 10
-        while not corpus.meaning.ready() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        result = corpus.search("hue shifts")
+        assert time.monotonic() - started < 2 and not corpus.meaning.ready()
+        __import__("threading").Timer(0.3, slow.loaded.set).start()
+        result = corpus.search("hue shifts")  # only meaning finds it: waits the moment the encoder takes
+        assert corpus.meaning.ready()
         assert result.hits and result.hits[0].paper.title_en.startswith("A Hypertoroidal Covering")
         assert result.hits[0].found == "meaning"
     finally:
         slow.loaded.set()
+        corpus.close()
+
+
+class _Broken:
+    name = "use-multilingual-v3"
+
+    def encode(self, texts):
+        raise OSError("weights.npz: no such file")
+
+
+def test_an_encoder_that_fails_to_load_leaves_search_by_words(seeds, tmp_path, caplog):
+    data = tmp_path / "data"
+    shutil.copytree(seeds.settings.data_dir, data)
+    corpus = _open(data, _Broken())
+    try:
+        corpus.prepare()
+        assert corpus.meaning._warming is not None and corpus.meaning._warming.wait(5)
+        assert not corpus.meaning.ready() and "loading the sentence encoder failed" in caplog.text
+        assert corpus.search("hue shifts").hits == []  # by words: nothing shares them, and no error
+        assert corpus.search("speculative decoding").hits
+    finally:
         corpus.close()
 
 
@@ -551,3 +571,20 @@ def test_the_any_term_fallback_gives_its_first_hits_for_fusion_in_one_search(see
     assert literal.mode == "all" and [h.id for h in literal.hits] == [
         h.id for h in seeds.index.search("speculative decoding").hits
     ]
+
+
+def test_a_rebuild_never_reuses_a_base_number_another_reader_holds(tmp_path):
+    rng = np.random.default_rng(5)
+
+    def rows(n):
+        made = rng.standard_normal((n, DIM)).astype(np.float32)
+        return made / np.linalg.norm(made, axis=1, keepdims=True)
+
+    writer, reader = VectorStore(tmp_path / "v"), VectorStore(tmp_path / "v")
+    writer.add(["a", "b"], [1, 2], rows(2))
+    writer.compact()
+    assert reader.keys() == {"a": 1, "b": 2}
+    writer.clear()  # `python -m bot vectors --rebuild` in another process
+    writer.add(["c", "d", "e"], [3, 4, 5], rows(3))
+    writer.compact()
+    assert reader.keys() == {"c": 3, "d": 4, "e": 5} and reader.key_of("a") is None and len(reader) == 3

@@ -35,6 +35,7 @@ class Meaning:
         self._texts: OrderedDict[str, np.ndarray] = OrderedDict()
         self._texts_lock = threading.Lock()
         self._warming: threading.Event | None = None  # set once a background warm is done
+        self._failed = False  # the background warm failed
 
     def has_vectors(self) -> bool:
         return len(self.vectors) > 0
@@ -67,9 +68,16 @@ class Meaning:
         return np.vstack([row if row is not None else self.encoder.encode([t])[0] for row, t in zip(found, texts, strict=True)])
 
     def ready(self) -> bool:
-        """Whether a query can be embedded now: false only while serve's start loads the
-        encoder in the background (searches meanwhile are by their words, as without vectors)."""
-        return self._warming is None or self._warming.is_set()
+        """Whether a query can be embedded now: false while serve's start loads the encoder in
+        the background, and for good if that failed (searches are then by their words, as
+        without vectors, and the log says why)."""
+        return not self._failed and (self._warming is None or self._warming.is_set())
+
+    def wait_ready(self, seconds: float) -> bool:
+        """Wait up to `seconds` for a background load of the encoder; whether it is ready."""
+        if self._warming is not None:
+            self._warming.wait(seconds)
+        return self.ready()
 
     def warm(self, *, background: bool = False) -> None:
         """Read the vectors and load the encoder's weights before the first search by meaning.
@@ -88,8 +96,9 @@ class Meaning:
         def load() -> None:
             try:
                 self.encoder.encode(["warm"])
-            except Exception:  # the first search by meaning tries again, and says what failed
-                logger.exception("loading the sentence encoder failed")
+            except Exception:  # searches stay by words: better than an error for every one
+                self._failed = True
+                logger.exception("loading the sentence encoder failed; searching by words alone until a restart")
             finally:
                 warming.set()
 

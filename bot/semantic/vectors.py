@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+MAX_SKIPPED = 200  # excluded papers a search makes room for among the graph's candidates
 ANN_MIN_ROWS = 20_000  # below this an exact scan of the rows is as fast as a graph (~2 ms)
 ANN_CANDIDATES = 300  # the graph's nearest, re-scored exactly from the int8 rows
 PCA_DIM = 128  # the principal axes the graph's rows are projected on (bench/RESULTS.md: 91% of what varies)
@@ -193,10 +194,15 @@ class VectorStore:
             self._chunks_read.add(name)
 
     def _current_gen(self) -> int:
+        return self._current().get("gen", 0)
+
+    def _current(self) -> dict[str, int]:
+        """CURRENT: {"gen": the live base, "last": the highest ever written (after a clear)}."""
         try:
-            return int(json.loads((self.path / "CURRENT").read_text())["gen"])
-        except (FileNotFoundError, ValueError, KeyError, TypeError):
-            return 0
+            found = json.loads((self.path / "CURRENT").read_text())
+            return {"gen": int(found["gen"]), "last": int(found.get("last", found["gen"]))}
+        except (FileNotFoundError, ValueError, KeyError, TypeError, AttributeError):
+            return {}
 
     def _load_base(self, gen: int) -> None:
         np = _np()
@@ -265,7 +271,8 @@ class VectorStore:
         if self._base_keys is None and self._base_ids is not None and self._gen > 0:
             np = _np()
             with np.load(self.path / f"base-{self._gen}.npz") as data:
-                self._base_keys = data["keys"]
+                keys = data["keys"]
+            self._base_keys = keys if len(keys) == len(self._base_ids) else None  # (another base's: none)
         return self._base_keys
 
     def _base_id(self, row: int) -> str:
@@ -348,7 +355,8 @@ class VectorStore:
                     if pid not in skip:
                         found[pid] = float(scores[row])
             base = len(self._base_ids) if self._base_ids is not None else 0
-            want = min(base, k + len(skip) + len(self._tail_ids if len(self._tail_ids) < 2 * k else ()))
+            # (the skipped, a workspace's hidden papers, may be thousands: the graph is asked for a few more, not all)
+            want = min(base, k + min(len(skip), MAX_SKIPPED) + len(self._tail_ids if len(self._tail_ids) < 2 * k else ()))
             rows = scores = None
             if self._ann is not None and want:
                 if self._axes is not None:
@@ -360,6 +368,8 @@ class VectorStore:
                     projected = self._axes @ query
                     code = np.round(projected * (127.0 / max(float(np.abs(projected).max()), 1e-9))).astype(np.int8)
                     rows = self._ann.search(code, asked).keys.astype(np.int64)
+                    if skip:  # not read for nothing: a workspace's hidden papers can be thousands
+                        rows = np.array([r for r in rows.tolist() if self._base_id(r) not in skip], dtype=np.int64)
                     scores = self._base_vectors(rows) @ query
                 else:
                     # A graph written before the sign bits holds the rows' own int8 (cosine
@@ -417,7 +427,9 @@ class VectorStore:
             self._seen = None
             self.refresh()
             chunks = sorted(self._chunks_read | set(self._merged), key=_chunk_order)
-            gen = max(self._gen, self._newest_gen()) + 1
+            # Never a number used before, even after a clear: a reader holding base N must
+            # not take a new base N for the one it read.
+            gen = max(self._gen, self._newest_gen(), self._current().get("last", 0)) + 1
             base_ids = [pid.decode("utf-8") for pid in self._base_ids.tolist()] if self._base_ids is not None else []
             ids: list[str] = []
             rows_from, tail_rows = [], []
@@ -466,7 +478,7 @@ class VectorStore:
                 arrays["axes"] = axes
             _atomic_save(self.path / f"base-{gen}.npz", lambda fh: np.savez(fh, **arrays))
             old_gen = self._gen
-            _atomic_save(self.path / "CURRENT", lambda fh: fh.write(json.dumps({"gen": gen}).encode()))
+            _atomic_save(self.path / "CURRENT", lambda fh: fh.write(json.dumps({"gen": gen, "last": gen}).encode()))
             for name in chunks:
                 (self.path / name).unlink(missing_ok=True)
             if old_gen:
@@ -518,9 +530,11 @@ class VectorStore:
     def clear(self) -> None:
         """Forget every vector (`python -m bot vectors --rebuild`): the builder computes them anew."""
         with self._lock:
+            last = max(self._gen, self._newest_gen(), self._current().get("last", 0))
             if self.path.is_dir():
                 for name in os.listdir(self.path):
                     (self.path / name).unlink(missing_ok=True)
+                _atomic_save(self.path / "CURRENT", lambda fh: fh.write(json.dumps({"gen": 0, "last": last}).encode()))
             self._seen = None
             self._gen = -1
             self.refresh()
