@@ -11,7 +11,8 @@ leaves either the old file or the new one, never half of one, and `.tmp` files a
     base-<gen>.usearch       an HNSW graph, once they are many (a memory-mapped view), over
                              each row's projection on its base's first PCA_DIM principal
                              axes; its candidates are re-scored exactly from the int8 rows
-    CURRENT                  {"gen": N}: which base is live
+    CURRENT                  {"gen": N, "last": M}: which base is live, and the highest
+                             number ever written (never reused, even after a clear)
 
 Why a projection (bench/RESULTS.md, "Vectors at 1M"): the encoder's papers share one large
 common direction (the mean of their vectors has length ~0.71), and a question sits nearly at
@@ -19,10 +20,10 @@ right angles to it (cosine ~0.02), where a graph over the raw rows finds few of 
 true nearest (recall@10 0.71 over 57k real vectors). A paper's cosine to a query is that
 common part, the same for every paper, plus the query against what is left of the paper, so
 ranking by the rest ranks as the cosine does. Over the rest's first 128 axes (91% of what
-varies), in 128 bytes a row instead of 512, a graph's 200 nearest re-scored exactly hold 0.97
-of a question's true ten and 0.98 of a paper's (60k real vectors). The ids are two numpy
-arrays (not a million strings in a list and a dict), and opening the folder takes
-milliseconds. A base written before (an int8 graph over the raw rows, ids as text) still
+varies), in 128 bytes a row instead of 512, a graph's 300 nearest at breadth 1536, re-scored
+exactly, hold 0.98 of a question's true ten and 0.99 of a paper's (60k real vectors; 0.95 and
+1.00 over 1M made ones). The ids are two numpy arrays (not a million strings in a list
+and a dict), and opening the folder takes milliseconds. A base written before (an int8 graph over the raw rows, ids as text) still
 loads and is searched as it was written.
 
 A row is keyed by paper id and the fingerprint of the text it was computed from: a paper
