@@ -588,3 +588,30 @@ def test_a_rebuild_never_reuses_a_base_number_another_reader_holds(tmp_path):
     writer.add(["c", "d", "e"], [3, 4, 5], rows(3))
     writer.compact()
     assert reader.keys() == {"c": 3, "d": 4, "e": 5} and reader.key_of("a") is None and len(reader) == 3
+
+
+def test_searches_go_on_while_the_vectors_are_compacted(tmp_path, monkeypatch):
+    import threading
+
+    monkeypatch.setattr(vectors_module, "ANN_MIN_ROWS", 10)
+    rng = np.random.default_rng(6)
+    made = rng.standard_normal((60, DIM)).astype(np.float32)
+    made /= np.linalg.norm(made, axis=1, keepdims=True)
+    store = VectorStore(tmp_path / "v")
+    store.add([f"p{i}" for i in range(60)], list(range(60)), made)
+    building, slow = threading.Event(), store._build_ann
+
+    def slow_build(*args, **kwargs):  # a graph at 1M takes minutes: here a second
+        building.set()
+        time.sleep(1.0)
+        return slow(*args, **kwargs)
+
+    monkeypatch.setattr(store, "_build_ann", slow_build)
+    compaction = threading.Thread(target=store.compact)
+    compaction.start()
+    assert building.wait(5)
+    started = time.monotonic()
+    assert store.nearest(made[7], 3)[0][0] == "p7" and len(store) == 60  # the chunks still answer
+    assert time.monotonic() - started < 0.5
+    compaction.join(10)
+    assert store.stats().ann and store.nearest(made[7], 3)[0][0] == "p7"

@@ -136,6 +136,7 @@ class VectorStore:
     def __init__(self, path: Path):
         self.path = path
         self._lock = threading.RLock()
+        self._compacting = threading.Lock()  # one compaction at a time in this process
         self._seen: tuple[int, int] | None = None  # (folder mtime_ns, CURRENT mtime_ns) last read
         self._gen = -1
         self._base_ids: np.ndarray | None = None  # bytes, by row
@@ -422,47 +423,50 @@ class VectorStore:
 
         `keep`, when given, drops the rows of papers no longer in the store (merged
         duplicates). The new base is live once CURRENT names it; the old files go after.
+        What is folded is read under the lock; the files are written without it (at 1M rows
+        the graph takes minutes, and every search would wait on refresh() meanwhile).
         """
         np = _np()
-        with self._lock:
-            self._seen = None
-            self.refresh()
-            chunks = sorted(self._chunks_read | set(self._merged), key=_chunk_order)
-            # Never a number used before, even after a clear: a reader holding base N must
-            # not take a new base N for the one it read.
-            gen = max(self._gen, self._newest_gen(), self._current().get("last", 0)) + 1
-            base_ids = [pid.decode("utf-8") for pid in self._base_ids.tolist()] if self._base_ids is not None else []
-            ids: list[str] = []
-            rows_from, tail_rows = [], []
-            for i, pid in enumerate(base_ids):
-                if pid not in self._tail_row and (keep is None or pid in keep):
-                    ids.append(pid)
-                    rows_from.append(i)
-            for i, pid in enumerate(self._tail_ids):
-                if keep is None or pid in keep:
-                    ids.append(pid)
-                    tail_rows.append(i)
+        with self._compacting:
+            with self._lock:
+                self._seen = None
+                self.refresh()
+                chunks = sorted(self._chunks_read | set(self._merged), key=_chunk_order)
+                # Never a number used before, even after a clear: a reader holding base N must
+                # not take a new base N for the one it read.
+                gen = max(self._gen, self._newest_gen(), self._current().get("last", 0)) + 1
+                old_gen = self._gen
+                base_ids = [pid.decode("utf-8") for pid in self._base_ids.tolist()] if self._base_ids is not None else []
+                ids: list[str] = []
+                rows_from, tail_rows = [], []
+                for i, pid in enumerate(base_ids):
+                    if pid not in self._tail_row and (keep is None or pid in keep):
+                        ids.append(pid)
+                        rows_from.append(i)
+                for i, pid in enumerate(self._tail_ids):
+                    if keep is None or pid in keep:
+                        ids.append(pid)
+                        tail_rows.append(i)
+                base_keys, base_scales = self._keys(), self._base_scales
+                tail = quantize(np.vstack([self._tail_vecs[i] for i in tail_rows]).astype(np.float32)) if tail_rows else None
+                tail_keys = [self._tail_keys[i] for i in tail_rows]
             n = len(ids)
             keys = np.empty(n, dtype=np.int64)
             vecs = np.lib.format.open_memmap(self.path / f"base-{gen}.vecs.npy.tmp", mode="w+", dtype=np.int8, shape=(n, DIM))
             scales = np.empty(n, dtype=np.float32)
-            base_keys = self._keys()
-            if rows_from and self._base_rows is not None and base_keys is not None and self._base_scales is not None:
+            if rows_from and base_keys is not None and base_scales is not None:
                 idx = np.asarray(rows_from)
-                old = np.load(self.path / f"base-{self._gen}.vecs.npy", mmap_mode="r")
+                old = np.load(self.path / f"base-{old_gen}.vecs.npy", mmap_mode="r")
                 for start in range(0, len(idx), 65536):
                     part = idx[start : start + 65536]
                     vecs[start : start + len(part)] = old[part]
                 del old
                 keys[: len(idx)] = base_keys[idx]
-                scales[: len(idx)] = self._base_scales[idx]
+                scales[: len(idx)] = base_scales[idx]
             offset = len(rows_from)
-            if tail_rows:
-                tail = np.vstack([self._tail_vecs[i] for i in tail_rows]).astype(np.float32)
-                q, s = quantize(tail)
-                vecs[offset:] = q
-                scales[offset:] = s
-                keys[offset:] = [self._tail_keys[i] for i in tail_rows]
+            if tail is not None:
+                vecs[offset:], scales[offset:] = tail
+                keys[offset:] = tail_keys
             vecs.flush()
             del vecs
             os.replace(self.path / f"base-{gen}.vecs.npy.tmp", self.path / f"base-{gen}.vecs.npy")
@@ -478,15 +482,15 @@ class VectorStore:
             if axes is not None:
                 arrays["axes"] = axes
             _atomic_save(self.path / f"base-{gen}.npz", lambda fh: np.savez(fh, **arrays))
-            old_gen = self._gen
             _atomic_save(self.path / "CURRENT", lambda fh: fh.write(json.dumps({"gen": gen, "last": gen}).encode()))
             for name in chunks:
                 (self.path / name).unlink(missing_ok=True)
             if old_gen:
                 for suffix in (".npz", ".vecs.npy", ".usearch"):
                     (self.path / f"base-{old_gen}{suffix}").unlink(missing_ok=True)
-            self._seen = None
-            self.refresh()
+            with self._lock:
+                self._seen = None
+                self.refresh()
             logger.info("vectors compacted: %d rows in base %d (%d chunks folded in)", n, gen, len(chunks))
             return n
 
