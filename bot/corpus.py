@@ -559,14 +559,14 @@ class Corpus:
             # missing table or a bad statement, which an answer by the index would hide.
             if not is_store_unavailable(exc) or not is_postgres_url(self.settings.database_location):
                 raise
-            away = self._search_away(text, page=page, per_page=per_page, lang=lang, correct=correct, expand=expand, team=team)
+            away = self._search_away(text, page=page, per_page=per_page, lang=lang, expand=expand, team=team)
             if away is None:
                 raise
             logger.warning("searching with the store away (%s): answered from the index", exc)
             return away
 
     def _search_away(
-        self, text: str, *, page: int, per_page: int, lang: str | None, correct: bool, expand: bool, team: str | None
+        self, text: str, *, page: int, per_page: int, lang: str | None, expand: bool, team: str | None
     ) -> SearchResult | None:
         """A search by the index alone, the store away: lexical matches only (the vectors'
         neighbours and duplicates are the store's), each paper as the index holds it (no
@@ -709,9 +709,12 @@ class Corpus:
         canonical = duplicates.canonical(paper_id)
         itself = {paper_id, canonical, *duplicates.members(canonical)}
         nearest = self.meaning.vectors.nearest(vector, max(FUSE_DEPTH, end), exclude=itself | hidden)
-        neighbours = self._still_stored([(pid, score) for pid, score in nearest if score >= NEIGHBOUR_FLOOR])
-        # Ties by meaning (the same to 0.01) go to the paper sharing more of its words (titles, authors).
-        papers = {p.id: p for p in self.store.get_many([paper_id, *(pid for pid, _ in neighbours)])}
+        near = [(pid, score) for pid, score in nearest if score >= NEIGHBOUR_FLOOR]
+        # One read of the papers: only stored ones are neighbours (a removed paper's vector stays
+        # until the next compaction), and ties by meaning (the same to 0.01) go to the paper
+        # sharing more of its words (titles, authors).
+        papers = {p.id: p for p in self.store.get_many([paper_id, *(pid for pid, _ in near)])}
+        neighbours = [(pid, score) for pid, score in near if pid in papers]
         mine = key_words(papers[paper_id]) if paper_id in papers else frozenset()
         shared = {pid: len(mine & key_words(paper)) for pid, paper in papers.items()}
         ordered = sorted(neighbours, key=lambda item: (-round(item[1], 2), -shared.get(item[0], 0)))

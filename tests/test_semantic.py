@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -167,7 +168,7 @@ class _SlowToLoad:
     name = "use-multilingual-v3"
 
     def __init__(self, model):
-        self.model, self.loaded, self.calls = model, __import__("threading").Event(), 0
+        self.model, self.loaded, self.calls = model, threading.Event(), 0
 
     def encode(self, texts):
         self.calls += 1
@@ -187,7 +188,7 @@ def test_the_server_answers_while_the_encoder_loads_and_waits_for_it_only_when_w
         literal = corpus.search("LLM")  # the words fill the page: no wait, no meaning
         assert literal.hits and all(h.found != "meaning" for h in literal.hits)
         assert time.monotonic() - started < 2 and not corpus.meaning.ready()
-        __import__("threading").Timer(0.3, slow.loaded.set).start()
+        threading.Timer(0.3, slow.loaded.set).start()
         result = corpus.search("hue shifts")  # only meaning finds it: waits the moment the encoder takes
         assert corpus.meaning.ready()
         assert result.hits and result.hits[0].paper.title_en.startswith("A Hypertoroidal Covering")
@@ -591,8 +592,6 @@ def test_a_rebuild_never_reuses_a_base_number_another_reader_holds(tmp_path):
 
 
 def test_searches_go_on_while_the_vectors_are_compacted(tmp_path, monkeypatch):
-    import threading
-
     monkeypatch.setattr(vectors_module, "ANN_MIN_ROWS", 10)
     rng = np.random.default_rng(6)
     made = rng.standard_normal((60, DIM)).astype(np.float32)
